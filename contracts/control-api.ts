@@ -1,0 +1,318 @@
+// Request and response schemas of the control-plane API (v1); field names are the contract.
+import { z } from 'zod';
+import {
+  AccountNumber,
+  CONNECTION_STATES,
+  DEVICE_KINDS,
+  ENCRYPTIONS,
+  MODES,
+  PROTOCOLS,
+  PublicKey,
+  RegionId,
+  USAGES,
+  caseInsensitiveEnum,
+} from './values.js';
+
+// ---- public ---------------------------------------------------------------------------------
+
+export const HealthResponse = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  api: z.literal('v1'),
+});
+
+export const Plan = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    price_monthly_eur: z.number(),
+    device_limit: z.number().int(),
+    regions: z.array(z.string()).describe('Region ids the plan may connect to.'),
+    data_cap_bytes: z.number().int().nullable().describe('Monthly data cap; null = unlimited.'),
+    bandwidth_limit_mbps: z.number().int().nullable().describe('Per-device rate; null = none.'),
+    protocols: z.array(z.enum(PROTOCOLS)),
+  })
+  .meta({ id: 'Plan' });
+export type Plan = z.infer<typeof Plan>;
+
+export const PlansResponse = z.object({ plans: z.array(Plan) });
+
+export const CreateAccountRequest = z.strictObject({
+  password: z.string().min(10).max(256).optional(),
+});
+export const CreateAccountResponse = z.object({
+  account_number: AccountNumber,
+  plan: z.string(),
+});
+
+export const DeviceInput = z.strictObject({
+  name: z.string().trim().min(1).max(64),
+  kind: caseInsensitiveEnum(DEVICE_KINDS),
+  wireguard_public_key: PublicKey,
+  ferry_public_key: PublicKey,
+});
+
+export const Device = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(DEVICE_KINDS),
+    wireguard_public_key: z.string(),
+    ferry_public_key: z.string(),
+    tunnel_ipv4: z.string(),
+    tunnel_ipv6: z.string(),
+    current: z.boolean().describe('True for the device whose token made the request.'),
+  })
+  .meta({ id: 'Device' });
+export type Device = z.infer<typeof Device>;
+
+export const CreateSessionRequest = z.strictObject({
+  account_number: z.string().transform((s) => s.replace(/[\s-]/g, '')).pipe(AccountNumber),
+  password: z.string().max(256).optional(),
+  device: DeviceInput,
+});
+export const CreateSessionResponse = z.object({
+  token: z.string(),
+  device: Device,
+});
+
+// ---- device-authenticated ---------------------------------------------------------------------
+
+export const AccountResponse = z.object({
+  account_number: AccountNumber,
+  plan: Plan,
+  devices: z.object({ used: z.number().int(), limit: z.number().int() }),
+  usage: z.object({
+    period: z.string().describe('Calendar month, YYYY-MM (UTC).'),
+    bytes: z.number().int(),
+    data_cap_bytes: z.number().int().nullable(),
+  }),
+});
+
+export const DevicesResponse = z.object({ devices: z.array(Device) });
+export const DeviceParams = z.strictObject({ id: z.string().min(1).max(64) });
+export const RenameDeviceRequest = z.strictObject({ name: z.string().trim().min(1).max(64) });
+export const RotateKeysRequest = z
+  .strictObject({
+    wireguard_public_key: PublicKey.optional(),
+    ferry_public_key: PublicKey.optional(),
+  })
+  .refine((b) => b.wireguard_public_key !== undefined || b.ferry_public_key !== undefined, {
+    message: 'give wireguard_public_key, ferry_public_key or both',
+  });
+
+export const Region = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    area: z.string(),
+    country: z.string().nullable(),
+    load: z.number().describe('Mean load of the healthy nodes, 0..1; 0 when none.'),
+    nodes_healthy: z.number().int(),
+    platforms_verified: z.array(z.string()),
+    allowed: z.boolean().describe("Whether the caller's plan may connect here."),
+  })
+  .meta({ id: 'Region' });
+export type Region = z.infer<typeof Region>;
+export const RegionsResponse = z.object({ regions: z.array(Region) });
+
+export const NodesQuery = z.strictObject({ region: RegionId.optional() });
+export const Node = z
+  .object({
+    id: z.string(),
+    region: z.string(),
+    endpoint_host: z.string(),
+    wireguard_port: z.number().int(),
+    ferry_port: z.number().int().nullable(),
+    wireguard_public_key: z.string().nullable(),
+    ferry_public_key: z.string().nullable(),
+    load: z.number(),
+    capacity_mbps: z.number().int(),
+    healthy: z.boolean(),
+  })
+  .meta({ id: 'Node' });
+export type Node = z.infer<typeof Node>;
+export const NodesResponse = z.object({ nodes: z.array(Node) });
+
+export const ConnectRequest = z.strictObject({
+  encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
+  protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
+  region: z
+    .string()
+    .min(1)
+    .max(64)
+    .transform((s) => s.toLowerCase())
+    .optional()
+    .describe('auto, a region id, or a region rule "<area>[:lowest-latency|least-load|fallback]".'),
+  usage: caseInsensitiveEnum(USAGES).optional(),
+  latencies: z
+    .record(z.string().max(64), z.number().nonnegative().max(60_000))
+    .refine((r) => Object.keys(r).length <= 256, 'at most 256 entries')
+    .optional()
+    .describe("The client's smoothed latency to nodes, in ms, keyed by node id."),
+});
+export type ConnectRequest = z.output<typeof ConnectRequest>;
+
+export const Notice = z.object({ code: z.string(), message: z.string() });
+export type Notice = z.infer<typeof Notice>;
+
+export const ConnectResponse = z.object({
+  session_id: z.string(),
+  status: z.enum(CONNECTION_STATES),
+  region: z.string(),
+  protocol: z.enum(PROTOCOLS),
+  cipher: z.enum(ENCRYPTIONS),
+  usage: z.enum(USAGES),
+  mode: z.enum(MODES),
+  node: z.object({
+    id: z.string(),
+    region: z.string(),
+    endpoint_host: z.string(),
+    wireguard_port: z.number().int(),
+    wireguard_public_key: z.string(),
+    ferry_port: z.number().int().nullable(),
+    ferry_public_key: z.string().nullable(),
+  }),
+  tunnel: z.object({
+    ipv4: z.string(),
+    ipv6: z.string(),
+    dns: z.array(z.string()),
+    mtu: z.number().int(),
+    keepalive: z.number().int().describe('Seconds between keepalives.'),
+    allowed_ips: z.array(z.string()),
+  }),
+  rotation: z.object({
+    session_key_seconds: z.number().int(),
+    session_key_bytes: z.number().int().nullable().describe('null: the protocol rekeys on time only.'),
+  }),
+  routing: z.object({
+    strategy: z.string(),
+    reasons: z.array(z.string()).describe('Why this node was chosen, for `--verbose` and tooltips.'),
+  }),
+  notices: z.array(Notice),
+});
+export type ConnectResponse = z.infer<typeof ConnectResponse>;
+
+export const StatusResponse = z.object({
+  status: z.enum(CONNECTION_STATES),
+  latency: z
+    .string()
+    .regex(/^\d+(\.\d+)?ms$/)
+    .nullable()
+    .describe('"<number>ms"; null while nothing has measured it.'),
+  region: z.string().nullable(),
+  session_id: z.string().nullable(),
+  node_id: z.string().nullable(),
+  protocol: z.enum(PROTOCOLS).nullable(),
+  cipher: z.enum(ENCRYPTIONS).nullable(),
+});
+export type StatusResponse = z.infer<typeof StatusResponse>;
+
+export const DisconnectResponse = z.object({ status: z.literal('disconnected') });
+
+// ---- admin ----------------------------------------------------------------------------------
+
+export const CreateRegionRequest = z.strictObject({
+  id: RegionId,
+  name: z.string().trim().min(1).max(64),
+  area: RegionId,
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code')
+    .transform((s) => s.toUpperCase())
+    .nullable(),
+});
+export const RegionRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  area: z.string(),
+  country: z.string().nullable(),
+});
+
+export const CreateNodeRequest = z.strictObject({
+  region: RegionId,
+  endpoint_host: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9.:-]+$/, 'a host name or IP address'),
+  wireguard_port: z.number().int().min(1).max(65535),
+  ferry_port: z.number().int().min(1).max(65535).nullable().optional(),
+  capacity_mbps: z.number().int().min(1).max(100_000),
+});
+export const CreateNodeResponse = z.object({
+  id: z.string(),
+  token: z.string().describe('The node token; shown once.'),
+  region: z.string(),
+});
+
+export const AccountNumberParams = z.strictObject({ number: AccountNumber });
+export const SetPlanRequest = z.strictObject({ plan: z.string().min(1).max(32) });
+export const SetPlanResponse = z.object({ account_number: AccountNumber, plan: z.string() });
+
+// ---- node -----------------------------------------------------------------------------------
+
+export const RegisterNodeRequest = z.strictObject({
+  wireguard_public_key: PublicKey,
+  ferry_public_key: PublicKey.nullable().optional(),
+});
+export const RegisterNodeResponse = z.object({
+  id: z.string(),
+  region: z.string(),
+  tunnel: z.object({
+    ipv4_cidr: z.string(),
+    ipv6_cidr: z.string(),
+    ipv4_gateway: z.string(),
+    ipv6_gateway: z.string(),
+  }),
+  heartbeat_seconds: z.number().int(),
+});
+
+export const HeartbeatRequest = z.strictObject({
+  load: z.number().min(0).max(10).describe('Current throughput / capacity.'),
+  rx_bps: z.number().int().nonnegative(),
+  tx_bps: z.number().int().nonnegative(),
+  fresh_handshakes: z
+    .array(
+      z.strictObject({
+        device_id: z.string().max(64),
+        latency_ms: z.number().nonnegative().max(60_000).optional(),
+      }),
+    )
+    .max(100_000)
+    .optional()
+    .describe('Devices whose tunnel on this node had a handshake recently (kept in memory only).'),
+  usage: z
+    .array(z.strictObject({ device_id: z.string().max(64), bytes: z.number().int().nonnegative() }))
+    .max(100_000)
+    .optional()
+    .describe('Bytes carried per device since the last heartbeat, for the plan quota.'),
+});
+export const HeartbeatResponse = z.object({
+  feed_version: z.number().int(),
+  healthy_for_seconds: z.number().int(),
+});
+
+export const PeersQuery = z.strictObject({
+  after: z.coerce.number().int().min(0).default(0),
+  wait: z.coerce.number().int().min(0).max(60).default(0),
+});
+export const Peer = z
+  .object({
+    device_id: z.string(),
+    op: z.enum(['upsert', 'remove']),
+    wireguard_public_key: z.string().optional(),
+    ferry_public_key: z.string().optional(),
+    tunnel_ipv4: z.string().optional(),
+    tunnel_ipv6: z.string().optional(),
+    bandwidth_limit_mbps: z.number().int().nullable().optional(),
+    data_cap_bytes: z.number().int().nullable().optional(),
+  })
+  .meta({ id: 'Peer' });
+export type Peer = z.infer<typeof Peer>;
+export const PeersResponse = z.object({
+  version: z.number().int(),
+  snapshot: z.boolean().describe('True: `peers` is the whole set; drop every peer not in it.'),
+  peers: z.array(Peer),
+});
+export type PeersResponse = z.infer<typeof PeersResponse>;

@@ -1,0 +1,6 @@
+// The shared contracts of Ferry: types and zod schemas, no I/O.
+export * from './values.js';
+export * from './problem.js';
+export * from './control-api.js';
+export * from './control-routes.js';
+export { buildOpenApiDocument } from './openapi.js';

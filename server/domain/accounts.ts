@@ -1,0 +1,137 @@
+// Accounts and signing devices in: account numbers, passwords, device limits, plan changes.
+import type { z } from 'zod';
+import type {
+  AccountResponse,
+  CreateAccountResponse,
+  CreateSessionRequest,
+  CreateSessionResponse,
+} from '../../contracts/index.js';
+import type { AccountsRepo } from '../store/accounts-repo.js';
+import type { DevicesRepo } from '../store/devices-repo.js';
+import type { RegionsRepo } from '../store/regions-repo.js';
+import type { Db, Dialect } from '../store/schema.js';
+import { tunnelAddresses } from './addresses.js';
+import { periodOf, type Clock } from './clock.js';
+import type { DeviceAuth } from '../store/devices-repo.js';
+import { fail, ok, type Result } from './errors.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import type { PeerFeed } from './peer-feed.js';
+import { DEFAULT_PLAN, PLANS, findPlan, planOf, planView } from './plans.js';
+import { hashToken, newAccountNumber, newId, newToken } from './secrets.js';
+import { deviceView } from './views.js';
+
+export interface AccountsDeps {
+  db: Db;
+  dialect: Dialect;
+  accounts: AccountsRepo;
+  devices: DevicesRepo;
+  regions: RegionsRepo;
+  feed: PeerFeed;
+  clock: Clock;
+}
+
+export class AccountService {
+  constructor(private readonly d: AccountsDeps) {}
+
+  async createAccount(password: string | undefined): Promise<Result<z.input<typeof CreateAccountResponse>>> {
+    const hash = password === undefined ? null : await hashPassword(password);
+    // 10^15 numbers: a collision is rare, but a taken number is never handed out twice.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const number = newAccountNumber();
+      if ((await this.d.accounts.insert(number, hash, DEFAULT_PLAN)) !== undefined) {
+        return ok({ account_number: number, plan: DEFAULT_PLAN });
+      }
+    }
+    return fail('unavailable', 'could not allocate an account number; try again');
+  }
+
+  async signIn(req: z.output<typeof CreateSessionRequest>): Promise<Result<z.input<typeof CreateSessionResponse>>> {
+    const account = await this.d.accounts.byNumber(req.account_number);
+    // One answer for a wrong number and a wrong password: numbers cannot be probed.
+    const badCredentials = () => fail('invalid-credentials', 'unknown account number or wrong password');
+    if (!account) return badCredentials();
+    if (account.password_hash !== null) {
+      if (req.password === undefined || !(await verifyPassword(account.password_hash, req.password))) {
+        return badCredentials();
+      }
+    }
+    const plan = planOf(account.plan);
+    const token = newToken('device');
+    const deviceId = newId('dev');
+    const outcome = await this.d.db.transaction().execute(async (trx) => {
+      if (this.d.dialect === 'postgres') {
+        // Serialises sign-ins of one account so that two cannot both take the last slot.
+        await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
+      }
+      const used = await this.d.devices.countForAccount(trx, account.id);
+      if (used >= plan.deviceLimit) {
+        const devices = await this.d.devices.listForAccount(account.id, trx);
+        return fail('device-limit', `the ${plan.name} plan allows ${plan.deviceLimit} devices; revoke one to add this one`, {
+          extra: { device_limit: plan.deviceLimit, devices: devices.map((r) => deviceView(r, undefined)) },
+        });
+      }
+      for (const key of [req.device.wireguard_public_key, req.device.ferry_public_key]) {
+        if (await this.d.devices.keyInUse(trx, key)) {
+          return fail('key-in-use', 'that public key belongs to another device; generate a new key pair');
+        }
+      }
+      const seq = await this.d.devices.insert(trx, {
+        id: deviceId,
+        account_id: account.id,
+        name: req.device.name,
+        kind: req.device.kind,
+        wireguard_public_key: req.device.wireguard_public_key,
+        ferry_public_key: req.device.ferry_public_key,
+        token_hash: hashToken(token),
+      });
+      const addresses = tunnelAddresses(seq);
+      await this.d.devices.setAddresses(trx, deviceId, addresses.ipv4, addresses.ipv6);
+      const version = await this.d.feed.record(trx, [deviceId]);
+      const row = await this.d.devices.get(account.id, deviceId, trx);
+      return ok({ version, row: row! });
+    });
+    if (!outcome.ok) return outcome;
+    await this.d.feed.announce(outcome.value.version);
+    return ok({ token, device: deviceView(outcome.value.row, deviceId) });
+  }
+
+  async describe(auth: DeviceAuth): Promise<z.input<typeof AccountResponse>> {
+    const plan = planOf(auth.plan);
+    const period = periodOf(this.d.clock.nowMs());
+    const [regions, used, bytes] = await Promise.all([
+      this.d.regions.listRegions(),
+      this.d.devices.countForAccount(this.d.db, auth.accountId),
+      this.d.accounts.usage(auth.accountId, period),
+    ]);
+    return {
+      account_number: auth.accountNumber,
+      plan: planView(plan, regions.map((r) => r.id)),
+      devices: { used, limit: plan.deviceLimit },
+      usage: { period, bytes, data_cap_bytes: plan.dataCapBytes },
+    };
+  }
+
+  async setPlan(accountNumber: string, planId: string): Promise<Result<{ account_number: string; plan: string }>> {
+    const plan = findPlan(planId.toLowerCase());
+    if (!plan) {
+      return fail('validation-failed', `unknown plan "${planId}"`, {
+        errors: [{ field: 'plan', message: 'unknown plan', allowed: PLANS.map((p) => p.id) }],
+      });
+    }
+    const version = await this.d.db.transaction().execute(async (trx) => {
+      const account = await this.d.accounts.byNumber(accountNumber, trx);
+      if (!account) return undefined;
+      await this.d.accounts.setPlan(trx, account.id, plan.id);
+      // The plan decides which nodes hold the account's peers and their limits.
+      const devices = await this.d.devices.listForAccount(account.id, trx);
+      return this.d.feed.record(trx, devices.map((r) => r.id));
+    });
+    if (version === undefined) return fail('not-found', 'no such account');
+    await this.d.feed.announce(version);
+    return ok({ account_number: accountNumber, plan: plan.id });
+  }
+
+  async recordUsage(accountId: number, bytes: number): Promise<void> {
+    if (bytes > 0) await this.d.accounts.addUsage(accountId, periodOf(this.d.clock.nowMs()), bytes);
+  }
+}

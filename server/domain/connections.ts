@@ -1,0 +1,221 @@
+// Connect, status and disconnect: picks a node for a device and tracks its live session.
+import type {
+  ConnectRequest,
+  ConnectResponse,
+  Encryption,
+  Notice,
+  Protocol,
+  RegionStrategy,
+  StatusResponse,
+} from '../../contracts/index.js';
+import { MODE_OF_USAGE, REGION_STRATEGIES } from '../../contracts/index.js';
+import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
+import type { NodeRow, RegionRow } from '../store/regions-repo.js';
+import { GATEWAY_IPV4 } from './addresses.js';
+import type { Clock } from './clock.js';
+import { fail, ok, type Result } from './errors.js';
+import type { EventBus } from './event-bus.js';
+import type { Inventory } from './inventory.js';
+import { isUp, type LiveSessions } from './live-sessions.js';
+import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
+import { chooseNode, type Candidate } from './routing.js';
+import { newId } from './secrets.js';
+
+const MTU: Record<Protocol, number> = { wireguard: 1420, ferry: 1380 };
+const KEEPALIVE_SECONDS = 25;
+const SESSION_KEY_SECONDS = 120;
+const FERRY_SESSION_KEY_BYTES = 1 << 30;
+
+interface Scope {
+  regionIds: string[];
+  strategy: RegionStrategy;
+  label: string;
+  /** Rule strategy `fallback`: when the area has no candidate, use every allowed region. */
+  fallback: boolean;
+}
+
+export const DISCONNECTED: StatusResponse = {
+  status: 'disconnected',
+  latency: null,
+  region: null,
+  session_id: null,
+  node_id: null,
+  protocol: null,
+  cipher: null,
+};
+
+export class ConnectionService {
+  constructor(
+    private readonly inventory: Inventory,
+    private readonly devices: DevicesRepo,
+    private readonly live: LiveSessions,
+    private readonly bus: EventBus,
+    private readonly clock: Clock,
+  ) {}
+
+  async connect(auth: DeviceAuth, req: ConnectRequest): Promise<Result<ConnectResponse>> {
+    const plan = planOf(auth.plan);
+    const protocol = req.protocol ?? 'wireguard';
+    const usage = req.usage ?? 'general';
+    const notices: Notice[] = [];
+    let cipher: Encryption;
+    if (protocol === 'wireguard') {
+      // WireGuard has one cipher suite; say so instead of pretending.
+      cipher = 'ChaCha20-Poly1305';
+      if (req.encryption === 'AES-256-GCM') {
+        notices.push({
+          code: 'cipher-substituted',
+          message:
+            'WireGuard always encrypts with ChaCha20-Poly1305; AES-256-GCM was asked for, so ChaCha20-Poly1305 is in effect. Choose protocol "ferry" for AES-256-GCM.',
+        });
+      }
+    } else {
+      cipher = req.encryption ?? 'AES-256-GCM';
+    }
+    if (!plan.protocols.includes(protocol)) {
+      return fail('forbidden', `the ${plan.name} plan does not include protocol ${protocol}`);
+    }
+
+    const regions = await this.inventory.listRegionRows();
+    const scoped = resolveRegion(req.region ?? 'auto', regions, plan);
+    if (!scoped.ok) return scoped;
+    const scope = scoped.value;
+
+    const nodes = await this.inventory.listNodeRows();
+    const now = this.clock.nowMs();
+    const usable = (n: NodeRow) =>
+      this.inventory.isHealthy(n, now) &&
+      n.load < 1 &&
+      (protocol === 'wireguard' || (n.ferry_port !== null && n.ferry_public_key !== null));
+    const toCandidate = (n: NodeRow): Candidate => ({
+      id: n.id,
+      region: n.region_id,
+      load: n.load,
+      latencyMs: req.latencies?.[n.id],
+    });
+    let candidates = nodes.filter((n) => scope.regionIds.includes(n.region_id) && usable(n)).map(toCandidate);
+    if (candidates.length === 0 && scope.fallback) {
+      candidates = nodes.filter((n) => planAllowsRegion(plan, n.region_id) && usable(n)).map(toCandidate);
+      if (candidates.length) {
+        notices.push({
+          code: 'region-fallback',
+          message: `no node is available in ${scope.label}; connected to the best other region`,
+        });
+      }
+    }
+    const current = await this.live.get(auth.deviceId);
+    const choice = chooseNode(candidates, scope.strategy, current?.nodeId);
+    if (!choice) {
+      return fail('no-node-available', `no healthy ${protocol} node with free capacity in ${scope.label}; try again shortly or another region`);
+    }
+    const node = nodes.find((n) => n.id === choice.node.id)!;
+    const device = await this.devices.get(auth.accountId, auth.deviceId);
+    if (!device) return fail('unauthorized', 'this device was revoked');
+
+    const sessionId = newId('ses');
+    await this.live.put({
+      deviceId: auth.deviceId,
+      sessionId,
+      nodeId: node.id,
+      region: node.region_id,
+      protocol,
+      cipher,
+      clientLatencyMs: req.latencies?.[node.id] ?? null,
+      nodeLatencyMs: null,
+      upUntilMs: null,
+    });
+    await this.bus.publish({ kind: 'device', deviceId: auth.deviceId, change: 'status' });
+
+    return ok({
+      session_id: sessionId,
+      status: 'connecting',
+      region: node.region_id,
+      protocol,
+      cipher,
+      usage,
+      mode: MODE_OF_USAGE[usage],
+      node: {
+        id: node.id,
+        region: node.region_id,
+        endpoint_host: node.endpoint_host,
+        wireguard_port: node.wireguard_port,
+        wireguard_public_key: node.wireguard_public_key!,
+        ferry_port: node.ferry_port,
+        ferry_public_key: node.ferry_public_key,
+      },
+      tunnel: {
+        ipv4: device.tunnel_ipv4,
+        ipv6: device.tunnel_ipv6,
+        dns: [GATEWAY_IPV4],
+        mtu: MTU[protocol],
+        keepalive: KEEPALIVE_SECONDS,
+        allowed_ips: ['0.0.0.0/0', '::/0'],
+      },
+      rotation: {
+        session_key_seconds: SESSION_KEY_SECONDS,
+        session_key_bytes: protocol === 'ferry' ? FERRY_SESSION_KEY_BYTES : null,
+      },
+      routing: { strategy: `${scope.label}: ${scope.strategy}`, reasons: choice.reasons },
+      notices,
+    });
+  }
+
+  async status(auth: DeviceAuth): Promise<StatusResponse> {
+    const s = await this.live.get(auth.deviceId);
+    if (!s) return DISCONNECTED;
+    const latency = s.nodeLatencyMs ?? s.clientLatencyMs;
+    return {
+      status: isUp(s, this.clock.nowMs()) ? 'connected' : 'connecting',
+      latency: latency === null ? null : `${Math.round(latency)}ms`,
+      region: s.region,
+      session_id: s.sessionId,
+      node_id: s.nodeId,
+      protocol: s.protocol,
+      cipher: s.cipher,
+    };
+  }
+
+  async disconnect(auth: DeviceAuth): Promise<void> {
+    if (await this.live.delete(auth.deviceId)) {
+      await this.bus.publish({ kind: 'device', deviceId: auth.deviceId, change: 'status' });
+    }
+  }
+}
+
+/** `auto`, a region id, or a rule `<area>[:<strategy>]` → the regions to choose from. */
+export function resolveRegion(value: string, regions: readonly RegionRow[], plan: PlanRule): Result<Scope> {
+  const allowed = regions.filter((r) => planAllowsRegion(plan, r.id)).map((r) => r.id);
+  if (value === 'auto') return ok({ regionIds: allowed, strategy: 'lowest-latency', label: 'auto', fallback: false });
+  const notInPlan = (what: string) =>
+    fail('region-not-in-plan', `the ${plan.name} plan does not include ${what}; allowed: ${allowed.join(', ')}`, {
+      extra: { allowed_regions: allowed },
+    });
+
+  if (regions.some((r) => r.id === value)) {
+    return allowed.includes(value)
+      ? ok({ regionIds: [value], strategy: 'lowest-latency', label: value, fallback: false })
+      : notInPlan(`region ${value}`);
+  }
+  const [area, strategy = 'lowest-latency', ...rest] = value.split(':');
+  const areas = [...new Set(regions.map((r) => r.area))];
+  if (area && rest.length === 0 && areas.includes(area) && (REGION_STRATEGIES as readonly string[]).includes(strategy)) {
+    const inArea = regions.filter((r) => r.area === area).map((r) => r.id);
+    const ids = inArea.filter((id) => allowed.includes(id));
+    if (ids.length === 0 && strategy !== 'fallback') return notInPlan(`area ${area}`);
+    return ok({
+      regionIds: ids,
+      strategy: strategy === 'fallback' ? 'lowest-latency' : (strategy as RegionStrategy),
+      label: `area ${area}`,
+      fallback: strategy === 'fallback',
+    });
+  }
+  return fail('validation-failed', `unknown region "${value}"`, {
+    errors: [
+      {
+        field: 'region',
+        message: 'auto, a region id, or a region rule <area>[:lowest-latency|least-load|fallback]',
+        allowed: ['auto', ...regions.map((r) => r.id), ...areas.map((a) => `${a}[:strategy]`)],
+      },
+    ],
+  });
+}

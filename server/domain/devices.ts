@@ -1,0 +1,69 @@
+// A signed-in device manages its account's devices: list, rename, revoke, rotate keys.
+import type { Device } from '../../contracts/index.js';
+import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
+import type { Db } from '../store/schema.js';
+import { fail, ok, type Result } from './errors.js';
+import type { EventBus } from './event-bus.js';
+import type { LiveSessions } from './live-sessions.js';
+import type { PeerFeed } from './peer-feed.js';
+import { deviceView } from './views.js';
+
+const notFound = () => fail('not-found', 'no such device on this account');
+
+export class DeviceService {
+  constructor(
+    private readonly db: Db,
+    private readonly devices: DevicesRepo,
+    private readonly feed: PeerFeed,
+    private readonly live: LiveSessions,
+    private readonly bus: EventBus,
+  ) {}
+
+  async list(auth: DeviceAuth): Promise<Device[]> {
+    return (await this.devices.listForAccount(auth.accountId)).map((r) => deviceView(r, auth.deviceId));
+  }
+
+  async get(auth: DeviceAuth, id: string): Promise<Result<Device>> {
+    const row = await this.devices.get(auth.accountId, id);
+    return row ? ok(deviceView(row, auth.deviceId)) : notFound();
+  }
+
+  async rename(auth: DeviceAuth, id: string, name: string): Promise<Result<Device>> {
+    if (!(await this.devices.rename(auth.accountId, id, name))) return notFound();
+    return this.get(auth, id);
+  }
+
+  /** The device's token stops working at once and its peers leave every node. */
+  async revoke(auth: DeviceAuth, id: string): Promise<Result<void>> {
+    const version = await this.db.transaction().execute(async (trx) => {
+      if (!(await this.devices.delete(trx, auth.accountId, id))) return undefined;
+      return this.feed.record(trx, [id]);
+    });
+    if (version === undefined) return notFound();
+    await this.live.delete(id);
+    await this.feed.announce(version);
+    await this.bus.publish({ kind: 'device', deviceId: id, change: 'revoked' });
+    return ok(undefined);
+  }
+
+  async rotateKeys(
+    auth: DeviceAuth,
+    id: string,
+    keys: { wireguard_public_key?: string | undefined; ferry_public_key?: string | undefined },
+  ): Promise<Result<Device>> {
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      if (!(await this.devices.get(auth.accountId, id, trx))) return notFound();
+      for (const key of [keys.wireguard_public_key, keys.ferry_public_key]) {
+        if (key && (await this.devices.keyInUse(trx, key, id))) {
+          return fail('key-in-use', 'that public key belongs to another device; generate a new key pair');
+        }
+      }
+      await this.devices.setKeys(trx, id, keys);
+      return ok(await this.feed.record(trx, [id]));
+    });
+    if (!outcome.ok) return outcome;
+    await this.feed.announce(outcome.value);
+    await this.bus.publish({ kind: 'device', deviceId: id, change: 'keys' });
+    return this.get(auth, id);
+  }
+}

@@ -1,0 +1,163 @@
+// Regions and nodes: what the operator added, what each node reports, and which are healthy.
+import type { z } from 'zod';
+import type { CreateNodeRequest, CreateRegionRequest, Node, Region } from '../../contracts/index.js';
+import type { DevicesRepo } from '../store/devices-repo.js';
+import type { NodeRow, RegionRow, RegionsRepo } from '../store/regions-repo.js';
+import type { AccountService } from './accounts.js';
+import { GATEWAY_IPV4, GATEWAY_IPV6, TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from './addresses.js';
+import type { Clock } from './clock.js';
+import { fail, ok, type Result } from './errors.js';
+import type { EventBus } from './event-bus.js';
+import type { HandshakeReport, LiveSessions } from './live-sessions.js';
+import type { PeerFeed } from './peer-feed.js';
+import { planAllowsRegion, type PlanRule } from './plans.js';
+import { hashToken, newId, newToken } from './secrets.js';
+
+export interface InventoryOptions {
+  /** A node is healthy while its last heartbeat is younger than this. */
+  healthyForMs: number;
+}
+
+export class Inventory {
+  constructor(
+    private readonly regions: RegionsRepo,
+    private readonly devices: DevicesRepo,
+    private readonly accounts: AccountService,
+    private readonly live: LiveSessions,
+    private readonly feed: PeerFeed,
+    private readonly bus: EventBus,
+    private readonly clock: Clock,
+    private readonly opts: InventoryOptions,
+  ) {}
+
+  get heartbeatSeconds(): number {
+    return Math.max(1, Math.floor(this.opts.healthyForMs / 3000));
+  }
+
+  isHealthy(node: NodeRow, nowMs = this.clock.nowMs()): boolean {
+    return (
+      node.wireguard_public_key !== null &&
+      node.last_heartbeat_ms !== null &&
+      nowMs - node.last_heartbeat_ms < this.opts.healthyForMs
+    );
+  }
+
+  listRegionRows(): Promise<RegionRow[]> {
+    return this.regions.listRegions();
+  }
+
+  listNodeRows(regionId?: string): Promise<NodeRow[]> {
+    return this.regions.listNodes(regionId);
+  }
+
+  async listRegions(plan: PlanRule): Promise<Region[]> {
+    const [regions, nodes] = await Promise.all([this.regions.listRegions(), this.regions.listNodes()]);
+    const now = this.clock.nowMs();
+    return regions.map((r) => {
+      const healthy = nodes.filter((n) => n.region_id === r.id && this.isHealthy(n, now));
+      const load = healthy.length ? healthy.reduce((sum, n) => sum + n.load, 0) / healthy.length : 0;
+      return {
+        ...r,
+        load: Math.round(load * 1000) / 1000,
+        nodes_healthy: healthy.length,
+        // Filled by the stream-test verifier once it exists; never claimed before.
+        platforms_verified: [],
+        allowed: planAllowsRegion(plan, r.id),
+      };
+    });
+  }
+
+  async listNodes(regionId: string | undefined): Promise<Node[]> {
+    const now = this.clock.nowMs();
+    return (await this.regions.listNodes(regionId)).map((n) => ({
+      id: n.id,
+      region: n.region_id,
+      endpoint_host: n.endpoint_host,
+      wireguard_port: n.wireguard_port,
+      ferry_port: n.ferry_port,
+      wireguard_public_key: n.wireguard_public_key,
+      ferry_public_key: n.ferry_public_key,
+      load: n.load,
+      capacity_mbps: n.capacity_mbps,
+      healthy: this.isHealthy(n, now),
+    }));
+  }
+
+  async createRegion(req: z.output<typeof CreateRegionRequest>): Promise<Result<RegionRow>> {
+    const row = { id: req.id, name: req.name, area: req.area, country: req.country };
+    return (await this.regions.insertRegion(row)) ? ok(row) : fail('region-exists', `region "${req.id}" exists`);
+  }
+
+  async createNode(req: z.output<typeof CreateNodeRequest>): Promise<Result<{ id: string; token: string; region: string }>> {
+    const regions = await this.regions.listRegions();
+    if (!regions.some((r) => r.id === req.region)) {
+      return fail('validation-failed', `unknown region "${req.region}"`, {
+        errors: [{ field: 'region', message: 'unknown region', allowed: regions.map((r) => r.id) }],
+      });
+    }
+    const id = newId('node');
+    const token = newToken('node');
+    await this.regions.insertNode({
+      id,
+      region_id: req.region,
+      endpoint_host: req.endpoint_host,
+      wireguard_port: req.wireguard_port,
+      ferry_port: req.ferry_port ?? null,
+      capacity_mbps: req.capacity_mbps,
+      token_hash: hashToken(token),
+    });
+    return ok({ id, token, region: req.region });
+  }
+
+  async register(node: NodeRow, wireguardKey: string, ferryKey: string | null) {
+    await this.regions.setNodeKeys(node.id, wireguardKey, ferryKey);
+    return {
+      id: node.id,
+      region: node.region_id,
+      tunnel: {
+        ipv4_cidr: TUNNEL_IPV4_CIDR,
+        ipv6_cidr: TUNNEL_IPV6_CIDR,
+        ipv4_gateway: GATEWAY_IPV4,
+        ipv6_gateway: GATEWAY_IPV6,
+      },
+      heartbeat_seconds: this.heartbeatSeconds,
+    };
+  }
+
+  async heartbeat(
+    node: NodeRow,
+    h: {
+      load: number;
+      rx_bps: number;
+      tx_bps: number;
+      fresh_handshakes?: { device_id: string; latency_ms?: number | undefined }[] | undefined;
+      usage?: { device_id: string; bytes: number }[] | undefined;
+    },
+  ): Promise<Result<{ feed_version: number; healthy_for_seconds: number }>> {
+    if (node.wireguard_public_key === null) {
+      return fail('node-not-registered', 'register the node (POST /node/register) before its heartbeats');
+    }
+    const now = this.clock.nowMs();
+    await this.regions.recordHeartbeat(node.id, { load: h.load, rx_bps: h.rx_bps, tx_bps: h.tx_bps, nowMs: now });
+    const reports: HandshakeReport[] = (h.fresh_handshakes ?? []).map((r) => ({
+      deviceId: r.device_id,
+      latencyMs: r.latency_ms,
+    }));
+    const changed = await this.live.applyHandshakes(node.id, reports, now + this.opts.healthyForMs, now);
+    for (const deviceId of changed) await this.bus.publish({ kind: 'device', deviceId, change: 'status' });
+    if (h.usage?.length) await this.recordUsage(h.usage);
+    return ok({ feed_version: await this.feed.currentVersion(), healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000) });
+  }
+
+  /** Adds bytes to each account's counter for this period; per-device detail is not kept. */
+  private async recordUsage(usage: { device_id: string; bytes: number }[]): Promise<void> {
+    const rows = await this.devices.feedRows(usage.map((u) => u.device_id));
+    const accountOf = new Map(rows.map((r) => [r.id, r.account_id]));
+    const perAccount = new Map<number, number>();
+    for (const u of usage) {
+      const account = accountOf.get(u.device_id);
+      if (account !== undefined) perAccount.set(account, (perAccount.get(account) ?? 0) + u.bytes);
+    }
+    for (const [account, bytes] of perAccount) await this.accounts.recordUsage(account, bytes);
+  }
+}

@@ -1,0 +1,103 @@
+// The peer feed that relays long-poll: records device changes, answers deltas or snapshots.
+import type { Peer, PeersResponse } from '../../contracts/index.js';
+import type { DevicesRepo, FeedDeviceRow } from '../store/devices-repo.js';
+import type { FeedRepo } from '../store/feed-repo.js';
+import type { Db } from '../store/schema.js';
+import type { EventBus } from './event-bus.js';
+import { planAllowsRegion, planOf } from './plans.js';
+
+/** How many changes one delta answer carries at most; the relay asks again for the rest. */
+const DELTA_LIMIT = 10_000;
+/** Changes kept for deltas; a relay further behind gets a snapshot. */
+const RETAINED_CHANGES = 100_000;
+const PRUNE_EVERY = 1_000;
+
+export class PeerFeed {
+  constructor(
+    private readonly feed: FeedRepo,
+    private readonly devices: DevicesRepo,
+    private readonly bus: EventBus,
+  ) {}
+
+  /** Call inside the transaction that changed the devices; then `announce` after commit. */
+  record(trx: Db, deviceIds: readonly string[]): Promise<number> {
+    return this.feed.append(trx, deviceIds);
+  }
+
+  async announce(version: number): Promise<void> {
+    if (version <= 0) return;
+    await this.bus.publish({ kind: 'feed', version });
+    if (version % PRUNE_EVERY === 0) await this.feed.prune(RETAINED_CHANGES);
+  }
+
+  async currentVersion(): Promise<number> {
+    return (await this.feed.bounds()).current;
+  }
+
+  /**
+   * The peers of `regionId` changed after version `after`; waits up to `waitSeconds` for a
+   * change when there is none yet. `after` 0, a version pruned away or one from a reset
+   * database all get a full snapshot.
+   */
+  async read(regionId: string, after: number, waitSeconds: number, signal: AbortSignal): Promise<PeersResponse> {
+    let bounds = await this.feed.bounds();
+    if (after > bounds.current || (after > 0 && after < bounds.floor)) {
+      return this.snapshot(regionId, bounds.current);
+    }
+    if (after === bounds.current && waitSeconds > 0) {
+      await this.waitForChange(after, waitSeconds, signal);
+      bounds = await this.feed.bounds();
+    }
+    if (after === 0) return this.snapshot(regionId, bounds.current);
+    if (after >= bounds.current) return { version: after, snapshot: false, peers: [] };
+
+    const { deviceIds, version } = await this.feed.changesAfter(after, DELTA_LIMIT);
+    const rows = new Map((await this.devices.feedRows(deviceIds)).map((r) => [r.id, r]));
+    const peers = deviceIds.map((id): Peer => {
+      const row = rows.get(id);
+      return row && planAllowsRegion(planOf(row.plan), regionId) ? upsert(row) : { device_id: id, op: 'remove' };
+    });
+    return { version, snapshot: false, peers };
+  }
+
+  private async snapshot(regionId: string, version: number): Promise<PeersResponse> {
+    const rows = await this.devices.allFeedRows();
+    return {
+      version,
+      snapshot: true,
+      peers: rows.filter((r) => planAllowsRegion(planOf(r.plan), regionId)).map(upsert),
+    };
+  }
+
+  private waitForChange(after: number, waitSeconds: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitSeconds * 1000);
+      const unsubscribe = this.bus.subscribe((e) => {
+        if (e.kind === 'feed' && e.version > after) done();
+      });
+      signal.addEventListener('abort', done);
+      // A change committed between the caller's read and the subscription is caught here.
+      this.feed.bounds().then((b) => b.current > after && done(), done);
+    });
+  }
+}
+
+function upsert(row: FeedDeviceRow): Peer {
+  const plan = planOf(row.plan);
+  return {
+    device_id: row.id,
+    op: 'upsert',
+    wireguard_public_key: row.wireguard_public_key,
+    ferry_public_key: row.ferry_public_key,
+    tunnel_ipv4: row.tunnel_ipv4,
+    tunnel_ipv6: row.tunnel_ipv6,
+    bandwidth_limit_mbps: plan.bandwidthLimitMbps,
+    data_cap_bytes: plan.dataCapBytes,
+  };
+}

@@ -1,0 +1,75 @@
+// The handler table: one plain function per route id, taking parsed input, returning a Result.
+import type { z } from 'zod';
+import type { ControlRoutes, RouteDef, RouteId } from '../../contracts/index.js';
+import type { AccountService } from '../domain/accounts.js';
+import type { ConnectionService } from '../domain/connections.js';
+import type { DeviceService } from '../domain/devices.js';
+import { ok, type Result } from '../domain/errors.js';
+import type { Inventory } from '../domain/inventory.js';
+import type { PeerFeed } from '../domain/peer-feed.js';
+import { PLANS, planOf, planView } from '../domain/plans.js';
+import type { DeviceAuth } from '../store/devices-repo.js';
+import type { NodeRow } from '../store/regions-repo.js';
+
+export interface Services {
+  version: string;
+  accounts: AccountService;
+  devices: DeviceService;
+  inventory: Inventory;
+  connections: ConnectionService;
+  feed: PeerFeed;
+}
+
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+type AuthOf<A> = A extends 'device' ? DeviceAuth : A extends 'node' ? NodeRow : undefined;
+
+export interface HandlerInput<R extends RouteDef> {
+  body: Parsed<R['body']>;
+  query: Parsed<R['query']>;
+  params: Parsed<R['params']>;
+  auth: AuthOf<R['auth']>;
+  /** Aborted when the client goes away or the server shuts down. */
+  signal: AbortSignal;
+}
+
+type Output<R extends RouteDef> = R['response'] extends z.ZodType ? z.input<R['response']> : void;
+
+export type Handler<R extends RouteDef> = (input: HandlerInput<R>) => Promise<Result<Output<R>>>;
+
+export type HandlerTable = {
+  [K in Exclude<RouteId, 'events'>]: Handler<ControlRoutes[K]>;
+};
+
+export function buildHandlers(s: Services): HandlerTable {
+  return {
+    health: async () => ok({ status: 'ok', version: s.version, api: 'v1' }),
+    listPlans: async () => {
+      const regions = (await s.inventory.listRegionRows()).map((r) => r.id);
+      return ok({ plans: PLANS.map((p) => planView(p, regions)) });
+    },
+    createAccount: ({ body }) => s.accounts.createAccount(body.password),
+    createSession: ({ body }) => s.accounts.signIn(body),
+    getAccount: async ({ auth }) => ok(await s.accounts.describe(auth)),
+    listDevices: async ({ auth }) => ok({ devices: await s.devices.list(auth) }),
+    getDevice: ({ auth, params }) => s.devices.get(auth, params.id),
+    renameDevice: ({ auth, params, body }) => s.devices.rename(auth, params.id, body.name),
+    revokeDevice: ({ auth, params }) => s.devices.revoke(auth, params.id),
+    rotateKeys: ({ auth, params, body }) => s.devices.rotateKeys(auth, params.id, body),
+    listRegions: async ({ auth }) => ok({ regions: await s.inventory.listRegions(planOf(auth.plan)) }),
+    listNodes: async ({ query }) => ok({ nodes: await s.inventory.listNodes(query.region) }),
+    connect: ({ auth, body }) => s.connections.connect(auth, body),
+    status: async ({ auth }) => ok(await s.connections.status(auth)),
+    disconnect: async ({ auth }) => {
+      await s.connections.disconnect(auth);
+      return ok({ status: 'disconnected' as const });
+    },
+    adminCreateRegion: ({ body }) => s.inventory.createRegion(body),
+    adminCreateNode: ({ body }) => s.inventory.createNode(body),
+    adminSetPlan: ({ params, body }) => s.accounts.setPlan(params.number, body.plan),
+    nodeRegister: async ({ auth, body }) =>
+      ok(await s.inventory.register(auth, body.wireguard_public_key, body.ferry_public_key ?? null)),
+    nodeHeartbeat: ({ auth, body }) => s.inventory.heartbeat(auth, body),
+    nodePeers: async ({ auth, query, signal }) =>
+      ok(await s.feed.read(auth.region_id, query.after, query.wait, signal)),
+  };
+}

@@ -1,0 +1,91 @@
+// `ferry-server`: runs the control plane until SIGTERM/SIGINT, then shuts down gracefully.
+import { Command, InvalidArgumentError } from 'commander';
+import { buildControlPlane, VERSION } from './app.js';
+import { DEFAULT_RATE_LIMITS } from './http/rate-limits.js';
+import { createLogger } from './logging.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number 0-65535');
+  return n;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number above 0');
+  return n;
+}
+
+const program = new Command('ferry-server')
+  .description('Ferry control plane: accounts, devices, regions, nodes, connect and status (/api/v1 and /v1)')
+  .version(VERSION)
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--port <port>', 'port to listen on (0: any free port)', port, 8080)
+  .option('--data-dir <dir>', 'where the SQLite database lives', './.ferry-data')
+  .option('--database-url <url>', 'use PostgreSQL instead of SQLite (postgres://...)')
+  .option('--no-rate-limits', 'turn rate limits off (benchmarks only)')
+  .option('--rate-limit-ip <n>', 'requests per minute per client address', positive, DEFAULT_RATE_LIMITS.perIpPerMinute)
+  .option('--rate-limit-account <n>', 'requests per minute per account', positive, DEFAULT_RATE_LIMITS.perAccountPerMinute)
+  .option('--rate-limit-signup <n>', 'sign-ups and sign-ins per minute per address', positive, DEFAULT_RATE_LIMITS.signupPerIpPerMinute)
+  .option('--node-healthy-seconds <n>', 'a node is healthy while its last heartbeat is younger', positive, 30)
+  .addHelpText('after', '\nEnvironment:\n  FERRY_ADMIN_TOKEN   bearer token of the admin routes (admin routes are closed without it)\n  FERRY_LOG_LEVEL     pino level (default info)');
+
+program.parse();
+const o = program.opts<{
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  rateLimits: boolean;
+  rateLimitIp: number;
+  rateLimitAccount: number;
+  rateLimitSignup: number;
+  nodeHealthySeconds: number;
+}>();
+
+const logger = createLogger('control-plane');
+const adminToken = process.env.FERRY_ADMIN_TOKEN || undefined;
+if (adminToken !== undefined && adminToken.length < 16) {
+  logger.fatal('FERRY_ADMIN_TOKEN must be at least 16 characters');
+  process.exit(2);
+}
+
+try {
+  const plane = await buildControlPlane({
+    dataDir: o.dataDir,
+    databaseUrl: o.databaseUrl,
+    adminToken,
+    rateLimits: o.rateLimits
+      ? { perIpPerMinute: o.rateLimitIp, perAccountPerMinute: o.rateLimitAccount, signupPerIpPerMinute: o.rateLimitSignup }
+      : undefined,
+    nodeHealthyForMs: o.nodeHealthySeconds * 1000,
+    logger,
+  });
+  const address = await plane.app.listen({ host: o.host, port: o.port });
+  logger.info(
+    { listening: address, storage: o.databaseUrl ? 'postgres' : 'sqlite', admin: adminToken !== undefined },
+    'control plane ready',
+  );
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    plane.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (e: unknown) => {
+        logger.error({ err: { message: (e as Error).message } }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+} catch (e) {
+  const err = e as Error & { cause?: Error };
+  logger.fatal({ err: { message: err.message, cause: err.cause?.message } }, 'could not start');
+  process.exit(1);
+}

@@ -1,0 +1,57 @@
+// Accounts and their per-period usage counters.
+import { sql } from 'kysely';
+import type { Db } from './schema.js';
+
+export interface AccountRow {
+  id: number;
+  number: string;
+  password_hash: string | null;
+  plan: string;
+}
+
+export class AccountsRepo {
+  constructor(private readonly db: Db) {}
+
+  /** Returns undefined when the number is taken (the caller draws another). */
+  async insert(number: string, passwordHash: string | null, plan: string): Promise<number | undefined> {
+    const row = await this.db
+      .insertInto('accounts')
+      .values({ number, password_hash: passwordHash, plan })
+      .onConflict((oc) => oc.column('number').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  byNumber(number: string, db: Db = this.db): Promise<AccountRow | undefined> {
+    return db.selectFrom('accounts').selectAll().where('number', '=', number).executeTakeFirst();
+  }
+
+  byId(id: number): Promise<AccountRow | undefined> {
+    return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async setPlan(db: Db, id: number, plan: string): Promise<void> {
+    await db.updateTable('accounts').set({ plan }).where('id', '=', id).execute();
+  }
+
+  async usage(accountId: number, period: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('usage')
+      .select('bytes')
+      .where('account_id', '=', accountId)
+      .where('period', '=', period)
+      .executeTakeFirst();
+    return row?.bytes ?? 0;
+  }
+
+  async addUsage(accountId: number, period: string, bytes: number): Promise<void> {
+    await this.db
+      .insertInto('usage')
+      .values({ account_id: accountId, period, bytes })
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'period']).doUpdateSet({ bytes: sql`usage.bytes + excluded.bytes` }),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,151 @@
+// Devices: their keys, stable tunnel addresses and hashed tokens.
+import type { Db } from './schema.js';
+
+export interface DeviceRow {
+  seq: number;
+  id: string;
+  account_id: number;
+  name: string;
+  kind: string;
+  wireguard_public_key: string;
+  ferry_public_key: string;
+  tunnel_ipv4: string;
+  tunnel_ipv6: string;
+}
+
+export interface DeviceAuth {
+  deviceId: string;
+  accountId: number;
+  accountNumber: string;
+  plan: string;
+}
+
+/** A device as the peer feed needs it: with its account's plan. */
+export interface FeedDeviceRow extends DeviceRow {
+  plan: string;
+}
+
+const COLUMNS = [
+  'devices.seq',
+  'devices.id',
+  'devices.account_id',
+  'devices.name',
+  'devices.kind',
+  'devices.wireguard_public_key',
+  'devices.ferry_public_key',
+  'devices.tunnel_ipv4',
+  'devices.tunnel_ipv6',
+] as const;
+
+export class DevicesRepo {
+  constructor(private readonly db: Db) {}
+
+  async countForAccount(db: Db, accountId: number): Promise<number> {
+    const row = await db
+      .selectFrom('devices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Inserts and returns the sequence number that the tunnel addresses derive from. */
+  async insert(
+    db: Db,
+    d: Omit<DeviceRow, 'seq' | 'tunnel_ipv4' | 'tunnel_ipv6'> & { token_hash: string },
+  ): Promise<number> {
+    // Placeholders unique per device until the addresses are known from the sequence.
+    const row = await db
+      .insertInto('devices')
+      .values({ ...d, tunnel_ipv4: `pending:${d.id}`, tunnel_ipv6: `pending:${d.id}` })
+      .returning('seq')
+      .executeTakeFirstOrThrow();
+    return row.seq;
+  }
+
+  async setAddresses(db: Db, id: string, ipv4: string, ipv6: string): Promise<void> {
+    await db.updateTable('devices').set({ tunnel_ipv4: ipv4, tunnel_ipv6: ipv6 }).where('id', '=', id).execute();
+  }
+
+  listForAccount(accountId: number, db: Db = this.db): Promise<DeviceRow[]> {
+    return db.selectFrom('devices').select(COLUMNS).where('account_id', '=', accountId).orderBy('seq').execute();
+  }
+
+  /** Another account's device is indistinguishable from a missing one. */
+  get(accountId: number, id: string, db: Db = this.db): Promise<DeviceRow | undefined> {
+    return db
+      .selectFrom('devices')
+      .select(COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async rename(accountId: number, id: string, name: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('devices')
+      .set({ name })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async delete(db: Db, accountId: number, id: string): Promise<boolean> {
+    const r = await db
+      .deleteFrom('devices')
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async setKeys(
+    db: Db,
+    id: string,
+    keys: { wireguard_public_key?: string | undefined; ferry_public_key?: string | undefined },
+  ): Promise<void> {
+    const set: { wireguard_public_key?: string; ferry_public_key?: string } = {};
+    if (keys.wireguard_public_key) set.wireguard_public_key = keys.wireguard_public_key;
+    if (keys.ferry_public_key) set.ferry_public_key = keys.ferry_public_key;
+    await db.updateTable('devices').set(set).where('id', '=', id).execute();
+  }
+
+  async keyInUse(db: Db, key: string, exceptDeviceId?: string): Promise<boolean> {
+    let q = db
+      .selectFrom('devices')
+      .select('id')
+      .where((eb) => eb.or([eb('wireguard_public_key', '=', key), eb('ferry_public_key', '=', key)]));
+    if (exceptDeviceId) q = q.where('id', '!=', exceptDeviceId);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
+  async authByTokenHash(tokenHash: string): Promise<DeviceAuth | undefined> {
+    const row = await this.db
+      .selectFrom('devices')
+      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
+      .select(['devices.id as deviceId', 'accounts.id as accountId', 'accounts.number as accountNumber', 'accounts.plan'])
+      .where('devices.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return row;
+  }
+
+  feedRows(ids: readonly string[]): Promise<FeedDeviceRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('devices')
+      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
+      .select([...COLUMNS, 'accounts.plan'])
+      .where('devices.id', 'in', ids as string[])
+      .execute();
+  }
+
+  allFeedRows(): Promise<FeedDeviceRow[]> {
+    return this.db
+      .selectFrom('devices')
+      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
+      .select([...COLUMNS, 'accounts.plan'])
+      .orderBy('devices.seq')
+      .execute();
+  }
+}

@@ -1,0 +1,20 @@
+// The event bus within one process (SQLite mode: one instance).
+import { EventEmitter } from 'node:events';
+import type { BusEvent, EventBus } from '../domain/event-bus.js';
+
+export class MemoryEventBus implements EventBus {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  async publish(event: BusEvent): Promise<void> {
+    this.emitter.emit('event', event);
+  }
+
+  subscribe(listener: (event: BusEvent) => void): () => void {
+    this.emitter.on('event', listener);
+    return () => this.emitter.off('event', listener);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
+  }
+}

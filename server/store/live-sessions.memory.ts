@@ -1,0 +1,47 @@
+// Live sessions held in process memory (SQLite mode): gone with the session or the process.
+import type { HandshakeReport, LiveSession, LiveSessions } from '../domain/live-sessions.js';
+import { isUp } from '../domain/live-sessions.js';
+
+export class MemoryLiveSessions implements LiveSessions {
+  private readonly byDevice = new Map<string, LiveSession>();
+
+  async get(deviceId: string): Promise<LiveSession | undefined> {
+    const s = this.byDevice.get(deviceId);
+    return s && { ...s };
+  }
+
+  async put(session: LiveSession): Promise<void> {
+    this.byDevice.set(session.deviceId, { ...session });
+  }
+
+  async delete(deviceId: string): Promise<boolean> {
+    return this.byDevice.delete(deviceId);
+  }
+
+  async applyHandshakes(
+    nodeId: string,
+    reports: readonly HandshakeReport[],
+    upUntilMs: number,
+    nowMs: number,
+  ): Promise<string[]> {
+    const reported = new Map(reports.map((r) => [r.deviceId, r]));
+    const changed: string[] = [];
+    for (const s of this.byDevice.values()) {
+      if (s.nodeId !== nodeId) continue;
+      const wasUp = isUp(s, nowMs);
+      const report = reported.get(s.deviceId);
+      if (report) {
+        s.upUntilMs = upUntilMs;
+        if (report.latencyMs !== undefined) s.nodeLatencyMs = report.latencyMs;
+      } else {
+        s.upUntilMs = null;
+      }
+      if (wasUp !== isUp(s, nowMs)) changed.push(s.deviceId);
+    }
+    return changed;
+  }
+
+  async close(): Promise<void> {
+    this.byDevice.clear();
+  }
+}

@@ -1,0 +1,13 @@
+// The append-only list of migrations; never edit one that has shipped, add the next.
+import type { Migration, MigrationProvider } from 'kysely';
+import type { Dialect } from '../schema.js';
+import * as initial from './0001-initial.js';
+import * as seedRegions from './0002-seed-regions.js';
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  const migrations: Record<string, Migration> = {
+    '0001-initial': { up: initial.up(dialect) },
+    '0002-seed-regions': { up: seedRegions.up },
+  };
+  return { getMigrations: async () => migrations };
+}

@@ -1,0 +1,100 @@
+// Regions and nodes: the operator's inventory and each node's reported health.
+import type { Db } from './schema.js';
+
+export interface RegionRow {
+  id: string;
+  name: string;
+  area: string;
+  country: string | null;
+}
+
+export interface NodeRow {
+  id: string;
+  region_id: string;
+  endpoint_host: string;
+  wireguard_port: number;
+  ferry_port: number | null;
+  capacity_mbps: number;
+  wireguard_public_key: string | null;
+  ferry_public_key: string | null;
+  load: number;
+  rx_bps: number;
+  tx_bps: number;
+  last_heartbeat_ms: number | null;
+}
+
+const NODE_COLUMNS = [
+  'id',
+  'region_id',
+  'endpoint_host',
+  'wireguard_port',
+  'ferry_port',
+  'capacity_mbps',
+  'wireguard_public_key',
+  'ferry_public_key',
+  'load',
+  'rx_bps',
+  'tx_bps',
+  'last_heartbeat_ms',
+] as const;
+
+export class RegionsRepo {
+  constructor(private readonly db: Db) {}
+
+  listRegions(): Promise<RegionRow[]> {
+    return this.db.selectFrom('regions').selectAll().orderBy('id').execute();
+  }
+
+  /** Returns false when the id is taken. */
+  async insertRegion(r: RegionRow): Promise<boolean> {
+    const row = await this.db
+      .insertInto('regions')
+      .values(r)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async insertNode(n: {
+    id: string;
+    region_id: string;
+    endpoint_host: string;
+    wireguard_port: number;
+    ferry_port: number | null;
+    capacity_mbps: number;
+    token_hash: string;
+  }): Promise<void> {
+    await this.db.insertInto('nodes').values(n).execute();
+  }
+
+  listNodes(regionId?: string): Promise<NodeRow[]> {
+    let q = this.db.selectFrom('nodes').select(NODE_COLUMNS).orderBy('id');
+    if (regionId) q = q.where('region_id', '=', regionId);
+    return q.execute();
+  }
+
+  nodeById(id: string): Promise<NodeRow | undefined> {
+    return this.db.selectFrom('nodes').select(NODE_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  nodeByTokenHash(tokenHash: string): Promise<NodeRow | undefined> {
+    return this.db.selectFrom('nodes').select(NODE_COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
+  }
+
+  async setNodeKeys(id: string, wireguardKey: string, ferryKey: string | null): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({ wireguard_public_key: wireguardKey, ferry_public_key: ferryKey })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async recordHeartbeat(id: string, h: { load: number; rx_bps: number; tx_bps: number; nowMs: number }): Promise<void> {
+    await this.db
+      .updateTable('nodes')
+      .set({ load: h.load, rx_bps: h.rx_bps, tx_bps: h.tx_bps, last_heartbeat_ms: h.nowMs })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,79 @@
+// The database tables as Kysely sees them; the same schema on SQLite and PostgreSQL.
+import type { Generated, Kysely } from 'kysely';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  number: string;
+  password_hash: string | null;
+  plan: string;
+}
+
+export interface DevicesTable {
+  /** Drives the stable tunnel addresses; never shown. */
+  seq: Generated<number>;
+  id: string;
+  account_id: number;
+  name: string;
+  kind: string;
+  wireguard_public_key: string;
+  ferry_public_key: string;
+  tunnel_ipv4: string;
+  tunnel_ipv6: string;
+  token_hash: string;
+}
+
+export interface RegionsTable {
+  id: string;
+  name: string;
+  area: string;
+  country: string | null;
+}
+
+export interface NodesTable {
+  id: string;
+  region_id: string;
+  endpoint_host: string;
+  wireguard_port: number;
+  ferry_port: number | null;
+  capacity_mbps: number;
+  token_hash: string;
+  wireguard_public_key: string | null;
+  ferry_public_key: string | null;
+  load: Generated<number>;
+  rx_bps: Generated<number>;
+  tx_bps: Generated<number>;
+  /** Node health, not user data: when this node last said it was alive. */
+  last_heartbeat_ms: number | null;
+}
+
+/** One row per change to a device that relays must apply; the feed's version is `version`. */
+export interface PeerChangesTable {
+  version: Generated<number>;
+  device_id: string;
+}
+
+export interface FeedStateTable {
+  id: number;
+  /** Changes at or below this version were pruned: a relay behind it gets a snapshot. */
+  floor: number;
+}
+
+/** Quota counters only: bytes per account per calendar month, no per-session records. */
+export interface UsageTable {
+  account_id: number;
+  period: string;
+  bytes: number;
+}
+
+export interface Tables {
+  accounts: AccountsTable;
+  devices: DevicesTable;
+  regions: RegionsTable;
+  nodes: NodesTable;
+  peer_changes: PeerChangesTable;
+  feed_state: FeedStateTable;
+  usage: UsageTable;
+}
+
+export type Db = Kysely<Tables>;
+export type Dialect = 'sqlite' | 'postgres';

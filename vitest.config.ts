@@ -1,0 +1,13 @@
+// Vitest configuration: unit and API tests beside the code, namespace tests under e2e/.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['contracts/**/*.test.ts', 'server/**/*.test.ts', 'scripts/**/*.test.ts', 'native/**/*.test.ts', 'e2e/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Each file starts its own servers and databases; two cores run two files at a time.
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});

@@ -313,6 +313,8 @@ export type Peer = z.infer<typeof Peer>;
 export const PeersResponse = z.object({
   version: z.number().int(),
   snapshot: z.boolean().describe('True: `peers` is the whole set; drop every peer not in it.'),
-  peers: z.array(Peer),
+  peers: z
+    .array(Peer)
+    .describe('In a delta, a remove may name a peer the node never had; applying it is a no-op.'),
 });
 export type PeersResponse = z.infer<typeof PeersResponse>;

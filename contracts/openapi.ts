@@ -5,24 +5,29 @@ import { PROBLEM_CONTENT_TYPE, Problem } from './problem.js';
 
 type JsonSchema = Record<string, unknown>;
 
-function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(type, {
-    io,
-    target: 'draft-2020-12',
-    unrepresentable: 'any',
-    reused: 'inline',
-  }) as JsonSchema;
+/** Named schemas (`.meta({id})`) land here and are referenced from everywhere else. */
+type Components = Record<string, JsonSchema>;
+
+function schemaOf(type: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
+  const generated = z.toJSONSchema(type, { io, target: 'draft-2020-12', unrepresentable: 'any', reused: 'inline' });
+  // zod refers to named schemas inside the schema itself; in OpenAPI they live in components.
+  const relinked = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  const { $schema: _ignored, $defs, ...rest } = relinked as JsonSchema & { $defs?: Components };
+  for (const [id, schema] of Object.entries($defs ?? {})) {
+    const { id: _id, ...body } = schema;
+    components[id] = body;
+  }
   return rest;
 }
 
-function parameters(def: RouteDef): JsonSchema[] {
+function parameters(def: RouteDef, components: Components): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [where, type] of [
     ['path', def.params],
     ['query', def.query],
   ] as const) {
     if (!type) continue;
-    const schema = schemaOf(type, 'input') as {
+    const schema = schemaOf(type, 'input', components) as {
       properties?: Record<string, JsonSchema>;
       required?: string[];
     };
@@ -44,14 +49,15 @@ function problemResponse(description: string): JsonSchema {
 
 export function buildOpenApiDocument(version: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const components: Components = {};
   for (const [id, def] of Object.entries(controlRoutes) as [string, RouteDef][]) {
     const success: JsonSchema = { description: def.summary };
-    if (def.response) success.content = { 'application/json': { schema: schemaOf(def.response, 'output') } };
+    if (def.response) success.content = { 'application/json': { schema: schemaOf(def.response, 'output', components) } };
     if (def.stream) success.content = { [def.stream]: { schema: { type: 'string' } } };
     const operation: JsonSchema = {
       operationId: id,
       summary: def.summary,
-      parameters: parameters(def),
+      parameters: parameters(def, components),
       responses: {
         [String(def.status)]: success,
         '400': problemResponse('Malformed JSON, unknown fields or wrong values'),
@@ -64,7 +70,7 @@ export function buildOpenApiDocument(version: string): JsonSchema {
     if (def.body) {
       operation.requestBody = {
         required: false,
-        content: { 'application/json': { schema: schemaOf(def.body, 'input') } },
+        content: { 'application/json': { schema: schemaOf(def.body, 'input', components) } },
       };
     }
     const openApiPath = def.path.replace(/:([a-z_]+)/g, '{$1}');
@@ -83,7 +89,7 @@ export function buildOpenApiDocument(version: string): JsonSchema {
     },
     paths,
     components: {
-      schemas: { Problem: schemaOf(Problem, 'output') },
+      schemas: { ...components, Problem: schemaOf(Problem, 'output', components) },
       securitySchemes: {
         deviceToken: bearer('A device token from POST /sessions'),
         nodeToken: bearer('A node token from POST /admin/nodes'),

@@ -29,6 +29,8 @@ import { RegionsRepo } from './store/regions-repo.js';
 export const VERSION = '0.1.0';
 /** Bodies above this are refused with 413 (node routes have their own, larger cap). */
 export const BODY_LIMIT = 16 * 1024;
+/** In-flight requests get this long to finish on shutdown before connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ServerOptions {
   dataDir: string;
@@ -133,6 +135,11 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     sendProblem(reply, new FerryError('not-found', `no route ${request.method} ${request.url.split('?')[0]}`)),
   );
   app.addHook('preClose', async () => shutdown.abort());
+  // While shutting down, answers close their connection so that no idle keep-alive socket
+  // holds the process open once in-flight requests are done.
+  app.addHook('onSend', async (_request, reply) => {
+    if (shutdown.signal.aborted) reply.header('connection', 'close');
+  });
 
   const handlers = buildHandlers(services);
   const auth = authenticator({ devices: devicesRepo, regions: regionsRepo, adminToken: opts.adminToken });
@@ -156,7 +163,9 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     app,
     services,
     async close() {
+      const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await app.close();
+      clearTimeout(grace);
       await bus.close();
       await live.close();
       await store.close();

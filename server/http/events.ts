@@ -18,7 +18,8 @@ export async function streamEvents(
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-store',
-    connection: 'keep-alive',
+    // A stream ends only with the device's interest or the server: never reuse its socket.
+    connection: 'close',
     'x-accel-buffering': 'no',
   });
   const send = (event: string, data: unknown) => {

@@ -3,7 +3,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['contracts/**/*.test.ts', 'server/**/*.test.ts', 'scripts/**/*.test.ts', 'native/**/*.test.ts', 'e2e/**/*.test.ts'],
+    include: [
+      'contracts/**/*.test.ts',
+      'server/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'native/**/*.test.ts',
+      'e2e/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file starts its own servers and databases; two cores run two files at a time.

@@ -67,7 +67,10 @@ export const Device = z
 export type Device = z.infer<typeof Device>;
 
 export const CreateSessionRequest = z.strictObject({
-  account_number: z.string().transform((s) => s.replace(/[\s-]/g, '')).pipe(AccountNumber),
+  account_number: z
+    .string()
+    .transform((s) => s.replace(/[\s-]/g, ''))
+    .pipe(AccountNumber),
   password: z.string().max(256).optional(),
   device: DeviceInput,
 });
@@ -183,11 +186,17 @@ export const ConnectResponse = z.object({
   }),
   rotation: z.object({
     session_key_seconds: z.number().int(),
-    session_key_bytes: z.number().int().nullable().describe('null: the protocol rekeys on time only.'),
+    session_key_bytes: z
+      .number()
+      .int()
+      .nullable()
+      .describe('null: the protocol rekeys on time only.'),
   }),
   routing: z.object({
     strategy: z.string(),
-    reasons: z.array(z.string()).describe('Why this node was chosen, for `--verbose` and tooltips.'),
+    reasons: z
+      .array(z.string())
+      .describe('Why this node was chosen, for `--verbose` and tooltips.'),
   }),
   notices: z.array(Notice),
 });

@@ -5,7 +5,10 @@ import { buildOpenApiDocument } from './openapi.js';
 import { controlRoutes } from './control-routes.js';
 
 describe('the OpenAPI document', () => {
-  const doc = buildOpenApiDocument('test') as { openapi: string; paths: Record<string, Record<string, any>> };
+  const doc = buildOpenApiDocument('test') as {
+    openapi: string;
+    paths: Record<string, Record<string, any>>;
+  };
 
   it('validates as OpenAPI 3.1', async () => {
     const validator = new Validator();

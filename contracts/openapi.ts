@@ -9,9 +9,16 @@ type JsonSchema = Record<string, unknown>;
 type Components = Record<string, JsonSchema>;
 
 function schemaOf(type: z.ZodType, io: 'input' | 'output', components: Components): JsonSchema {
-  const generated = z.toJSONSchema(type, { io, target: 'draft-2020-12', unrepresentable: 'any', reused: 'inline' });
+  const generated = z.toJSONSchema(type, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    reused: 'inline',
+  });
   // zod refers to named schemas inside the schema itself; in OpenAPI they live in components.
-  const relinked = JSON.parse(JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  const relinked = JSON.parse(
+    JSON.stringify(generated).replaceAll('"#/$defs/', '"#/components/schemas/'),
+  );
   const { $schema: _ignored, $defs, ...rest } = relinked as JsonSchema & { $defs?: Components };
   for (const [id, schema] of Object.entries($defs ?? {})) {
     const { id: _id, ...body } = schema;
@@ -44,7 +51,10 @@ function parameters(def: RouteDef, components: Components): JsonSchema[] {
 }
 
 function problemResponse(description: string): JsonSchema {
-  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } } };
+  return {
+    description,
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
 }
 
 export function buildOpenApiDocument(version: string): JsonSchema {
@@ -52,7 +62,10 @@ export function buildOpenApiDocument(version: string): JsonSchema {
   const components: Components = {};
   for (const [id, def] of Object.entries(controlRoutes) as [string, RouteDef][]) {
     const success: JsonSchema = { description: def.summary };
-    if (def.response) success.content = { 'application/json': { schema: schemaOf(def.response, 'output', components) } };
+    if (def.response)
+      success.content = {
+        'application/json': { schema: schemaOf(def.response, 'output', components) },
+      };
     if (def.stream) success.content = { [def.stream]: { schema: { type: 'string' } } };
     const operation: JsonSchema = {
       operationId: id,
@@ -76,7 +89,8 @@ export function buildOpenApiDocument(version: string): JsonSchema {
     const openApiPath = def.path.replace(/:([a-z_]+)/g, '{$1}');
     for (const prefix of API_PREFIXES) {
       const methods = (paths[prefix + openApiPath] ??= {});
-      methods[def.method.toLowerCase()] = prefix === API_PREFIXES[0] ? operation : { ...operation, operationId: `${id}V1` };
+      methods[def.method.toLowerCase()] =
+        prefix === API_PREFIXES[0] ? operation : { ...operation, operationId: `${id}V1` };
     }
   }
   const bearer = (description: string) => ({ type: 'http', scheme: 'bearer', description });
@@ -85,7 +99,8 @@ export function buildOpenApiDocument(version: string): JsonSchema {
     info: {
       title: 'Ferry control-plane API',
       version,
-      description: 'Accounts, devices, regions, nodes, connect and status. Every route is served under /api/v1 and /v1.',
+      description:
+        'Accounts, devices, regions, nodes, connect and status. Every route is served under /api/v1 and /v1.',
     },
     paths,
     components: {

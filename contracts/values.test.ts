@@ -5,12 +5,29 @@ import { PublicKey } from './values.js';
 
 describe('the connect request', () => {
   it("parses the spec's exact body", () => {
-    const parsed = ConnectRequest.parse({ encryption: 'AES-256-GCM', protocol: 'WireGuard', region: 'auto', usage: 'remote-work' });
-    expect(parsed).toEqual({ encryption: 'AES-256-GCM', protocol: 'wireguard', region: 'auto', usage: 'remote-work' });
+    const parsed = ConnectRequest.parse({
+      encryption: 'AES-256-GCM',
+      protocol: 'WireGuard',
+      region: 'auto',
+      usage: 'remote-work',
+    });
+    expect(parsed).toEqual({
+      encryption: 'AES-256-GCM',
+      protocol: 'wireguard',
+      region: 'auto',
+      usage: 'remote-work',
+    });
   });
 
   it('canonicalises letter case', () => {
-    expect(ConnectRequest.parse({ encryption: 'chacha20-POLY1305', protocol: 'FERRY', region: 'Asia-East', usage: 'STREAMING' })).toEqual({
+    expect(
+      ConnectRequest.parse({
+        encryption: 'chacha20-POLY1305',
+        protocol: 'FERRY',
+        region: 'Asia-East',
+        usage: 'STREAMING',
+      }),
+    ).toEqual({
       encryption: 'ChaCha20-Poly1305',
       protocol: 'ferry',
       region: 'asia-east',

@@ -32,7 +32,8 @@ export function caseInsensitiveEnum<const T extends readonly [string, ...string[
   const canonical = new Map(values.map((v) => [v.toLowerCase(), v] as const));
   return z
     .preprocess(
-      (input) => (typeof input === 'string' ? (canonical.get(input.toLowerCase()) ?? input) : input),
+      (input) =>
+        typeof input === 'string' ? (canonical.get(input.toLowerCase()) ?? input) : input,
       z.enum(values),
     )
     .describe(`One of ${values.join(', ')} (any letter case).`);

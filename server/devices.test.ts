@@ -1,6 +1,11 @@
 // Devices: the plan's device limit, revoking, renaming, key rotation, and account isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, newPublicKey, startControlPlane, type Harness } from './testing/control-plane-harness.js';
+import {
+  backends,
+  newPublicKey,
+  startControlPlane,
+  type Harness,
+} from './testing/control-plane-harness.js';
 
 describe.each(backends())('devices on %s', (backend) => {
   let h: Harness;
@@ -12,14 +17,19 @@ describe.each(backends())('devices on %s', (backend) => {
   it('answers 409 device-limit over the plan limit, and revoking frees the slot', async () => {
     const account = await h.createAccount();
     const signed = [];
-    for (const kind of ['phone', 'tablet', 'laptop']) signed.push(await h.signIn(account, { kind, name: kind }));
+    for (const kind of ['phone', 'tablet', 'laptop'])
+      signed.push(await h.signIn(account, { kind, name: kind }));
     expect(signed.map((s) => s.reply.status)).toEqual([201, 201, 201]);
 
     const over = await h.signIn(account, { kind: 'desktop', name: 'desktop' });
     expect(over.reply.status).toBe(409);
     expect(over.reply.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(over.reply.body).toMatchObject({ code: 'device-limit', status: 409, device_limit: 3 });
-    expect(over.reply.body.devices.map((d: { name: string }) => d.name).sort()).toEqual(['laptop', 'phone', 'tablet']);
+    expect(over.reply.body.devices.map((d: { name: string }) => d.name).sort()).toEqual([
+      'laptop',
+      'phone',
+      'tablet',
+    ]);
 
     const [phone, tablet] = signed;
     const revoke = await h.call('DELETE', `/devices/${tablet!.device.id}`, { token: phone!.token });
@@ -32,13 +42,18 @@ describe.each(backends())('devices on %s', (backend) => {
     expect(again.device.tunnel_ipv4).not.toBe(tablet!.device.tunnel_ipv4);
 
     const account_ = await h.call('GET', '/account', { token: phone!.token });
-    expect(account_.body).toMatchObject({ account_number: account, plan: { id: 'basic' }, devices: { used: 3, limit: 3 } });
+    expect(account_.body).toMatchObject({
+      account_number: account,
+      plan: { id: 'basic' },
+      devices: { used: 3, limit: 3 },
+    });
   });
 
   it('lets a premium account have more devices', async () => {
     const account = await h.createAccount();
     expect((await h.setPlan(account, 'premium')).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await h.signIn(account, { name: `d${i}` })).reply.status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await h.signIn(account, { name: `d${i}` })).reply.status).toBe(201);
   });
 
   it('lists, renames and rotates keys of its own devices', async () => {
@@ -51,20 +66,31 @@ describe.each(backends())('devices on %s', (backend) => {
     expect(list.body.devices.find((d: { id: string }) => d.id === a.device.id).current).toBe(true);
     expect(list.body.devices.find((d: { id: string }) => d.id === b.device.id).current).toBe(false);
 
-    const renamed = await h.call('PATCH', `/devices/${b.device.id}`, { token: a.token, body: { name: '  new name ' } });
+    const renamed = await h.call('PATCH', `/devices/${b.device.id}`, {
+      token: a.token,
+      body: { name: '  new name ' },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe('new name');
-    expect((await h.call('GET', `/devices/${b.device.id}`, { token: b.token })).body.name).toBe('new name');
+    expect((await h.call('GET', `/devices/${b.device.id}`, { token: b.token })).body.name).toBe(
+      'new name',
+    );
 
     const key = newPublicKey();
-    const rotated = await h.call('PUT', `/devices/${a.device.id}/keys`, { token: a.token, body: { wireguard_public_key: key } });
+    const rotated = await h.call('PUT', `/devices/${a.device.id}/keys`, {
+      token: a.token,
+      body: { wireguard_public_key: key },
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.wireguard_public_key).toBe(key);
     expect(rotated.body.ferry_public_key).toBe(a.device.ferry_public_key);
     expect(rotated.body.tunnel_ipv4).toBe(a.device.tunnel_ipv4);
 
     // A key can belong to one device only.
-    const taken = await h.call('PUT', `/devices/${b.device.id}/keys`, { token: a.token, body: { wireguard_public_key: key } });
+    const taken = await h.call('PUT', `/devices/${b.device.id}/keys`, {
+      token: a.token,
+      body: { wireguard_public_key: key },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.code).toBe('key-in-use');
     const empty = await h.call('PUT', `/devices/${b.device.id}/keys`, { token: a.token, body: {} });
@@ -78,7 +104,10 @@ describe.each(backends())('devices on %s', (backend) => {
     const attempts = [
       await h.call('GET', `/devices/${id}`, { token: mine.token }),
       await h.call('PATCH', `/devices/${id}`, { token: mine.token, body: { name: 'pwned' } }),
-      await h.call('PUT', `/devices/${id}/keys`, { token: mine.token, body: { wireguard_public_key: newPublicKey() } }),
+      await h.call('PUT', `/devices/${id}/keys`, {
+        token: mine.token,
+        body: { wireguard_public_key: newPublicKey() },
+      }),
       await h.call('DELETE', `/devices/${id}`, { token: mine.token }),
     ];
     for (const r of attempts) {
@@ -89,7 +118,10 @@ describe.each(backends())('devices on %s', (backend) => {
     expect(list.body.devices.map((d: { id: string }) => d.id)).toEqual([mine.device.id]);
     // Theirs is untouched.
     const still = await h.call('GET', `/devices/${id}`, { token: theirs.token });
-    expect(still.body).toMatchObject({ name: 'theirs', wireguard_public_key: theirs.device.wireguard_public_key });
+    expect(still.body).toMatchObject({
+      name: 'theirs',
+      wireguard_public_key: theirs.device.wireguard_public_key,
+    });
   });
 
   it('protects an account with a password when one was set', async () => {

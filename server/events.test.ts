@@ -9,9 +9,17 @@ interface SseEvent {
 }
 
 /** Reads server-sent events until `count` have arrived or the time is up. */
-async function readEvents(url: string, token: string, count: number, during: () => Promise<void>): Promise<SseEvent[]> {
+async function readEvents(
+  url: string,
+  token: string,
+  count: number,
+  during: () => Promise<void>,
+): Promise<SseEvent[]> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const events: SseEvent[] = [];
@@ -61,7 +69,9 @@ describe.each(backends())('events on %s', (backend) => {
     const events = await readEvents(`${base}/v1/events`, device.token, 4, async () => {
       await h.call('POST', '/connect', { token: device.token, body: {} });
       await new Promise((r) => setTimeout(r, 100));
-      await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: device.device.id, latency_ms: 12 }] });
+      await h.heartbeat(node.token, {
+        fresh_handshakes: [{ device_id: device.device.id, latency_ms: 12 }],
+      });
       await new Promise((r) => setTimeout(r, 100));
       await h.call('POST', '/disconnect', { token: device.token });
     });

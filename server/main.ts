@@ -6,7 +6,8 @@ import { createLogger } from './logging.js';
 
 function port(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port number 0-65535');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('a port number 0-65535');
   return n;
 }
 
@@ -17,18 +18,43 @@ function positive(value: string): number {
 }
 
 const program = new Command('ferry-server')
-  .description('Ferry control plane: accounts, devices, regions, nodes, connect and status (/api/v1 and /v1)')
+  .description(
+    'Ferry control plane: accounts, devices, regions, nodes, connect and status (/api/v1 and /v1)',
+  )
   .version(VERSION)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0: any free port)', port, 8080)
   .option('--data-dir <dir>', 'where the SQLite database lives', './.ferry-data')
   .option('--database-url <url>', 'use PostgreSQL instead of SQLite (postgres://...)')
   .option('--no-rate-limits', 'turn rate limits off (benchmarks only)')
-  .option('--rate-limit-ip <n>', 'requests per minute per client address', positive, DEFAULT_RATE_LIMITS.perIpPerMinute)
-  .option('--rate-limit-account <n>', 'requests per minute per account', positive, DEFAULT_RATE_LIMITS.perAccountPerMinute)
-  .option('--rate-limit-signup <n>', 'sign-ups and sign-ins per minute per address', positive, DEFAULT_RATE_LIMITS.signupPerIpPerMinute)
-  .option('--node-healthy-seconds <n>', 'a node is healthy while its last heartbeat is younger', positive, 30)
-  .addHelpText('after', '\nEnvironment:\n  FERRY_ADMIN_TOKEN   bearer token of the admin routes (admin routes are closed without it)\n  FERRY_LOG_LEVEL     pino level (default info)');
+  .option(
+    '--rate-limit-ip <n>',
+    'requests per minute per client address',
+    positive,
+    DEFAULT_RATE_LIMITS.perIpPerMinute,
+  )
+  .option(
+    '--rate-limit-account <n>',
+    'requests per minute per account',
+    positive,
+    DEFAULT_RATE_LIMITS.perAccountPerMinute,
+  )
+  .option(
+    '--rate-limit-signup <n>',
+    'sign-ups and sign-ins per minute per address',
+    positive,
+    DEFAULT_RATE_LIMITS.signupPerIpPerMinute,
+  )
+  .option(
+    '--node-healthy-seconds <n>',
+    'a node is healthy while its last heartbeat is younger',
+    positive,
+    30,
+  )
+  .addHelpText(
+    'after',
+    '\nEnvironment:\n  FERRY_ADMIN_TOKEN   bearer token of the admin routes (admin routes are closed without it)\n  FERRY_LOG_LEVEL     pino level (default info)',
+  );
 
 program.parse();
 const o = program.opts<{
@@ -56,14 +82,22 @@ try {
     databaseUrl: o.databaseUrl,
     adminToken,
     rateLimits: o.rateLimits
-      ? { perIpPerMinute: o.rateLimitIp, perAccountPerMinute: o.rateLimitAccount, signupPerIpPerMinute: o.rateLimitSignup }
+      ? {
+          perIpPerMinute: o.rateLimitIp,
+          perAccountPerMinute: o.rateLimitAccount,
+          signupPerIpPerMinute: o.rateLimitSignup,
+        }
       : undefined,
     nodeHealthyForMs: o.nodeHealthySeconds * 1000,
     logger,
   });
   const address = await plane.app.listen({ host: o.host, port: o.port });
   logger.info(
-    { listening: address, storage: o.databaseUrl ? 'postgres' : 'sqlite', admin: adminToken !== undefined },
+    {
+      listening: address,
+      storage: o.databaseUrl ? 'postgres' : 'sqlite',
+      admin: adminToken !== undefined,
+    },
     'control plane ready',
   );
   let stopping = false;

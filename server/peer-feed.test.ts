@@ -1,6 +1,11 @@
 // The peer feed relays long-poll: snapshots, deltas, long-poll wake-ups, plan changes, revokes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, newPublicKey, startControlPlane, type Harness } from './testing/control-plane-harness.js';
+import {
+  backends,
+  newPublicKey,
+  startControlPlane,
+  type Harness,
+} from './testing/control-plane-harness.js';
 
 describe.each(backends())('the peer feed on %s', (backend) => {
   let h: Harness;
@@ -22,7 +27,9 @@ describe.each(backends())('the peer feed on %s', (backend) => {
     const snap = await peers(tokyo.token, 0);
     expect(snap.status).toBe(200);
     expect(snap.body.snapshot).toBe(true);
-    const mine = snap.body.peers.filter((p: { device_id: string }) => [a.device.id, b.device.id].includes(p.device_id));
+    const mine = snap.body.peers.filter((p: { device_id: string }) =>
+      [a.device.id, b.device.id].includes(p.device_id),
+    );
     expect(mine).toHaveLength(2);
     expect(mine[0]).toMatchObject({
       op: 'upsert',
@@ -34,7 +41,9 @@ describe.each(backends())('the peer feed on %s', (backend) => {
     });
     // eu-west is not in the free plan: its node holds none of this account's peers.
     const parisSnap = await peers(paris.token, 0);
-    expect(parisSnap.body.peers.some((p: { device_id: string }) => p.device_id === a.device.id)).toBe(false);
+    expect(
+      parisSnap.body.peers.some((p: { device_id: string }) => p.device_id === a.device.id),
+    ).toBe(false);
 
     // Nothing new: an immediate answer with no peers and the same version.
     const idle = await peers(tokyo.token, snap.body.version);
@@ -42,7 +51,10 @@ describe.each(backends())('the peer feed on %s', (backend) => {
 
     // Key rotation and revocation arrive as deltas.
     const key = newPublicKey();
-    await h.call('PUT', `/devices/${a.device.id}/keys`, { token: a.token, body: { wireguard_public_key: key } });
+    await h.call('PUT', `/devices/${a.device.id}/keys`, {
+      token: a.token,
+      body: { wireguard_public_key: key },
+    });
     await h.call('DELETE', `/devices/${b.device.id}`, { token: a.token });
     const delta = await peers(tokyo.token, snap.body.version);
     expect(delta.body.snapshot).toBe(false);
@@ -57,7 +69,12 @@ describe.each(backends())('the peer feed on %s', (backend) => {
     await h.setPlan(account, 'premium');
     const upgraded = await peers(paris.token, delta.body.version);
     expect(upgraded.body.peers).toEqual([
-      expect.objectContaining({ device_id: a.device.id, op: 'upsert', bandwidth_limit_mbps: null, data_cap_bytes: null }),
+      expect.objectContaining({
+        device_id: a.device.id,
+        op: 'upsert',
+        bandwidth_limit_mbps: null,
+        data_cap_bytes: null,
+      }),
     ]);
     await h.setPlan(account, 'basic');
     const downgraded = await peers(paris.token, upgraded.body.version);
@@ -74,7 +91,9 @@ describe.each(backends())('the peer feed on %s', (backend) => {
     const d = await h.signIn(account);
     const answer = await poll;
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(answer.body.peers).toEqual([expect.objectContaining({ device_id: d.device.id, op: 'upsert' })]);
+    expect(answer.body.peers).toEqual([
+      expect.objectContaining({ device_id: d.device.id, op: 'upsert' }),
+    ]);
   });
 
   it('times a long poll out with no peers when nothing changes', async () => {
@@ -104,8 +123,18 @@ describe.each(backends())('the peer feed on %s', (backend) => {
     const account = await h.createAccount();
     const a = await h.signIn(account);
     const b = await h.signIn(account);
-    await h.heartbeat(node.token, { usage: [{ device_id: a.device.id, bytes: 1000 }, { device_id: b.device.id, bytes: 500 }] });
-    await h.heartbeat(node.token, { usage: [{ device_id: a.device.id, bytes: 24 }, { device_id: 'dev_gone', bytes: 99 }] });
+    await h.heartbeat(node.token, {
+      usage: [
+        { device_id: a.device.id, bytes: 1000 },
+        { device_id: b.device.id, bytes: 500 },
+      ],
+    });
+    await h.heartbeat(node.token, {
+      usage: [
+        { device_id: a.device.id, bytes: 24 },
+        { device_id: 'dev_gone', bytes: 99 },
+      ],
+    });
     const acc = await h.call('GET', '/account', { token: b.token });
     expect(acc.body.usage).toMatchObject({ bytes: 1524, data_cap_bytes: 10 * 1024 ** 3 });
     expect(acc.body.usage.period).toMatch(/^\d{4}-\d{2}$/);

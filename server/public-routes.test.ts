@@ -9,17 +9,25 @@ describe('public routes', () => {
   });
   afterAll(async () => h?.close());
 
-  it.each(['/api/v1', '/v1'] as const)('serves health, plans and openapi.json under %s', async (prefix) => {
-    expect((await h.call('GET', '/health', { prefix })).body).toMatchObject({ status: 'ok', api: 'v1' });
-    const plans = (await h.call('GET', '/plans', { prefix })).body.plans;
-    const basic = plans.find((p: { id: string }) => p.id === 'basic');
-    expect(basic.device_limit).toBeGreaterThanOrEqual(2);
-    expect(basic.price_monthly_eur).toBe(0);
-    expect(basic.data_cap_bytes).toBeGreaterThan(0);
-    expect(basic.regions.length).toBeLessThan(plans.find((p: { id: string }) => p.id === 'premium').regions.length);
-    const doc = await h.call('GET', '/openapi.json', { prefix });
-    expect(doc.status).toBe(200);
-    expect(doc.body.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.body.paths)).toContain('/v1/connect');
-  });
+  it.each(['/api/v1', '/v1'] as const)(
+    'serves health, plans and openapi.json under %s',
+    async (prefix) => {
+      expect((await h.call('GET', '/health', { prefix })).body).toMatchObject({
+        status: 'ok',
+        api: 'v1',
+      });
+      const plans = (await h.call('GET', '/plans', { prefix })).body.plans;
+      const basic = plans.find((p: { id: string }) => p.id === 'basic');
+      expect(basic.device_limit).toBeGreaterThanOrEqual(2);
+      expect(basic.price_monthly_eur).toBe(0);
+      expect(basic.data_cap_bytes).toBeGreaterThan(0);
+      expect(basic.regions.length).toBeLessThan(
+        plans.find((p: { id: string }) => p.id === 'premium').regions.length,
+      );
+      const doc = await h.call('GET', '/openapi.json', { prefix });
+      expect(doc.status).toBe(200);
+      expect(doc.body.openapi).toBe('3.1.0');
+      expect(Object.keys(doc.body.paths)).toContain('/v1/connect');
+    },
+  );
 });

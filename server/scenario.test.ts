@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startControlPlane, type Harness } from './testing/control-plane-harness.js';
 
-const SPEC_CONNECT_BODY = { encryption: 'AES-256-GCM', protocol: 'WireGuard', region: 'auto', usage: 'remote-work' };
+const SPEC_CONNECT_BODY = {
+  encryption: 'AES-256-GCM',
+  protocol: 'WireGuard',
+  region: 'auto',
+  usage: 'remote-work',
+};
 
 describe.each(backends())('the user journey on %s', (backend) => {
   let h: Harness;
@@ -26,12 +31,21 @@ describe.each(backends())('the user journey on %s', (backend) => {
     expect(new Set(devices.map((d) => d.device.tunnel_ipv4)).size).toBe(3);
     expect(new Set(devices.map((d) => d.device.tunnel_ipv6)).size).toBe(3);
     expect(laptop.device.kind).toBe('laptop');
-    for (const d of devices) expect(d.device.tunnel_ipv4).toMatch(/^10\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.\d+\.\d+$/);
+    for (const d of devices)
+      expect(d.device.tunnel_ipv4).toMatch(/^10\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.\d+\.\d+$/);
 
     // The spec's exact body, on both address forms.
-    const viaApi = await h.call('POST', '/connect', { token: phone.token, body: SPEC_CONNECT_BODY, prefix: '/api/v1' });
+    const viaApi = await h.call('POST', '/connect', {
+      token: phone.token,
+      body: SPEC_CONNECT_BODY,
+      prefix: '/api/v1',
+    });
     expect(viaApi.status).toBe(200);
-    const viaV1 = await h.call('POST', '/connect', { token: laptop.token, body: SPEC_CONNECT_BODY, prefix: '/v1' });
+    const viaV1 = await h.call('POST', '/connect', {
+      token: laptop.token,
+      body: SPEC_CONNECT_BODY,
+      prefix: '/v1',
+    });
     expect(viaV1.status).toBe(200);
     for (const r of [viaApi, viaV1]) {
       expect(r.body).toMatchObject({
@@ -52,7 +66,9 @@ describe.each(backends())('the user journey on %s', (backend) => {
     expect(connecting.body).toMatchObject({ status: 'connecting', region: 'global' });
 
     // The node reports a fresh handshake (with its RTT) for the phone only.
-    const hb = await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: phone.device.id, latency_ms: 41.6 }] });
+    const hb = await h.heartbeat(node.token, {
+      fresh_handshakes: [{ device_id: phone.device.id, latency_ms: 41.6 }],
+    });
     expect(hb.status).toBe(200);
     for (const prefix of ['/api/v1', '/v1'] as const) {
       const connected = await h.call('GET', '/status', { token: phone.token, prefix });
@@ -63,7 +79,9 @@ describe.each(backends())('the user journey on %s', (backend) => {
       expect(connected.body.region).toBe('global');
     }
     // The laptop's tunnel is not up yet; the desktop never connected.
-    expect((await h.call('GET', '/status', { token: laptop.token })).body.status).toBe('connecting');
+    expect((await h.call('GET', '/status', { token: laptop.token })).body.status).toBe(
+      'connecting',
+    );
     expect((await h.call('GET', '/status', { token: desktop.token })).body).toMatchObject({
       status: 'disconnected',
       latency: null,
@@ -74,12 +92,16 @@ describe.each(backends())('the user journey on %s', (backend) => {
     await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: laptop.device.id }] });
     expect((await h.call('GET', '/status', { token: phone.token })).body.status).toBe('connecting');
     expect((await h.call('GET', '/status', { token: laptop.token })).body.status).toBe('connected');
-    await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: phone.device.id }, { device_id: laptop.device.id }] });
+    await h.heartbeat(node.token, {
+      fresh_handshakes: [{ device_id: phone.device.id }, { device_id: laptop.device.id }],
+    });
 
     const bye = await h.call('POST', '/disconnect', { token: phone.token });
     expect(bye.status).toBe(200);
     expect(bye.body).toEqual({ status: 'disconnected' });
-    expect((await h.call('GET', '/status', { token: phone.token })).body.status).toBe('disconnected');
+    expect((await h.call('GET', '/status', { token: phone.token })).body.status).toBe(
+      'disconnected',
+    );
     // The other device's tunnel is untouched.
     expect((await h.call('GET', '/status', { token: laptop.token })).body.status).toBe('connected');
   });

@@ -9,7 +9,10 @@ import { startServerProcess } from './testing/server-process.js';
 
 const json = (method: string, token?: string, body?: unknown): RequestInit => ({
   method,
-  headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+  headers: {
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...(body ? { 'content-type': 'application/json' } : {}),
+  },
   ...(body ? { body: JSON.stringify(body) } : {}),
 });
 
@@ -20,10 +23,27 @@ describe('SIGTERM', () => {
   it('finishes what is in flight and loses nothing', async () => {
     const first = await startServerProcess(['--data-dir', dataDir]);
     const api = (p: string) => `${first.baseUrl}/api/v1${p}`;
-    const account = await (await fetch(api('/accounts'), json('POST', undefined, { password: 'long enough password' }))).json();
-    const node = await (await fetch(api('/admin/nodes'), json('POST', ADMIN_TOKEN, { region: 'global', endpoint_host: 'n1', wireguard_port: 1, capacity_mbps: 1 }))).json();
-    await fetch(api('/node/register'), json('POST', node.token, { wireguard_public_key: newPublicKey() }));
-    const { version } = await (await fetch(api('/node/peers?after=0'), json('GET', node.token))).json();
+    const account = await (
+      await fetch(api('/accounts'), json('POST', undefined, { password: 'long enough password' }))
+    ).json();
+    const node = await (
+      await fetch(
+        api('/admin/nodes'),
+        json('POST', ADMIN_TOKEN, {
+          region: 'global',
+          endpoint_host: 'n1',
+          wireguard_port: 1,
+          capacity_mbps: 1,
+        }),
+      )
+    ).json();
+    await fetch(
+      api('/node/register'),
+      json('POST', node.token, { wireguard_public_key: newPublicKey() }),
+    );
+    const { version } = await (
+      await fetch(api('/node/peers?after=0'), json('GET', node.token))
+    ).json();
 
     // A long poll and a slow request (argon2id verification) are in flight when SIGTERM comes.
     const poll = fetch(api(`/node/peers?after=${version}&wait=30`), json('GET', node.token));
@@ -32,7 +52,12 @@ describe('SIGTERM', () => {
       json('POST', undefined, {
         account_number: account.account_number,
         password: 'long enough password',
-        device: { name: 'd', kind: 'desktop', wireguard_public_key: newPublicKey(), ferry_public_key: newPublicKey() },
+        device: {
+          name: 'd',
+          kind: 'desktop',
+          wireguard_public_key: newPublicKey(),
+          ferry_public_key: newPublicKey(),
+        },
       }),
     );
     await new Promise((r) => setTimeout(r, 20));
@@ -48,7 +73,9 @@ describe('SIGTERM', () => {
 
     const second = await startServerProcess(['--data-dir', dataDir]);
     try {
-      const devices = await (await fetch(`${second.baseUrl}/v1/devices`, json('GET', token))).json();
+      const devices = await (
+        await fetch(`${second.baseUrl}/v1/devices`, json('GET', token))
+      ).json();
       expect(devices.devices.map((d: { id: string }) => d.id)).toEqual([device.id]);
     } finally {
       expect(await second.stop()).toBe(0);

@@ -21,14 +21,16 @@ export function authenticator(deps: {
   regions: RegionsRepo;
   adminToken: string | undefined;
 }): Authenticator {
-  const unauthorized = (what: string) => new FerryError('unauthorized', `a valid ${what} token is required`);
+  const unauthorized = (what: string) =>
+    new FerryError('unauthorized', `a valid ${what} token is required`);
   return {
     async authenticate(kind, request) {
       if (kind === 'none') return undefined;
       const token = bearer(request);
       if (kind === 'admin') {
         // Without a configured admin token, admin routes are closed, never open.
-        if (!token || !deps.adminToken || !secretEquals(token, deps.adminToken)) throw unauthorized('admin');
+        if (!token || !deps.adminToken || !secretEquals(token, deps.adminToken))
+          throw unauthorized('admin');
         return undefined;
       }
       if (!token) throw unauthorized(kind);

@@ -29,14 +29,16 @@ export async function streamEvents(
   // Serialised so that two quick changes cannot be sent out of order.
   let queue = Promise.resolve();
   const sendStatus = () => {
-    queue = queue.then(async () => {
-      const status = await deps.connections.status(auth);
-      const text = JSON.stringify(status);
-      if (text !== last) {
-        last = text;
-        send('status', status);
-      }
-    }).catch(() => finish());
+    queue = queue
+      .then(async () => {
+        const status = await deps.connections.status(auth);
+        const text = JSON.stringify(status);
+        if (text !== last) {
+          last = text;
+          send('status', status);
+        }
+      })
+      .catch(() => finish());
   };
   const finish = () => {
     clearInterval(keepalive);

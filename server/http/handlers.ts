@@ -55,7 +55,8 @@ export function buildHandlers(s: Services): HandlerTable {
     renameDevice: ({ auth, params, body }) => s.devices.rename(auth, params.id, body.name),
     revokeDevice: ({ auth, params }) => s.devices.revoke(auth, params.id),
     rotateKeys: ({ auth, params, body }) => s.devices.rotateKeys(auth, params.id, body),
-    listRegions: async ({ auth }) => ok({ regions: await s.inventory.listRegions(planOf(auth.plan)) }),
+    listRegions: async ({ auth }) =>
+      ok({ regions: await s.inventory.listRegions(planOf(auth.plan)) }),
     listNodes: async ({ query }) => ok({ nodes: await s.inventory.listNodes(query.region) }),
     connect: ({ auth, body }) => s.connections.connect(auth, body),
     status: async ({ auth }) => ok(await s.connections.status(auth)),
@@ -67,7 +68,9 @@ export function buildHandlers(s: Services): HandlerTable {
     adminCreateNode: ({ body }) => s.inventory.createNode(body),
     adminSetPlan: ({ params, body }) => s.accounts.setPlan(params.number, body.plan),
     nodeRegister: async ({ auth, body }) =>
-      ok(await s.inventory.register(auth, body.wireguard_public_key, body.ferry_public_key ?? null)),
+      ok(
+        await s.inventory.register(auth, body.wireguard_public_key, body.ferry_public_key ?? null),
+      ),
     nodeHeartbeat: ({ auth, body }) => s.inventory.heartbeat(auth, body),
     nodePeers: async ({ auth, query, signal }) =>
       ok(await s.feed.read(auth.region_id, query.after, query.wait, signal)),

@@ -1,6 +1,11 @@
 // The one table from error codes to HTTP statuses, and the problem+json writer.
 import type { FastifyReply } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, problemType, type ErrorCode, type Problem } from '../../contracts/index.js';
+import {
+  PROBLEM_CONTENT_TYPE,
+  problemType,
+  type ErrorCode,
+  type Problem,
+} from '../../contracts/index.js';
 import type { FerryError } from '../domain/errors.js';
 
 export const STATUS_OF: Record<ErrorCode, number> = {

@@ -77,7 +77,8 @@ async function serve(
     query: def.query ? unwrap(parseOrProblem(def.query, request.query, 'query')) : undefined,
     body: def.body ? unwrap(parseOrProblem(def.body, request.body ?? {}, 'body')) : undefined,
   };
-  const signal = def.auth === 'node' || id === 'events' ? requestSignal(reply, deps.shutdown) : deps.shutdown;
+  const signal =
+    def.auth === 'node' || id === 'events' ? requestSignal(reply, deps.shutdown) : deps.shutdown;
 
   if (id === 'events') {
     await streamEvents(reply, auth as DeviceAuth, { ...deps.services, bus: deps.bus }, signal);

@@ -29,5 +29,8 @@ export function parseOrProblem<T extends z.ZodType>(
   if (r.success) return { ok: true, value: r.data };
   const errors = fieldErrors(r.error, where);
   const names = errors.map((e) => e.field || where).join(', ');
-  return { ok: false, error: new FerryError('validation-failed', `invalid ${where}: ${names}`, { errors }) };
+  return {
+    ok: false,
+    error: new FerryError('validation-failed', `invalid ${where}: ${names}`, { errors }),
+  };
 }

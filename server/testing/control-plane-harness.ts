@@ -21,7 +21,9 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export function backends(): Backend[] {
   if (process.env.FERRY_TEST_DATABASE_URL) return ['sqlite', 'postgres'];
   if (process.env.FERRY_REQUIRE_POSTGRES === '1') {
-    throw new Error('FERRY_REQUIRE_POSTGRES=1 but FERRY_TEST_DATABASE_URL is not set: run the suite with `npm test`');
+    throw new Error(
+      'FERRY_REQUIRE_POSTGRES=1 but FERRY_TEST_DATABASE_URL is not set: run the suite with `npm test`',
+    );
   }
   return ['sqlite'];
 }
@@ -67,7 +69,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function freshPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgresDatabase(
+  adminUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `ferry_t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
@@ -132,7 +136,8 @@ export async function startControlPlane(
     return { status: res.statusCode, headers: res.headers, body };
   };
   const expectStatus = (r: Reply, status: number, what: string) => {
-    if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== status)
+      throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`);
     return r;
   };
 
@@ -143,7 +148,11 @@ export async function startControlPlane(
     databaseUrl,
     call,
     async createAccount(password) {
-      const r = expectStatus(await call('POST', '/accounts', { body: password ? { password } : {} }), 201, 'create account');
+      const r = expectStatus(
+        await call('POST', '/accounts', { body: password ? { password } : {} }),
+        201,
+        'create account',
+      );
       return r.body.account_number as string;
     },
     async signIn(accountNumber, device = {}, password) {
@@ -165,7 +174,14 @@ export async function startControlPlane(
       const r = expectStatus(
         await call('POST', '/admin/nodes', {
           token: ADMIN_TOKEN,
-          body: { region, endpoint_host: '192.0.2.10', wireguard_port: 51820, ferry_port: 51821, capacity_mbps: 10_000, ...extra },
+          body: {
+            region,
+            endpoint_host: '192.0.2.10',
+            wireguard_port: 51820,
+            ferry_port: 51821,
+            capacity_mbps: 10_000,
+            ...extra,
+          },
         }),
         201,
         'add node',
@@ -186,10 +202,16 @@ export async function startControlPlane(
       return node;
     },
     heartbeat(nodeToken, body = {}) {
-      return call('POST', '/node/heartbeat', { token: nodeToken, body: { load: 0.1, rx_bps: 0, tx_bps: 0, ...body } });
+      return call('POST', '/node/heartbeat', {
+        token: nodeToken,
+        body: { load: 0.1, rx_bps: 0, tx_bps: 0, ...body },
+      });
     },
     setPlan(accountNumber, plan) {
-      return call('PUT', `/admin/accounts/${accountNumber}/plan`, { token: ADMIN_TOKEN, body: { plan } });
+      return call('PUT', `/admin/accounts/${accountNumber}/plan`, {
+        token: ADMIN_TOKEN,
+        body: { plan },
+      });
     },
     async close() {
       await plane.close();

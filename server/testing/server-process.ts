@@ -16,18 +16,27 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startServerProcess(args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   if (!existsSync(path.join(ROOT, 'dist/server/main.js'))) {
     throw new Error('dist/server/main.js is missing: run `npm run build` (the test command does)');
   }
-  const child = spawn(process.execPath, [SERVER_BIN, '--host', '127.0.0.1', '--port', '0', ...args], {
-    env: { ...process.env, FERRY_ADMIN_TOKEN: ADMIN_TOKEN, FERRY_LOG_LEVEL: 'debug', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [SERVER_BIN, '--host', '127.0.0.1', '--port', '0', ...args],
+    {
+      env: { ...process.env, FERRY_ADMIN_TOKEN: ADMIN_TOKEN, FERRY_LOG_LEVEL: 'debug', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 15_000);
     const check = () => {

@@ -1,0 +1,59 @@
+// ESLint: typescript-eslint's recommended rules plus the import boundaries of design.md.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const OURS = ['contracts', 'server', 'relay', 'engine', 'native', 'cli', 'electron', 'renderer'];
+
+/** Forbids importing the listed top-level folders of ours (relative paths at any depth). */
+function mayNotImport(folders, extra = []) {
+  return {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...folders.map((f) => ({
+            group: [`**/${f}`, `**/${f}/**`],
+            message: `design.md's dependency direction forbids importing ${f}/ here.`,
+          })),
+          ...extra,
+        ],
+      },
+    ],
+  };
+}
+
+const except = (...allowed) => OURS.filter((f) => !allowed.includes(f));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  // contracts: types and schemas only, no I/O and nothing of ours.
+  {
+    files: ['contracts/**/*.ts'],
+    rules: mayNotImport(except('contracts'), [
+      { group: ['node:*'], message: 'contracts/ does no I/O: no Node built-ins.' },
+    ]),
+  },
+  { files: ['server/**/*.ts'], rules: mayNotImport(except('contracts', 'server')) },
+  { files: ['relay/**/*.ts'], rules: mayNotImport(except('contracts', 'relay', 'native')) },
+  { files: ['renderer/**/*.{ts,tsx}'], rules: mayNotImport(except('contracts', 'renderer')) },
+  { files: ['engine/**/*.ts'], rules: mayNotImport(except('contracts', 'engine', 'native')) },
+  // The faces are thin hosts of the engine.
+  { files: ['cli/**/*.{ts,tsx}'], rules: mayNotImport(except('contracts', 'engine', 'cli')) },
+  { files: ['electron/**/*.ts'], rules: mayNotImport(except('contracts', 'engine', 'electron')) },
+  { files: ['native/**/*.ts'], rules: mayNotImport(except('contracts', 'native')) },
+  {
+    files: ['**/*.js', 'bin/*'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly' } },
+  },
+);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that Ferry's build and tests need, when any is missing.
+# Usage: scripts/setup/system-packages.sh [package ...]  (default: the full test set)
+set -euo pipefail
+
+# postgresql: the second storage backend; libssl-dev: the native addon's crypto.
+DEFAULT_PACKAGES=(postgresql libssl-dev)
+packages=("${@:-${DEFAULT_PACKAGES[@]}}")
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+  exit 1
+fi
+echo "setup: installing ${missing[*]}" >&2
+apt-get update -qq >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

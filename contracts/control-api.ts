@@ -275,6 +275,7 @@ export const RegisterNodeResponse = z.object({
     ipv6_gateway: z.string(),
   }),
   heartbeat_seconds: z.number().int(),
+  capacity_mbps: z.number().int().describe('The capacity the operator gave the node; load is measured against it.'),
 });
 
 export const HeartbeatRequest = z.strictObject({

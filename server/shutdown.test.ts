@@ -23,10 +23,10 @@ describe('SIGTERM', () => {
   it('finishes what is in flight and loses nothing', async () => {
     const first = await startServerProcess(['--data-dir', dataDir]);
     const api = (p: string) => `${first.baseUrl}/api/v1${p}`;
-    const account = await (
+    const account: any = await (
       await fetch(api('/accounts'), json('POST', undefined, { password: 'long enough password' }))
     ).json();
-    const node = await (
+    const node: any = await (
       await fetch(
         api('/admin/nodes'),
         json('POST', ADMIN_TOKEN, {
@@ -41,7 +41,7 @@ describe('SIGTERM', () => {
       api('/node/register'),
       json('POST', node.token, { wireguard_public_key: newPublicKey() }),
     );
-    const { version } = await (
+    const { version }: any = await (
       await fetch(api('/node/peers?after=0'), json('GET', node.token))
     ).json();
 
@@ -65,7 +65,7 @@ describe('SIGTERM', () => {
     const exit = first.stop();
     const signed = await signIn;
     expect(signed.status).toBe(201);
-    const { token, device } = await signed.json();
+    const { token, device }: any = await signed.json();
     const polled = await poll;
     expect(polled.status).toBe(200);
     expect(await exit).toBe(0);
@@ -73,7 +73,7 @@ describe('SIGTERM', () => {
 
     const second = await startServerProcess(['--data-dir', dataDir]);
     try {
-      const devices = await (
+      const devices: any = await (
         await fetch(`${second.baseUrl}/v1/devices`, json('GET', token))
       ).json();
       expect(devices.devices.map((d: { id: string }) => d.id)).toEqual([device.id]);

@@ -1,0 +1,41 @@
+// End to end through real relays: a WireGuard client configured only from POST /connect
+// browses the test internet, and its exit address is the relay's; another region, another exit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Testbed } from '../../scripts/netns/testbed.js';
+
+describe('relays with a real WireGuard data plane', () => {
+  let bed: Testbed;
+  beforeAll(async () => {
+    bed = await Testbed.start();
+    await bed.addRelay('tokyo', 'asia-east');
+    await bed.addRelay('anywhere', 'global');
+  }, 120_000);
+  afterAll(async () => bed?.stop(), 60_000);
+
+  it('changes the exit address to the relay of the region asked for', async () => {
+    const device = await bed.newDevice(await bed.newAccount());
+    const client = await bed.addClient('laptop', device);
+    const direct = bed.echoFrom('laptop');
+    expect(direct).toBe(bed.net.host('laptop').address);
+
+    const tokyo = await bed.connect(client, {
+      encryption: 'AES-256-GCM',
+      protocol: 'WireGuard',
+      region: 'asia-east',
+      usage: 'remote-work',
+    });
+    expect(tokyo.node.id).toBe(bed.relays.get('tokyo')!.nodeId);
+    const viaTokyo = await bed.net.waitFor('traffic through the tokyo relay', 10_000, () =>
+      bed.echoFrom('laptop'),
+    );
+    expect(viaTokyo).toBe(bed.relays.get('tokyo')!.address);
+
+    await bed.connect(client, { region: 'global' });
+    const viaGlobal = await bed.net.waitFor('traffic through the global relay', 10_000, () => {
+      const seen = bed.echoFrom('laptop');
+      return seen === bed.relays.get('anywhere')!.address ? seen : undefined;
+    });
+    expect(viaGlobal).toBe(bed.relays.get('anywhere')!.address);
+    expect(viaGlobal).not.toBe(viaTokyo);
+  }, 60_000);
+});

@@ -1,0 +1,143 @@
+// The relay agent: keys, registration, the WireGuard interface, NAT, the peer feed and
+// heartbeats, and a clean teardown.
+import type { Logger } from 'pino';
+import { loadOrCreateKey } from './keys.js';
+import { Firewall } from './nat/firewall.js';
+import { ControlClient, ControlPlaneError } from './sync/control-client.js';
+import { FeedFollower, sleep } from './sync/feed-follower.js';
+import { HeartbeatReporter } from './sync/heartbeat.js';
+import { startWireGuard, type WireGuardInterface } from './wireguard/device.js';
+import { PeerTable } from './wireguard/peer-table.js';
+
+export interface RelayOptions {
+  controlUrl: string;
+  nodeToken: string;
+  wireguardPort: number;
+  uplink: string;
+  stateDir: string;
+  interfaceName: string;
+  heartbeatSeconds?: number;
+  peerIdleSeconds: number;
+  log: Logger;
+}
+
+export interface RunningRelay {
+  nodeId: string;
+  interfaceName: string;
+  feed: FeedFollower;
+  peers: PeerTable;
+  /** Resolves when the relay has stopped on its own (wireguard-go died). */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Registers with the control plane, retrying while it is unreachable (it may start later). */
+async function register(
+  client: ControlClient,
+  keys: { wireguard_public_key: string; ferry_public_key: null },
+  log: Logger,
+  signal: AbortSignal,
+) {
+  let backoff = 500;
+  for (;;) {
+    try {
+      return await client.register(keys, signal);
+    } catch (e) {
+      // A refused token will not get better by retrying.
+      if (
+        e instanceof ControlPlaneError &&
+        e.status !== undefined &&
+        e.status < 500 &&
+        e.status !== 429
+      )
+        throw e;
+      if (signal.aborted) throw e;
+      log.warn(
+        { err: (e as Error).message, retryMs: backoff },
+        'control plane unavailable; retrying registration',
+      );
+      await sleep(backoff, signal);
+      backoff = Math.min(backoff * 2, 10_000);
+    }
+  }
+}
+
+export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
+  const log = o.log;
+  const stopping = new AbortController();
+  const keys = loadOrCreateKey(o.stateDir, 'wireguard');
+  const client = new ControlClient(o.controlUrl, o.nodeToken);
+  const node = await register(
+    client,
+    { wireguard_public_key: keys.publicKey, ferry_public_key: null },
+    log,
+    stopping.signal,
+  );
+  log.info({ node: node.id, region: node.region }, 'registered');
+
+  let wg: WireGuardInterface | undefined;
+  let firewall: Firewall | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const teardown = async () => {
+    stopping.abort();
+    await firewall?.close();
+    await wg?.close();
+  };
+  try {
+    wg = await startWireGuard({
+      name: o.interfaceName,
+      privateKey: keys.privateKey,
+      listenPort: o.wireguardPort,
+      addresses: [
+        `${node.tunnel.ipv4_gateway}/${node.tunnel.ipv4_cidr.split('/')[1]}`,
+        `${node.tunnel.ipv6_gateway}/${node.tunnel.ipv6_cidr.split('/')[1]}`,
+      ],
+      mtu: 1420,
+      onExit: (code) => {
+        if (stopping.signal.aborted) return;
+        log.error({ code }, 'wireguard-go exited; stopping the relay');
+        void teardown().then(resolveDone);
+      },
+    });
+    firewall = await Firewall.create({
+      table: `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}`,
+      tunnelInterface: o.interfaceName,
+      uplink: o.uplink,
+      ipv4Cidr: node.tunnel.ipv4_cidr,
+      ipv6Cidr: node.tunnel.ipv6_cidr,
+    });
+  } catch (e) {
+    await teardown();
+    throw e;
+  }
+  const uapi = wg.uapi;
+  const peers = new PeerTable(uapi, firewall, undefined);
+  const feed = new FeedFollower(client, peers, log);
+  const heartbeat = new HeartbeatReporter(
+    client,
+    () => uapi.get(),
+    (key) => peers.deviceOfKey(key),
+    {
+      intervalMs: (o.heartbeatSeconds ?? node.heartbeat_seconds) * 1000,
+      peerIdleMs: o.peerIdleSeconds * 1000,
+      capacityMbps: node.capacity_mbps,
+    },
+    log,
+  );
+  const loops = Promise.all([feed.run(stopping.signal), heartbeat.run(stopping.signal)]);
+  log.info({ interface: o.interfaceName, port: o.wireguardPort }, 'relay up');
+
+  return {
+    nodeId: node.id,
+    interfaceName: o.interfaceName,
+    feed,
+    peers,
+    done,
+    async stop() {
+      await teardown();
+      await loops;
+      resolveDone();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// `ferry-relay`: the agent on every regional node, in the foreground until SIGTERM.
+import { Command, InvalidArgumentError } from 'commander';
+import { pino } from 'pino';
+import { startRelay } from './agent.js';
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535)
+    throw new InvalidArgumentError('a port number 1-65535');
+  return n;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
+  return n;
+}
+
+const program = new Command('ferry-relay')
+  .description('Ferry relay node: WireGuard peers from the control plane, NAT out of the uplink')
+  .requiredOption('--control-url <url>', 'the control plane, e.g. http://10.0.0.2:8080')
+  .requiredOption('--wireguard-port <port>', 'UDP port of the WireGuard interface', port)
+  .requiredOption('--uplink <iface>', 'the interface towards the internet (NAT goes out of it)')
+  .option('--node-token <token>', 'the node token from POST /admin/nodes (or FERRY_NODE_TOKEN)')
+  .option('--ferry-port <port>', 'UDP port of the Ferry protocol server', port)
+  .option('--state-dir <dir>', 'where the key pair is kept', '/var/lib/ferry-relay')
+  .option('--interface <name>', 'WireGuard interface name (unique per machine)', 'ferry0')
+  .option('--heartbeat-seconds <s>', "override the control plane's heartbeat interval", seconds)
+  .option(
+    '--peer-idle-seconds <s>',
+    'a tunnel without traffic for this long is reported gone',
+    seconds,
+    60,
+  );
+
+program.parse();
+const o = program.opts<{
+  controlUrl: string;
+  wireguardPort: number;
+  uplink: string;
+  nodeToken?: string;
+  ferryPort?: number;
+  stateDir: string;
+  interface: string;
+  heartbeatSeconds?: number;
+  peerIdleSeconds: number;
+}>();
+
+const log = pino({ base: { component: 'relay' }, level: process.env.FERRY_LOG_LEVEL ?? 'info' });
+const nodeToken = o.nodeToken ?? process.env.FERRY_NODE_TOKEN;
+if (!nodeToken) {
+  log.fatal('a node token is required: --node-token or FERRY_NODE_TOKEN');
+  process.exit(2);
+}
+if (o.ferryPort !== undefined) {
+  // The Ferry protocol server arrives with the native data plane; refuse rather than pretend.
+  log.fatal('--ferry-port: the Ferry protocol server is not part of this relay build yet');
+  process.exit(2);
+}
+
+try {
+  const relay = await startRelay({
+    controlUrl: o.controlUrl,
+    nodeToken,
+    wireguardPort: o.wireguardPort,
+    uplink: o.uplink,
+    stateDir: o.stateDir,
+    interfaceName: o.interface,
+    ...(o.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: o.heartbeatSeconds }),
+    peerIdleSeconds: o.peerIdleSeconds,
+    log,
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    relay.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log.error({ err: (e as Error).message }, 'cleanup failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  await relay.done;
+  if (!stopping) process.exit(1);
+} catch (e) {
+  log.fatal({ err: (e as Error).message }, 'relay could not start');
+  process.exit(1);
+}

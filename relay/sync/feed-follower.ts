@@ -1,0 +1,77 @@
+// Follows the control plane's peer feed by long polling, applying each answer as it comes;
+// when the control plane is away it keeps the peers it has and retries with backoff.
+import type { Logger } from 'pino';
+import type { PeersResponse } from '../../contracts/index.js';
+import type { ControlClient } from './control-client.js';
+
+export interface FeedSink {
+  apply(feed: PeersResponse): Promise<{ upserts: number; removes: number }>;
+}
+
+const LONG_POLL_SECONDS = 25;
+const MAX_BACKOFF_MS = 10_000;
+
+export class FeedFollower {
+  /** The feed version applied; 0 until the first snapshot. */
+  version = 0;
+  private readonly firstSync: Promise<void>;
+  private resolveFirst!: () => void;
+
+  constructor(
+    private readonly client: ControlClient,
+    private readonly sink: FeedSink,
+    private readonly log: Logger,
+  ) {
+    this.firstSync = new Promise((r) => (this.resolveFirst = r));
+  }
+
+  /** Resolves once the first snapshot has been applied. */
+  synced(): Promise<void> {
+    return this.firstSync;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    let backoff = 500;
+    while (!signal.aborted) {
+      try {
+        // The first request (version 0) is answered with a snapshot at once when peers exist.
+        const feed = await this.client.peers(
+          this.version,
+          this.version === 0 ? 0 : LONG_POLL_SECONDS,
+          signal,
+        );
+        if (signal.aborted) return;
+        const applied = await this.sink.apply(feed);
+        if (feed.snapshot || applied.upserts || applied.removes) {
+          this.log.info(
+            { version: feed.version, snapshot: feed.snapshot, ...applied },
+            'peer feed applied',
+          );
+        }
+        this.version = feed.version;
+        if (feed.snapshot) this.resolveFirst();
+        backoff = 500;
+      } catch (e) {
+        if (signal.aborted) return;
+        this.log.warn(
+          { err: (e as Error).message, retryMs: backoff },
+          'peer feed unavailable; keeping current peers',
+        );
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      }
+    }
+  }
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,258 @@
+// A small internet of network namespaces for end-to-end tests and the demo: an "internet"
+// router, hosts on its access bridge, a server subnet behind it, and a veth from the host so
+// that test code can reach every host. Names and subnets are unique per run; destroy() removes
+// every namespace, process and interface it made.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface Host {
+  name: string;
+  ns: string;
+  /** Address on its subnet. */
+  address: string;
+}
+
+export interface ManagedProcess {
+  child: ChildProcess;
+  name: string;
+  output(): string;
+  /** SIGTERM (SIGKILL after 5 s); resolves to the exit code. */
+  stop(): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Runs a command with an argv array and returns stdout; throws with stderr on failure. */
+export function sh(cmd: string, args: readonly string[], input?: string): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 60_000 });
+  if (r.status !== 0)
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.error?.message}`,
+    );
+  return r.stdout;
+}
+
+/** Fails (never skips) when a prerequisite of the namespace tests is missing. */
+export function requireTools(tools: readonly string[]): void {
+  if (process.getuid?.() !== 0) throw new Error('network namespace tests must run as root');
+  const missing = tools.filter(
+    (t) => spawnSync('sh', ['-c', `command -v "$1"`, 'sh', t]).status !== 0,
+  );
+  if (missing.length)
+    throw new Error(
+      `missing tools: ${missing.join(', ')} (scripts/setup/system-packages.sh installs them)`,
+    );
+}
+
+export class TestNetwork {
+  readonly id = randomBytes(3).toString('hex');
+  /** Third octet of this run's subnets: 198.18.N.0/24 (access) and 198.19.N.0/24 (servers). */
+  readonly n = randomInt(1, 255);
+  readonly dir = mkdtempSync(path.join(tmpdir(), `ferry-net-${this.id}-`));
+  readonly inet = `fy${this.id}-inet`;
+  readonly hosts = new Map<string, Host>();
+  private readonly processes: ManagedProcess[] = [];
+  private readonly namespaces: string[] = [];
+  private readonly hostLink = `fy${this.id}h`;
+  private nextAccess = 10;
+  private nextServer = 10;
+
+  get accessGateway(): string {
+    return `198.18.${this.n}.1`;
+  }
+
+  get serverSubnet(): string {
+    return `198.19.${this.n}.0/24`;
+  }
+
+  /** The internet router, its two bridges, and a link from the host namespace. */
+  static create(): TestNetwork {
+    const net = new TestNetwork();
+    try {
+      net.addNamespace(net.inet);
+      const ex = (...a: string[]) => sh('ip', ['-n', net.inet, ...a]);
+      ex('link', 'add', 'access', 'type', 'bridge');
+      ex('link', 'add', 'servers', 'type', 'bridge');
+      ex('address', 'add', `${net.accessGateway}/24`, 'dev', 'access');
+      ex('address', 'add', `198.19.${net.n}.1/24`, 'dev', 'servers');
+      ex('link', 'set', 'access', 'up');
+      ex('link', 'set', 'servers', 'up');
+      sh('ip', ['netns', 'exec', net.inet, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+      // The host reaches the access subnet directly, and the server subnet through the router.
+      sh('ip', [
+        'link',
+        'add',
+        net.hostLink,
+        'type',
+        'veth',
+        'peer',
+        'name',
+        'host',
+        'netns',
+        net.inet,
+      ]);
+      ex('link', 'set', 'host', 'master', 'access', 'up');
+      sh('ip', ['address', 'add', `198.18.${net.n}.254/24`, 'dev', net.hostLink]);
+      sh('ip', ['link', 'set', net.hostLink, 'up']);
+      sh('ip', ['route', 'add', net.serverSubnet, 'via', net.accessGateway, 'dev', net.hostLink]);
+    } catch (e) {
+      net.destroy();
+      throw e;
+    }
+    return net;
+  }
+
+  /** A host on the access bridge (clients, relays, the control plane). */
+  addAccessHost(name: string): Host {
+    return this.addHost(
+      name,
+      'access',
+      `198.18.${this.n}.${this.nextAccess++}`,
+      this.accessGateway,
+    );
+  }
+
+  /** A host on the server subnet behind the router (echo and other services). */
+  addServerHost(name: string): Host {
+    return this.addHost(
+      name,
+      'servers',
+      `198.19.${this.n}.${this.nextServer++}`,
+      `198.19.${this.n}.1`,
+    );
+  }
+
+  host(name: string): Host {
+    const h = this.hosts.get(name);
+    if (!h) throw new Error(`no host ${name}`);
+    return h;
+  }
+
+  /** Runs a command inside a host's namespace and returns its stdout. */
+  exec(host: string, argv: readonly string[], input?: string): string {
+    return sh('ip', ['netns', 'exec', this.host(host).ns, ...argv], input);
+  }
+
+  /** Starts a long-running process inside a host's namespace, stopped by destroy(). */
+  spawn(
+    host: string,
+    name: string,
+    argv: readonly string[],
+    env: Record<string, string> = {},
+  ): ManagedProcess {
+    const child = spawn('ip', ['netns', 'exec', this.host(host).ns, ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    let out = '';
+    const keep = (d: Buffer) => {
+      out = (out + d.toString()).slice(-200_000);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    );
+    const proc: ManagedProcess = {
+      child,
+      name,
+      exited,
+      output: () => out,
+      async stop() {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+          const code = await exited;
+          clearTimeout(killer);
+          return code;
+        }
+        return child.exitCode;
+      },
+    };
+    this.processes.push(proc);
+    return proc;
+  }
+
+  /** Polls `probe` until it returns a value, or fails with `what` after `timeoutMs`. */
+  async waitFor<T>(
+    what: string,
+    timeoutMs: number,
+    probe: () => T | undefined | Promise<T | undefined>,
+  ): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      try {
+        const v = await probe();
+        if (v !== undefined) return v;
+      } catch (e) {
+        last = e;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(
+      `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+    );
+  }
+
+  /** Stops every process, then removes namespaces, the host link and the temp dir. */
+  async destroyAsync(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop()));
+    this.destroy();
+  }
+
+  destroy(): void {
+    for (const p of this.processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    for (const ns of [...this.namespaces].reverse()) {
+      // Processes left in a namespace keep it alive: end them first.
+      const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
+        .stdout.split(/\s+/)
+        .filter(Boolean);
+      for (const pid of pids) spawnSync('kill', ['-9', pid]);
+      spawnSync('ip', ['netns', 'del', ns]);
+    }
+    spawnSync('ip', ['link', 'del', this.hostLink]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private addNamespace(ns: string): void {
+    sh('ip', ['netns', 'add', ns]);
+    this.namespaces.push(ns);
+    sh('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+  }
+
+  private addHost(
+    name: string,
+    bridge: 'access' | 'servers',
+    address: string,
+    gateway: string,
+  ): Host {
+    if (this.hosts.has(name)) throw new Error(`host ${name} exists`);
+    const ns = `fy${this.id}-${name}`;
+    this.addNamespace(ns);
+    const outside = `v${this.id}${this.hosts.size}`;
+    sh('ip', [
+      'link',
+      'add',
+      outside,
+      'netns',
+      this.inet,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'eth0',
+      'netns',
+      ns,
+    ]);
+    sh('ip', ['-n', this.inet, 'link', 'set', outside, 'master', bridge, 'up']);
+    sh('ip', ['-n', ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
+    sh('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
+    sh('ip', ['-n', ns, 'route', 'add', 'default', 'via', gateway]);
+    const host = { name, ns, address };
+    this.hosts.set(name, host);
+    return host;
+  }
+}

@@ -1,0 +1,303 @@
+// The Ferry service on a TestNetwork: a control plane, relays by region, an IP-echo service
+// and WireGuard clients configured from nothing but the API's connect answer.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateKeyPair } from '../../relay/keys.js';
+import { TestNetwork, requireTools, sh, type ManagedProcess } from './test-network.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ADMIN_TOKEN = 'testbed-admin-token-0123456789';
+const CONTROL_PORT = 8080;
+const ECHO_PORT = 8000;
+const WG_PORT = 51820;
+
+/** Answers every request with the address it came from: the "what is my IP" of the test internet. */
+const ECHO_SERVER = `require('node:http').createServer((q, s) => s.end(q.socket.remoteAddress.replace(/^::ffff:/, ''))).listen(${ECHO_PORT}, '0.0.0.0')`;
+
+export interface RelayHandle {
+  host: string;
+  region: string;
+  nodeId: string;
+  nodeToken: string;
+  address: string;
+  interfaceName: string;
+  process: ManagedProcess;
+}
+
+export interface Device {
+  token: string;
+  id: string;
+  privateKey: string;
+  publicKey: string;
+  ipv4: string;
+}
+
+export interface Client {
+  host: string;
+  interfaceName: string;
+  device: Device;
+  process: ManagedProcess;
+  /** The node the client's single WireGuard peer points at. */
+  nodeKey: string | undefined;
+}
+
+export class Testbed {
+  readonly net: TestNetwork;
+  readonly relays = new Map<string, RelayHandle>();
+  private control?: ManagedProcess;
+  private nextIf = 0;
+
+  private constructor(net: TestNetwork) {
+    this.net = net;
+  }
+
+  static async start(): Promise<Testbed> {
+    requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl']);
+    const bed = new Testbed(TestNetwork.create());
+    try {
+      bed.net.addAccessHost('ctrl');
+      bed.net.addServerHost('echo');
+      bed.net.spawn('echo', 'echo', [process.execPath, '-e', ECHO_SERVER]);
+      await bed.startControlPlane();
+      await bed.net.waitFor('the echo service', 10_000, () => bed.echoFrom(undefined));
+    } catch (e) {
+      await bed.stop();
+      throw e;
+    }
+    return bed;
+  }
+
+  get controlUrl(): string {
+    return `http://${this.net.host('ctrl').address}:${CONTROL_PORT}`;
+  }
+
+  get echoUrl(): string {
+    return `http://${this.net.host('echo').address}:${ECHO_PORT}/`;
+  }
+
+  async startControlPlane(): Promise<void> {
+    this.control = this.net.spawn(
+      'ctrl',
+      'control-plane',
+      [
+        process.execPath,
+        path.join(ROOT, 'bin/ferry-server'),
+        '--host',
+        this.net.host('ctrl').address,
+        '--port',
+        String(CONTROL_PORT),
+        '--data-dir',
+        path.join(this.net.dir, 'control'),
+        '--node-healthy-seconds',
+        '5',
+      ],
+      { FERRY_ADMIN_TOKEN: ADMIN_TOKEN },
+    );
+    await this.net.waitFor('the control plane', 15_000, async () =>
+      (await fetch(`${this.controlUrl}/api/v1/health`)).ok ? true : undefined,
+    );
+  }
+
+  async stopControlPlane(): Promise<void> {
+    await this.control?.stop();
+    this.control = undefined;
+  }
+
+  /** Calls the control plane; throws on an unexpected status. */
+  async api(
+    method: string,
+    route: string,
+    opts: { token?: string; body?: unknown; expect?: number } = {},
+  ): Promise<any> {
+    const res = await fetch(`${this.controlUrl}/api/v1${route}`, {
+      method,
+      headers: {
+        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
+    });
+    const text = await res.text();
+    const expected =
+      opts.expect ??
+      (method === 'POST' &&
+      (route === '/accounts' || route === '/sessions' || route.startsWith('/admin/nodes'))
+        ? 201
+        : 200);
+    if (res.status !== expected) throw new Error(`${method} ${route}: ${res.status} ${text}`);
+    return text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+  }
+
+  admin(method: string, route: string, body?: unknown, expect?: number): Promise<any> {
+    return this.api(method, route, { token: ADMIN_TOKEN, body, ...(expect ? { expect } : {}) });
+  }
+
+  /** Adds a node in `region` and runs a relay for it on a new host. */
+  async addRelay(host: string, region: string): Promise<RelayHandle> {
+    const h = this.net.addAccessHost(host);
+    const node = await this.admin('POST', '/admin/nodes', {
+      region,
+      endpoint_host: h.address,
+      wireguard_port: WG_PORT,
+      capacity_mbps: 10_000,
+    });
+    const relay: RelayHandle = {
+      host,
+      region,
+      nodeId: node.id,
+      nodeToken: node.token,
+      address: h.address,
+      interfaceName: `fy${this.net.id}r${this.relays.size}`,
+      process: undefined as unknown as ManagedProcess,
+    };
+    this.relays.set(host, relay);
+    await this.startRelay(host);
+    return relay;
+  }
+
+  async startRelay(host: string): Promise<void> {
+    const r = this.relays.get(host)!;
+    r.process = this.net.spawn(
+      host,
+      `relay-${host}`,
+      [
+        process.execPath,
+        path.join(ROOT, 'bin/ferry-relay'),
+        '--control-url',
+        this.controlUrl,
+        '--wireguard-port',
+        String(WG_PORT),
+        '--uplink',
+        'eth0',
+        '--state-dir',
+        path.join(this.net.dir, `relay-${host}`),
+        '--interface',
+        r.interfaceName,
+        '--heartbeat-seconds',
+        '1',
+        '--peer-idle-seconds',
+        '3',
+      ],
+      { FERRY_NODE_TOKEN: r.nodeToken },
+    );
+    try {
+      await this.net.waitFor(`relay ${host} to be healthy`, 15_000, async () => {
+        const nodes = await this.adminNodes(r.region);
+        return nodes.find((n: { id: string; healthy: boolean }) => n.id === r.nodeId && n.healthy)
+          ? true
+          : undefined;
+      });
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nrelay output:\n${r.process.output()}`);
+    }
+  }
+
+  private async adminNodes(region: string): Promise<any[]> {
+    // Any device token may list nodes; the testbed keeps one for that.
+    this.observer ??= await this.newDevice(await this.newAccount('premium'));
+    return (await this.api('GET', `/nodes?region=${region}`, { token: this.observer.token })).nodes;
+  }
+
+  private observer?: Device;
+
+  async newAccount(plan: 'basic' | 'premium' = 'basic'): Promise<string> {
+    const { account_number } = await this.api('POST', '/accounts', { body: {} });
+    if (plan !== 'basic')
+      await this.admin('PUT', `/admin/accounts/${account_number}/plan`, { plan });
+    return account_number;
+  }
+
+  async newDevice(account: string, name = 'device'): Promise<Device> {
+    const wg = generateKeyPair();
+    const ferry = generateKeyPair();
+    const r = await this.api('POST', '/sessions', {
+      body: {
+        account_number: account,
+        device: {
+          name,
+          kind: 'laptop',
+          wireguard_public_key: wg.publicKey,
+          ferry_public_key: ferry.publicKey,
+        },
+      },
+    });
+    return {
+      token: r.token,
+      id: r.device.id,
+      privateKey: wg.privateKey,
+      publicKey: wg.publicKey,
+      ipv4: r.device.tunnel_ipv4,
+    };
+  }
+
+  /** A client host with a wireguard-go interface and no peer yet. */
+  async addClient(host: string, device: Device): Promise<Client> {
+    this.net.addAccessHost(host);
+    const interfaceName = `fy${this.net.id}c${this.nextIf++}`;
+    const process_ = this.net.spawn(host, `wireguard-${host}`, [
+      'wireguard-go',
+      '-f',
+      interfaceName,
+    ]);
+    await this.net.waitFor(`${interfaceName} to come up`, 10_000, () => {
+      try {
+        this.net.exec(host, ['wg', 'show', interfaceName]);
+        return true;
+      } catch {
+        return undefined;
+      }
+    });
+    const keyFile = path.join(this.net.dir, `${interfaceName}.key`);
+    writeFileSync(keyFile, `${device.privateKey}\n`, { mode: 0o600 });
+    this.net.exec(host, ['wg', 'set', interfaceName, 'private-key', keyFile]);
+    return { host, interfaceName, device, process: process_, nodeKey: undefined };
+  }
+
+  /** POST /connect, then configure the client from the answer only. */
+  async connect(client: Client, body: Record<string, unknown> = {}): Promise<any> {
+    const answer = await this.api('POST', '/connect', { token: client.device.token, body });
+    const ex = (...argv: string[]) => this.net.exec(client.host, argv);
+    const peerArgs = client.nodeKey ? ['peer', client.nodeKey, 'remove'] : [];
+    ex(
+      'wg',
+      'set',
+      client.interfaceName,
+      ...peerArgs,
+      'peer',
+      answer.node.wireguard_public_key,
+      'endpoint',
+      `${answer.node.endpoint_host}:${answer.node.wireguard_port}`,
+      'allowed-ips',
+      answer.tunnel.allowed_ips.join(','),
+      // Short keepalives let the status follow the tunnel within seconds in tests.
+      'persistent-keepalive',
+      '1',
+    );
+    client.nodeKey = answer.node.wireguard_public_key;
+    const addresses = ex('ip', '-4', '-o', 'address', 'show', 'dev', client.interfaceName);
+    if (!addresses.includes(`${answer.tunnel.ipv4}/32`))
+      ex('ip', 'address', 'add', `${answer.tunnel.ipv4}/32`, 'dev', client.interfaceName);
+    ex('ip', 'link', 'set', client.interfaceName, 'mtu', String(answer.tunnel.mtu), 'up');
+    // Cross-border traffic (here: the server subnet) goes through the tunnel.
+    ex('ip', 'route', 'replace', this.net.serverSubnet, 'dev', client.interfaceName);
+    return answer;
+  }
+
+  /** The address the echo service sees for a request from `host` (undefined: from the host namespace). */
+  echoFrom(host: string | undefined, timeoutSeconds = 3): string | undefined {
+    try {
+      const argv = ['curl', '-s', '--max-time', String(timeoutSeconds), this.echoUrl];
+      return (
+        (host === undefined ? sh(argv[0]!, argv.slice(1)) : this.net.exec(host, argv)).trim() ||
+        undefined
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.net.destroyAsync();
+  }
+}

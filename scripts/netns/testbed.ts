@@ -254,6 +254,14 @@ export class Testbed {
     return { host, interfaceName, device, process: process_, nodeKey: undefined };
   }
 
+  /** Gives the client's interface another private key (after a key rotation). */
+  setPrivateKey(client: Client, privateKey: string): void {
+    const keyFile = path.join(this.net.dir, `${client.interfaceName}.key`);
+    writeFileSync(keyFile, `${privateKey}\n`, { mode: 0o600 });
+    this.net.exec(client.host, ['wg', 'set', client.interfaceName, 'private-key', keyFile]);
+    client.device.privateKey = privateKey;
+  }
+
   /** POST /connect, then configure the client from the answer only. */
   async connect(client: Client, body: Record<string, unknown> = {}): Promise<any> {
     const answer = await this.api('POST', '/connect', { token: client.device.token, body });
@@ -282,6 +290,31 @@ export class Testbed {
     // Cross-border traffic (here: the server subnet) goes through the tunnel.
     ex('ip', 'route', 'replace', this.net.serverSubnet, 'dev', client.interfaceName);
     return answer;
+  }
+
+  /** Starts an iperf3 server in the echo host (one per concurrent transfer). */
+  startIperfServer(port: number): void {
+    this.net.spawn('echo', `iperf3-${port}`, ['iperf3', '-s', '-p', String(port)]);
+  }
+
+  /** Runs iperf3 from `host` to the echo host and returns the received bits per second. */
+  async iperf(host: string, port: number, seconds: number): Promise<number> {
+    const proc = this.net.spawn(host, `iperf3-client-${host}-${port}`, [
+      'iperf3',
+      '-c',
+      this.net.host('echo').address,
+      '-p',
+      String(port),
+      '-t',
+      String(seconds),
+      '-J',
+      '--connect-timeout',
+      '3000',
+    ]);
+    const code = await proc.exited;
+    const out = proc.output();
+    if (code !== 0) throw new Error(`iperf3 from ${host} failed (${code}): ${out.slice(-500)}`);
+    return JSON.parse(out.slice(out.indexOf('{'))).end.sum_received.bits_per_second as number;
   }
 
   /** The address the echo service sees for a request from `host` (undefined: from the host namespace). */

@@ -3,8 +3,9 @@
 # Usage: scripts/setup/system-packages.sh [package ...]  (default: the full test set)
 set -euo pipefail
 
-# postgresql: the second storage backend; libssl-dev: the native addon's crypto.
-DEFAULT_PACKAGES=(postgresql libssl-dev)
+# postgresql: the second storage backend; libssl-dev: the native addon's crypto;
+# the rest builds and measures the namespace test network.
+DEFAULT_PACKAGES=(postgresql libssl-dev iproute2 nftables wireguard-go wireguard-tools iperf3 curl procps)
 packages=("${@:-${DEFAULT_PACKAGES[@]}}")
 
 missing=()

@@ -1,12 +1,23 @@
 // The Ferry service on a TestNetwork: a control plane, relays by region, an IP-echo service
 // and WireGuard clients configured from nothing but the API's connect answer.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '../../relay/keys.js';
 import { TestNetwork, requireTools, sh, type ManagedProcess } from './test-network.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The repository root, from scripts/netns (tests) or dist/scripts/netns (the built demo). */
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('repository root not found');
+    dir = up;
+  }
+  return dir;
+}
+
+const ROOT = repoRoot();
 const ADMIN_TOKEN = 'testbed-admin-token-0123456789';
 const CONTROL_PORT = 8080;
 const ECHO_PORT = 8000;
@@ -94,9 +105,14 @@ export class Testbed {
       ],
       { FERRY_ADMIN_TOKEN: ADMIN_TOKEN },
     );
-    await this.net.waitFor('the control plane', 15_000, async () =>
-      (await fetch(`${this.controlUrl}/api/v1/health`)).ok ? true : undefined,
-    );
+    const control = this.control;
+    try {
+      await this.net.waitFor('the control plane', 15_000, async () =>
+        (await fetch(`${this.controlUrl}/api/v1/health`)).ok ? true : undefined,
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\ncontrol plane output:\n${control.output()}`);
+    }
   }
 
   async stopControlPlane(): Promise<void> {

@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # Runs the Ferry service on this machine: installs and builds what it needs, then starts the
-# control plane on embedded SQLite with the seeded regions, in the foreground until Ctrl-C.
+# control plane on embedded SQLite with the seeded regions and, as root, a local relay in the
+# `global` region (wireguard-go, NAT out of the default route's interface). Foreground until Ctrl-C.
 # Environment: FERRY_PORT (8080), FERRY_HOST (127.0.0.1), FERRY_DATA_DIR (./.ferry-data),
-# FERRY_ADMIN_TOKEN (generated into the data dir when unset).
+# FERRY_ADMIN_TOKEN (generated into the data dir when unset), FERRY_RELAY=0 to run no relay,
+# FERRY_RELAY_PORT (51820).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+relay_wanted="${FERRY_RELAY:-1}"
+if [ "$relay_wanted" = 1 ] && [ "$(id -u)" -ne 0 ]; then
+  echo "start: not root: running the control plane without the local relay (FERRY_RELAY=0 hides this)" >&2
+  relay_wanted=0
+fi
+if [ "$relay_wanted" = 1 ]; then
+  bash scripts/setup/system-packages.sh iproute2 nftables wireguard-go wireguard-tools procps
+fi
 bash scripts/setup/node-deps.sh
 
 data_dir="${FERRY_DATA_DIR:-.ferry-data}"
+host="${FERRY_HOST:-127.0.0.1}"
+port="${FERRY_PORT:-8080}"
 mkdir -p "$data_dir"
 chmod 700 "$data_dir"
 if [ -z "${FERRY_ADMIN_TOKEN:-}" ]; then
@@ -21,4 +33,45 @@ if [ -z "${FERRY_ADMIN_TOKEN:-}" ]; then
 fi
 export FERRY_ADMIN_TOKEN
 
-exec bin/ferry-server --host "${FERRY_HOST:-127.0.0.1}" --port "${FERRY_PORT:-8080}" --data-dir "$data_dir" "$@"
+if [ "$relay_wanted" = 0 ]; then
+  exec bin/ferry-server --host "$host" --port "$port" --data-dir "$data_dir" "$@"
+fi
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap stop INT TERM EXIT
+
+bin/ferry-server --host "$host" --port "$port" --data-dir "$data_dir" "$@" &
+pids+=($!)
+base="http://$host:$port/api/v1"
+for _ in $(seq 1 100); do
+  curl -sf "$base/health" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+curl -sf "$base/health" >/dev/null || { echo "start: the control plane did not come up" >&2; exit 1; }
+
+# The local relay: a node in `global` reachable at the address of the default route's interface.
+uplink="$(ip -4 route show default | awk '{for (i = 1; i < NF; i++) if ($i == "dev") {print $(i + 1); exit}}')"
+if [ -z "$uplink" ]; then
+  echo "start: no default route: the local relay needs an uplink; running the control plane only" >&2
+  wait "${pids[0]}"
+  exit $?
+fi
+endpoint="$(ip -4 -o address show dev "$uplink" | awk '{split($4, a, "/"); print a[1]; exit}')"
+relay_port="${FERRY_RELAY_PORT:-51820}"
+node_file="$data_dir/local-relay.node-token"
+if [ ! -s "$node_file" ]; then
+  (umask 077 && curl -sf -X POST "$base/admin/nodes" -H "authorization: Bearer $FERRY_ADMIN_TOKEN" \
+    -H 'content-type: application/json' \
+    -d "{\"region\":\"global\",\"endpoint_host\":\"$endpoint\",\"wireguard_port\":$relay_port,\"capacity_mbps\":1000}" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).token))' >"$node_file")
+fi
+FERRY_NODE_TOKEN="$(cat "$node_file")" bin/ferry-relay --control-url "http://$host:$port" \
+  --wireguard-port "$relay_port" --uplink "$uplink" --state-dir "$data_dir/relay" --interface ferry0 &
+pids+=($!)
+echo "start: control plane on http://$host:$port, local relay $endpoint:$relay_port (global) via $uplink" >&2
+wait -n

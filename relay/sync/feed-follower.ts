@@ -15,6 +15,7 @@ export class FeedFollower {
   /** The feed version applied; 0 until the first snapshot. */
   version = 0;
   private readonly firstSync: Promise<void>;
+  private synced_ = false;
   private resolveFirst!: () => void;
 
   constructor(
@@ -34,10 +35,11 @@ export class FeedFollower {
     let backoff = 500;
     while (!signal.aborted) {
       try {
-        // The first request (version 0) is answered with a snapshot at once when peers exist.
+        // The first request asks for a snapshot at once; after it every request long-polls,
+        // also at version 0 (an empty feed), which the control plane answers on the first change.
         const feed = await this.client.peers(
           this.version,
-          this.version === 0 ? 0 : LONG_POLL_SECONDS,
+          this.synced_ ? LONG_POLL_SECONDS : 0,
           signal,
         );
         if (signal.aborted) return;
@@ -49,7 +51,10 @@ export class FeedFollower {
           );
         }
         this.version = feed.version;
-        if (feed.snapshot) this.resolveFirst();
+        if (feed.snapshot) {
+          this.synced_ = true;
+          this.resolveFirst();
+        }
         backoff = 500;
       } catch (e) {
         if (signal.aborted) return;

@@ -219,6 +219,33 @@ export type StatusResponse = z.infer<typeof StatusResponse>;
 
 export const DisconnectResponse = z.object({ status: z.literal('disconnected') });
 
+export const WireguardConfigRequest = z.strictObject({
+  region: z
+    .string()
+    .min(1)
+    .max(64)
+    .transform((s) => s.toLowerCase())
+    .optional()
+    .describe('As in POST /connect.'),
+  private_key: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      "The device's WireGuard private key, only to render a complete config and QR code: checked against the registered public key, never stored. Without it the config leaves the key to the user and no QR code is drawn.",
+    ),
+});
+export const WireguardConfigResponse = z.object({
+  session_id: z.string(),
+  node_id: z.string(),
+  region: z.string(),
+  config: z.string().describe('wg-quick format, for the official WireGuard apps.'),
+  qr_svg: z
+    .string()
+    .nullable()
+    .describe('The config as an SVG QR code; null without a private key.'),
+});
+
 // ---- admin ----------------------------------------------------------------------------------
 
 export const CreateRegionRequest = z.strictObject({
@@ -275,7 +302,10 @@ export const RegisterNodeResponse = z.object({
     ipv6_gateway: z.string(),
   }),
   heartbeat_seconds: z.number().int(),
-  capacity_mbps: z.number().int().describe('The capacity the operator gave the node; load is measured against it.'),
+  capacity_mbps: z
+    .number()
+    .int()
+    .describe('The capacity the operator gave the node; load is measured against it.'),
 });
 
 export const HeartbeatRequest = z.strictObject({

@@ -114,6 +114,17 @@ export const controlRoutes = {
     body: api.RotateKeysRequest,
     response: api.Device,
   }),
+  wireguardConfig: route({
+    method: 'POST',
+    path: '/devices/:id/wireguard-config',
+    auth: 'device',
+    status: 200,
+    summary:
+      "A wg-quick config and QR code for one of the account's devices (phones, official apps)",
+    params: api.DeviceParams,
+    body: api.WireguardConfigRequest,
+    response: api.WireguardConfigResponse,
+  }),
   listRegions: route({
     method: 'GET',
     path: '/regions',

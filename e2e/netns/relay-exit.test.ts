@@ -38,4 +38,21 @@ describe('relays with a real WireGuard data plane', () => {
     expect(viaGlobal).toBe(bed.relays.get('anywhere')!.address);
     expect(viaGlobal).not.toBe(viaTokyo);
   }, 60_000);
+
+  it('connects a phone from the wg-quick config that the API renders', async () => {
+    const account = await bed.newAccount();
+    const desktop = await bed.newDevice(account, 'desktop');
+    const phone = await bed.newDevice(account, 'phone');
+    const answer = await bed.api('POST', `/devices/${phone.id}/wireguard-config`, {
+      token: desktop.token,
+      body: { region: 'global', private_key: phone.privateKey },
+    });
+    expect(answer.qr_svg).toMatch(/^<svg /);
+    const client = await bed.addClient('phone', phone);
+    bed.applyWgQuick(client, answer.config);
+    const exit = await bed.net.waitFor('traffic through the config', 10_000, () =>
+      bed.echoFrom('phone', 1),
+    );
+    expect(exit).toBe(bed.relays.get('anywhere')!.address);
+  }, 60_000);
 });

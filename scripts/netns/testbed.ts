@@ -308,6 +308,33 @@ export class Testbed {
     return answer;
   }
 
+  /**
+   * Configures a client the way wg-quick would from a config file: `wg setconf` with the
+   * wg-quick-only keys stripped, then its addresses and MTU.
+   */
+  applyWgQuick(client: Client, config: string): void {
+    const wgQuickOnly =
+      /^(Address|DNS|MTU|Table|PreUp|PostUp|PreDown|PostDown|SaveConfig)\s*=\s*(.*)$/i;
+    const values = (key: string) =>
+      config
+        .split('\n')
+        .map((l) => wgQuickOnly.exec(l.trim()))
+        .filter((m): m is RegExpExecArray => m !== null && m[1]!.toLowerCase() === key)
+        .flatMap((m) => m[2]!.split(',').map((v) => v.trim()));
+    const stripped = config
+      .split('\n')
+      .filter((l) => !wgQuickOnly.test(l.trim()))
+      .join('\n');
+    const file = path.join(this.net.dir, `${client.interfaceName}.conf`);
+    writeFileSync(file, stripped, { mode: 0o600 });
+    const ex = (...argv: string[]) => this.net.exec(client.host, argv);
+    ex('wg', 'setconf', client.interfaceName, file);
+    for (const address of values('address'))
+      if (!address.includes(':')) ex('ip', 'address', 'add', address, 'dev', client.interfaceName);
+    ex('ip', 'link', 'set', client.interfaceName, 'mtu', values('mtu')[0] ?? '1420', 'up');
+    ex('ip', 'route', 'replace', this.net.serverSubnet, 'dev', client.interfaceName);
+  }
+
   /** Starts an iperf3 server in the echo host (one per concurrent transfer). */
   startIperfServer(port: number): void {
     this.net.spawn('echo', `iperf3-${port}`, ['iperf3', '-s', '-p', String(port)]);

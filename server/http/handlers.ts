@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ControlRoutes, RouteDef, RouteId } from '../../contracts/index.js';
 import type { AccountService } from '../domain/accounts.js';
 import type { ConnectionService } from '../domain/connections.js';
+import type { DeviceConfigService } from '../domain/device-configs.js';
 import type { DeviceService } from '../domain/devices.js';
 import { ok, type Result } from '../domain/errors.js';
 import type { Inventory } from '../domain/inventory.js';
@@ -15,6 +16,7 @@ export interface Services {
   version: string;
   accounts: AccountService;
   devices: DeviceService;
+  deviceConfigs: DeviceConfigService;
   inventory: Inventory;
   connections: ConnectionService;
   feed: PeerFeed;
@@ -55,6 +57,7 @@ export function buildHandlers(s: Services): HandlerTable {
     renameDevice: ({ auth, params, body }) => s.devices.rename(auth, params.id, body.name),
     revokeDevice: ({ auth, params }) => s.devices.revoke(auth, params.id),
     rotateKeys: ({ auth, params, body }) => s.devices.rotateKeys(auth, params.id, body),
+    wireguardConfig: ({ auth, params, body }) => s.deviceConfigs.wireguard(auth, params.id, body),
     listRegions: async ({ auth }) =>
       ok({ regions: await s.inventory.listRegions(planOf(auth.plan)) }),
     listNodes: async ({ query }) => ok({ nodes: await s.inventory.listNodes(query.region) }),

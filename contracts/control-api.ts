@@ -137,16 +137,19 @@ export const Node = z
 export type Node = z.infer<typeof Node>;
 export const NodesResponse = z.object({ nodes: z.array(Node) });
 
+/** Where to connect: `auto`, a region id, or a region rule `<area>[:strategy]`. */
+export const RegionChoice = z
+  .string()
+  .min(1)
+  .max(64)
+  .transform((s) => s.toLowerCase())
+  .optional()
+  .describe('auto, a region id, or a region rule "<area>[:lowest-latency|least-load|fallback]".');
+
 export const ConnectRequest = z.strictObject({
   encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
   protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
-  region: z
-    .string()
-    .min(1)
-    .max(64)
-    .transform((s) => s.toLowerCase())
-    .optional()
-    .describe('auto, a region id, or a region rule "<area>[:lowest-latency|least-load|fallback]".'),
+  region: RegionChoice,
   usage: caseInsensitiveEnum(USAGES).optional(),
   latencies: z
     .record(z.string().max(64), z.number().nonnegative().max(60_000))
@@ -220,13 +223,7 @@ export type StatusResponse = z.infer<typeof StatusResponse>;
 export const DisconnectResponse = z.object({ status: z.literal('disconnected') });
 
 export const WireguardConfigRequest = z.strictObject({
-  region: z
-    .string()
-    .min(1)
-    .max(64)
-    .transform((s) => s.toLowerCase())
-    .optional()
-    .describe('As in POST /connect.'),
+  region: RegionChoice,
   private_key: z
     .string()
     .max(64)

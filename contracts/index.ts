@@ -4,3 +4,4 @@ export * from './problem.js';
 export * from './control-api.js';
 export * from './control-routes.js';
 export { buildOpenApiDocument } from './openapi.js';
+export * from './tunnel-addresses.js';

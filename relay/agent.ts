@@ -6,8 +6,8 @@ import { Firewall } from './nat/firewall.js';
 import { ControlClient, ControlPlaneError } from './sync/control-client.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { HeartbeatReporter } from './sync/heartbeat.js';
-import { startWireGuard, type WireGuardInterface } from './wireguard/device.js';
 import { PeerTable } from './wireguard/peer-table.js';
+import { WireGuardShards } from './wireguard/shards.js';
 
 export interface RelayOptions {
   controlUrl: string;
@@ -75,48 +75,47 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   );
   log.info({ node: node.id, region: node.region }, 'registered');
 
-  let wg: WireGuardInterface | undefined;
   let firewall: Firewall | undefined;
+  let shards: WireGuardShards | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
   const teardown = async () => {
     stopping.abort();
+    await shards?.close();
     await firewall?.close();
-    await wg?.close();
   };
   try {
-    wg = await startWireGuard({
-      name: o.interfaceName,
-      privateKey: keys.privateKey,
-      listenPort: o.wireguardPort,
-      addresses: [
-        `${node.tunnel.ipv4_gateway}/${node.tunnel.ipv4_cidr.split('/')[1]}`,
-        `${node.tunnel.ipv6_gateway}/${node.tunnel.ipv6_cidr.split('/')[1]}`,
-      ],
-      mtu: 1420,
-      onExit: (code) => {
-        if (stopping.signal.aborted) return;
-        log.error({ code }, 'wireguard-go exited; stopping the relay');
-        void teardown().then(resolveDone);
-      },
-    });
     firewall = await Firewall.create({
       table: `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}`,
-      tunnelInterface: o.interfaceName,
       uplink: o.uplink,
       ipv4Cidr: node.tunnel.ipv4_cidr,
       ipv6Cidr: node.tunnel.ipv6_cidr,
     });
+    const fw = firewall;
+    shards = new WireGuardShards({
+      baseName: o.interfaceName,
+      basePort: o.wireguardPort,
+      privateKey: keys.privateKey,
+      mtu: 1420,
+      onInterface: (name) => fw.addTunnelInterface(name),
+      onExit: (name, code) => {
+        if (stopping.signal.aborted) return;
+        log.error({ interface: name, code }, 'wireguard-go exited; stopping the relay');
+        void teardown().then(resolveDone);
+      },
+    });
+    // Shard 0 carries the gateway address: it is up before any peer arrives.
+    await shards.get(0);
   } catch (e) {
     await teardown();
     throw e;
   }
-  const uapi = wg.uapi;
-  const peers = new PeerTable(uapi, firewall, undefined);
+  const wg = shards;
+  const peers = new PeerTable(async (k) => (await wg.get(k)).uapi, firewall);
   const feed = new FeedFollower(client, peers, log);
   const heartbeat = new HeartbeatReporter(
     client,
-    () => uapi.get(),
+    () => wg.status(),
     (key) => peers.deviceOfKey(key),
     {
       intervalMs: (o.heartbeatSeconds ?? node.heartbeat_seconds) * 1000,

@@ -18,7 +18,7 @@ describe('devices on real relays', () => {
   }, 120_000);
   afterAll(async () => bed?.stop(), 60_000);
 
-  const viaTunnel = (client: Client, exit: string, timeoutMs = 10_000) =>
+  const viaTunnel = (client: Client, exit: string, timeoutMs = 20_000) =>
     bed.net.waitFor(`${client.host} to exit through ${exit}`, timeoutMs, () =>
       bed.echoFrom(client.host, 1) === exit ? true : undefined,
     );

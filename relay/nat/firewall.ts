@@ -9,7 +9,6 @@ import { run } from '../system.js';
 export interface FirewallOptions {
   /** nft table name; unique per relay on a machine. */
   table: string;
-  tunnelInterface: string;
   uplink: string;
   ipv4Cidr: string;
   ipv6Cidr: string;
@@ -18,6 +17,8 @@ export interface FirewallOptions {
 type NftCommand = Record<string, unknown>;
 
 const FAMILY = 'inet';
+/** Set elements per nft transaction: large snapshots go in several. */
+const ADDRESSES_PER_TRANSACTION = 10_000;
 
 function cidr(c: string) {
   const [addr, len] = c.split('/');
@@ -46,9 +47,10 @@ export class Firewall {
     // A table left by a relay that was killed is replaced, not merged.
     await run('nft', ['delete', 'table', FAMILY, o.table], { allowFailure: true });
     const t = { family: FAMILY, table: o.table };
-    const wg = o.tunnelInterface;
     await fw.apply([
       { add: { table: { family: FAMILY, name: o.table } } },
+      // The relay's WireGuard interfaces (one per shard), added as they start.
+      { add: { set: { ...t, name: 'tunnels', type: 'ifname' } } },
       {
         add: {
           chain: {
@@ -79,7 +81,7 @@ export class Firewall {
           rule: {
             ...t,
             chain: 'forward',
-            expr: [meta('iifname', wg), meta('oifname', wg), { drop: null }],
+            expr: [meta('iifname', '@tunnels'), meta('oifname', '@tunnels'), { drop: null }],
           },
         },
       },
@@ -106,23 +108,37 @@ export class Firewall {
     return fw;
   }
 
-  /** Puts `addresses` under a `mbps` limit (null: none), moving them between tiers as needed. */
+  async addTunnelInterface(name: string): Promise<void> {
+    await this.apply([
+      { add: { element: { family: FAMILY, table: this.o.table, name: 'tunnels', elem: [name] } } },
+    ]);
+  }
+
+  /**
+   * Puts `addresses` under a `mbps` limit (null: none), moving them between tiers as needed,
+   * in transactions of a bounded size.
+   */
   async setLimit(addresses: readonly string[], mbps: number | null): Promise<void> {
-    const commands: NftCommand[] = [];
-    if (mbps !== null && !this.tiers.has(mbps)) commands.push(...this.tierCommands(mbps));
-    for (const address of addresses) {
-      const current = this.limited.get(address);
-      if (current === (mbps ?? undefined)) continue;
-      if (current !== undefined)
-        commands.push({ delete: { element: this.element(current, address) } });
-      if (mbps !== null) commands.push({ add: { element: this.element(mbps, address) } });
+    if (mbps !== null && !this.tiers.has(mbps)) {
+      await this.apply(this.tierCommands(mbps));
+      this.tiers.add(mbps);
     }
-    if (commands.length === 0) return;
-    await this.apply(commands);
-    if (mbps !== null) this.tiers.add(mbps);
-    for (const address of addresses) {
-      if (mbps === null) this.limited.delete(address);
-      else this.limited.set(address, mbps);
+    for (let i = 0; i < addresses.length; i += ADDRESSES_PER_TRANSACTION) {
+      const chunk = addresses.slice(i, i + ADDRESSES_PER_TRANSACTION);
+      const commands: NftCommand[] = [];
+      for (const address of chunk) {
+        const current = this.limited.get(address);
+        if (current === (mbps ?? undefined)) continue;
+        if (current !== undefined)
+          commands.push({ delete: { element: this.element(current, address) } });
+        if (mbps !== null) commands.push({ add: { element: this.element(mbps, address) } });
+      }
+      if (commands.length === 0) continue;
+      await this.apply(commands);
+      for (const address of chunk) {
+        if (mbps === null) this.limited.delete(address);
+        else this.limited.set(address, mbps);
+      }
     }
   }
 
@@ -163,7 +179,7 @@ export class Firewall {
               ...t,
               chain: 'forward',
               expr: [
-                meta(iface, this.o.tunnelInterface),
+                meta(iface, '@tunnels'),
                 {
                   match: {
                     op: '==',

@@ -1,5 +1,5 @@
-// Brings up the relay's WireGuard interface with Debian's userspace wireguard-go (our kernels
-// have no WireGuard module) and configures it over its UAPI socket, never through files.
+// Brings up one WireGuard interface with Debian's userspace wireguard-go (our kernels have no
+// WireGuard module) and configures it over its UAPI socket, never through files.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { run } from '../system.js';
@@ -18,7 +18,10 @@ export async function startWireGuard(opts: {
   name: string;
   privateKey: string;
   listenPort: number;
+  /** Addresses of the interface itself (CIDR). */
   addresses: string[];
+  /** Further routes to the interface (CIDR). */
+  routes: string[];
   mtu: number;
   onExit: (code: number | null) => void;
 }): Promise<WireGuardInterface> {
@@ -73,6 +76,7 @@ export async function startWireGuard(opts: {
     for (const address of opts.addresses)
       await run('ip', ['address', 'add', address, 'dev', opts.name]);
     await run('ip', ['link', 'set', opts.name, 'mtu', String(opts.mtu), 'up']);
+    for (const route of opts.routes) await run('ip', ['route', 'add', route, 'dev', opts.name]);
     return { name: opts.name, uapi, close };
   } catch (e) {
     await close();

@@ -1,6 +1,7 @@
-// Applies the control plane's peer feed to the WireGuard interface and the firewall,
-// incrementally: only what changed is sent, and other peers are never disturbed.
-import type { Peer, PeersResponse } from '../../contracts/index.js';
+// Applies the control plane's peer feed to the WireGuard interfaces and the firewall,
+// incrementally: only what changed is sent, other peers are never disturbed, and progress is
+// kept batch by batch so that a failure part-way resumes instead of starting over.
+import { shardOf, type Peer, type PeersResponse } from '../../contracts/index.js';
 import type { PeerOp, UapiClient } from './uapi.js';
 
 export interface PeerEntry {
@@ -12,22 +13,30 @@ export interface PeerEntry {
   bandwidthLimitMbps: number | null;
 }
 
-/** What a change needs beyond the WireGuard peers: the firewall's rate tiers. */
+/** The firewall's rate tiers, as the table needs them. */
 export interface LimitSink {
   setLimit(addresses: readonly string[], mbps: number | null): Promise<void>;
 }
 
-/** WireGuard's UAPI handles large sets, but one message per few thousand peers keeps memory flat. */
-const OPS_PER_MESSAGE = 5_000;
+/** The UAPI socket of the interface that serves a shard (started on demand). */
+export type ShardUapi = (shard: number) => Promise<UapiClient>;
+
+/** Devices per batch: a UAPI message per shard, then the batch is recorded as done. */
+const DEVICES_PER_BATCH = 5_000;
+
+interface Change {
+  id: string;
+  old: PeerEntry | undefined;
+  next: PeerEntry | null;
+}
 
 export class PeerTable {
   private readonly byDevice = new Map<string, PeerEntry>();
   private readonly byKey = new Map<string, string>();
 
   constructor(
-    private readonly uapi: UapiClient,
+    private readonly uapiOf: ShardUapi,
     private readonly limits: LimitSink,
-    private readonly keepaliveSeconds: number | undefined,
   ) {}
 
   get size(): number {
@@ -42,71 +51,79 @@ export class PeerTable {
     return this.byDevice.values();
   }
 
-  /** Applies one feed answer; returns how many peers were added, changed and removed. */
+  /** Applies one feed answer; returns how many peers were added or changed, and removed. */
   async apply(feed: PeersResponse): Promise<{ upserts: number; removes: number }> {
     const wanted = new Map<string, PeerEntry | null>();
     for (const p of feed.peers) wanted.set(p.device_id, p.op === 'upsert' ? toEntry(p) : null);
     if (feed.snapshot) {
       for (const id of this.byDevice.keys()) if (!wanted.has(id)) wanted.set(id, null);
     }
-
-    const ops: PeerOp[] = [];
-    const limitChanges = new Map<number | null, string[]>();
-    const next = new Map<string, PeerEntry | null>();
-    for (const [id, entry] of wanted) {
+    const changes: Change[] = [];
+    for (const [id, next] of wanted) {
       const old = this.byDevice.get(id);
-      if (entry === null) {
-        if (!old) continue;
-        ops.push({ kind: 'remove', publicKey: old.wireguardPublicKey });
-        pushAll(limitChanges, null, [old.ipv4, old.ipv6]);
-        next.set(id, null);
-        continue;
-      }
-      if (old && sameEntry(old, entry)) continue;
-      // A rotated key: the old peer goes first so that the addresses move to the new one.
-      if (old && old.wireguardPublicKey !== entry.wireguardPublicKey) {
-        ops.push({ kind: 'remove', publicKey: old.wireguardPublicKey });
-      }
-      if (old && (old.ipv4 !== entry.ipv4 || old.ipv6 !== entry.ipv6))
-        pushAll(limitChanges, null, [old.ipv4, old.ipv6]);
-      ops.push({
-        kind: 'upsert',
-        peer: {
-          publicKey: entry.wireguardPublicKey,
-          allowedIps: [`${entry.ipv4}/32`, `${entry.ipv6}/128`],
-          ...(this.keepaliveSeconds === undefined
-            ? {}
-            : { persistentKeepalive: this.keepaliveSeconds }),
-        },
-      });
-      pushAll(limitChanges, entry.bandwidthLimitMbps, [entry.ipv4, entry.ipv6]);
-      next.set(id, entry);
+      if (next === null ? old === undefined : old !== undefined && sameEntry(old, next)) continue;
+      changes.push({ id, old, next });
     }
-
-    for (let i = 0; i < ops.length; i += OPS_PER_MESSAGE) {
-      await this.uapi.set({}, ops.slice(i, i + OPS_PER_MESSAGE));
-    }
-    // Removals from the limits first, then additions, so that a moved address ends limited right.
-    const unlimited = limitChanges.get(null);
-    if (unlimited) await this.limits.setLimit(unlimited, null);
-    for (const [mbps, addresses] of limitChanges)
-      if (mbps !== null) await this.limits.setLimit(addresses, mbps);
+    // Removals first: they free addresses (and wireguard-go's peer slots) for what follows.
+    changes.sort((a, b) => Number(a.next !== null) - Number(b.next !== null));
 
     let upserts = 0;
     let removes = 0;
-    for (const [id, entry] of next) {
-      const old = this.byDevice.get(id);
-      if (old) this.byKey.delete(old.wireguardPublicKey);
-      if (entry === null) {
-        this.byDevice.delete(id);
-        removes++;
-      } else {
-        this.byDevice.set(id, entry);
-        this.byKey.set(entry.wireguardPublicKey, id);
-        upserts++;
+    for (let i = 0; i < changes.length; i += DEVICES_PER_BATCH) {
+      const batch = changes.slice(i, i + DEVICES_PER_BATCH);
+      await this.send(batch);
+      for (const c of batch) {
+        if (c.old) this.byKey.delete(c.old.wireguardPublicKey);
+        if (c.next === null) {
+          this.byDevice.delete(c.id);
+          removes++;
+        } else {
+          this.byDevice.set(c.id, c.next);
+          this.byKey.set(c.next.wireguardPublicKey, c.id);
+          upserts++;
+        }
       }
     }
     return { upserts, removes };
+  }
+
+  private async send(batch: readonly Change[]): Promise<void> {
+    const opsByShard = new Map<number, PeerOp[]>();
+    const add = (shard: number, op: PeerOp) => {
+      const list = opsByShard.get(shard);
+      if (list) list.push(op);
+      else opsByShard.set(shard, [op]);
+    };
+    const unlimit: string[] = [];
+    const limitBy = new Map<number, string[]>();
+    for (const { old, next } of batch) {
+      const moved =
+        old &&
+        next &&
+        (old.wireguardPublicKey !== next.wireguardPublicKey || old.ipv4 !== next.ipv4);
+      // A rotated key: the old peer goes first so that the addresses move to the new one.
+      if (old && (next === null || moved))
+        add(shardOf(old.ipv4), { kind: 'remove', publicKey: old.wireguardPublicKey });
+      if (old && (next === null || old.ipv4 !== next.ipv4 || old.ipv6 !== next.ipv6))
+        unlimit.push(old.ipv4, old.ipv6);
+      if (next === null) continue;
+      add(shardOf(next.ipv4), {
+        kind: 'upsert',
+        peer: {
+          publicKey: next.wireguardPublicKey,
+          allowedIps: [`${next.ipv4}/32`, `${next.ipv6}/128`],
+        },
+      });
+      if (next.bandwidthLimitMbps === null) unlimit.push(next.ipv4, next.ipv6);
+      else {
+        const list = limitBy.get(next.bandwidthLimitMbps) ?? [];
+        list.push(next.ipv4, next.ipv6);
+        limitBy.set(next.bandwidthLimitMbps, list);
+      }
+    }
+    for (const [shard, ops] of opsByShard) await (await this.uapiOf(shard)).set({}, ops);
+    if (unlimit.length) await this.limits.setLimit(unlimit, null);
+    for (const [mbps, addresses] of limitBy) await this.limits.setLimit(addresses, mbps);
   }
 }
 
@@ -132,10 +149,4 @@ function sameEntry(a: PeerEntry, b: PeerEntry): boolean {
     a.ipv6 === b.ipv6 &&
     a.bandwidthLimitMbps === b.bandwidthLimitMbps
   );
-}
-
-function pushAll<K>(map: Map<K, string[]>, key: K, values: string[]): void {
-  const list = map.get(key);
-  if (list) list.push(...values);
-  else map.set(key, [...values]);
 }

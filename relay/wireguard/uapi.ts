@@ -104,35 +104,45 @@ export class UapiError extends Error {
   }
 }
 
-/** One request/answer exchange on the socket; answers end with `errno=N` and a blank line. */
-export function exchange(socketPath: string, request: string, timeoutMs = 30_000): Promise<string> {
+/**
+ * One request/answer exchange on the socket; answers end with `errno=N` and a blank line. Only
+ * the tail is searched for that end: a dump of 65,536 peers is tens of megabytes.
+ */
+export function exchange(socketPath: string, request: string, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.createConnection(socketPath);
-    let answer = '';
+    const chunks: Buffer[] = [];
+    let tail = '';
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
     const timer = setTimeout(
       () => socket.destroy(new Error(`UAPI ${socketPath}: no answer in ${timeoutMs} ms`)),
       timeoutMs,
     );
-    socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(request));
-    socket.on('data', (chunk: string) => {
-      answer += chunk;
-      const m = /(?:^|\n)errno=(-?\d+)\n\n$/.exec(answer);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      tail = (tail + chunk.toString('latin1')).slice(-64);
+      const m = /(?:^|\n)errno=(-?\d+)\n\n$/.exec(tail);
       if (!m) return;
-      clearTimeout(timer);
       socket.end();
       const errno = Number(m[1]);
-      if (errno !== 0) reject(new UapiError(errno, `UAPI ${socketPath}: errno ${errno}`));
-      else resolve(answer.slice(0, m.index));
+      const text = Buffer.concat(chunks).toString('utf8');
+      settle(() =>
+        errno !== 0
+          ? reject(new UapiError(errno, `UAPI ${socketPath}: errno ${errno}`))
+          : resolve(text.slice(0, text.lastIndexOf('errno='))),
+      );
     });
-    socket.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      reject(new Error(`UAPI ${socketPath}: closed before the answer`));
-    });
+    socket.on('error', (e) => settle(() => reject(e)));
+    socket.on('close', () =>
+      settle(() => reject(new Error(`UAPI ${socketPath}: closed before the answer`))),
+    );
   });
 }
 

@@ -53,19 +53,38 @@ export interface Client {
   nodeKey: string | undefined;
 }
 
+export interface TestbedOptions {
+  /** How long a node counts as healthy after a heartbeat (the control plane's default is 30). */
+  nodeHealthySeconds: number;
+  /** The relays' heartbeat interval (the control plane suggests 10). */
+  relayHeartbeatSeconds: number;
+  /** How long a tunnel without traffic still counts as up. */
+  relayPeerIdleSeconds: number;
+}
+
+/** Fast defaults: status and health follow events within seconds in tests. */
+const TEST_DEFAULTS: TestbedOptions = {
+  nodeHealthySeconds: 5,
+  relayHeartbeatSeconds: 1,
+  relayPeerIdleSeconds: 3,
+};
+
 export class Testbed {
   readonly net: TestNetwork;
   readonly relays = new Map<string, RelayHandle>();
   private control?: ManagedProcess;
   private nextIf = 0;
 
-  private constructor(net: TestNetwork) {
+  private constructor(
+    net: TestNetwork,
+    readonly options: TestbedOptions,
+  ) {
     this.net = net;
   }
 
-  static async start(): Promise<Testbed> {
+  static async start(options: Partial<TestbedOptions> = {}): Promise<Testbed> {
     requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl']);
-    const bed = new Testbed(TestNetwork.create());
+    const bed = new Testbed(TestNetwork.create(), { ...TEST_DEFAULTS, ...options });
     try {
       bed.net.addAccessHost('ctrl');
       bed.net.addServerHost('echo');
@@ -101,7 +120,7 @@ export class Testbed {
         '--data-dir',
         path.join(this.net.dir, 'control'),
         '--node-healthy-seconds',
-        '5',
+        String(this.options.nodeHealthySeconds),
       ],
       { FERRY_ADMIN_TOKEN: ADMIN_TOKEN },
     );
@@ -191,9 +210,9 @@ export class Testbed {
         '--interface',
         r.interfaceName,
         '--heartbeat-seconds',
-        '1',
+        String(this.options.relayHeartbeatSeconds),
         '--peer-idle-seconds',
-        '3',
+        String(this.options.relayPeerIdleSeconds),
       ],
       { FERRY_NODE_TOKEN: r.nodeToken },
     );

@@ -1,11 +1,14 @@
 // Stable tunnel addresses: each device owns one IPv4 and one IPv6 address, the same on every node.
 import ipaddr from 'ipaddr.js';
 
-export const TUNNEL_IPV4_CIDR = '10.64.0.0/10';
-export const TUNNEL_IPV6_CIDR = 'fd66:6572:7279::/48';
-/** Every node answers on the first address of each range (gateway and DNS). */
-export const GATEWAY_IPV4 = '10.64.0.1';
-export const GATEWAY_IPV6 = 'fd66:6572:7279::1';
+import { TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from '../../contracts/index.js';
+
+export {
+  GATEWAY_IPV4,
+  GATEWAY_IPV6,
+  TUNNEL_IPV4_CIDR,
+  TUNNEL_IPV6_CIDR,
+} from '../../contracts/index.js';
 
 // .0 is the network and .1 the gateway; devices start at .2.
 const FIRST_HOST = 2;

@@ -6,6 +6,7 @@ export default defineConfig({
     include: [
       'contracts/**/*.test.ts',
       'server/**/*.test.ts',
+      'relay/**/*.test.ts',
       'scripts/**/*.test.ts',
       'native/**/*.test.ts',
       'e2e/**/*.test.ts',

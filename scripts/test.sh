@@ -23,22 +23,37 @@ source scripts/setup/postgres.sh
 trap ferry_pg_stop EXIT
 
 mkdir -p .test-output
-report=.test-output/vitest.json
-rm -f "$report"
+rm -f .test-output/*.json
 status=0
-FERRY_TEST_DATABASE_URL="$FERRY_PG_URL" FERRY_REQUIRE_POSTGRES=1 FERRY_PG_BIN="$FERRY_PG_BIN" \
-  npx --no-install vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
-
-if [ ! -f "$report" ]; then
-  echo "test: vitest wrote no report" >&2
-  exit 1
+run_vitest() { # name, vitest args...
+  local name=$1
+  shift
+  FERRY_TEST_DATABASE_URL="$FERRY_PG_URL" FERRY_REQUIRE_POSTGRES=1 FERRY_PG_BIN="$FERRY_PG_BIN" \
+    npx --no-install vitest run --reporter=default --reporter=json --outputFile.json=".test-output/$name.json" "$@" || status=$?
+}
+if [ $# -gt 0 ]; then
+  run_vitest selected "$@"
+else
+  # Unit and API tests in parallel; the namespace end-to-end tests one file at a time, so
+  # that throughput checks do not compete with each other for the two cores.
+  run_vitest unit contracts/ server/ relay/ native/
+  run_vitest e2e e2e/ --no-file-parallelism
 fi
+
 # A skipped test hides a missing prerequisite: it counts as a failure here.
 node -e '
-  const r = require(process.argv[1]);
-  const skipped = r.numPendingTests + r.numTodoTests;
-  console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
-  if (r.numTotalTests === 0) { console.error("test: no test ran"); process.exit(1); }
+  const fs = require("fs");
+  const files = fs.readdirSync(".test-output").filter((f) => f.endsWith(".json"));
+  if (files.length === 0) { console.error("test: vitest wrote no report"); process.exit(1); }
+  let passed = 0, failed = 0, skipped = 0, total = 0;
+  for (const f of files) {
+    const r = JSON.parse(fs.readFileSync(".test-output/" + f, "utf8"));
+    passed += r.numPassedTests; failed += r.numFailedTests; total += r.numTotalTests;
+    skipped += r.numPendingTests + r.numTodoTests;
+  }
+  console.log(`vitest: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+  if (total === 0) { console.error("test: no test ran"); process.exit(1); }
   if (skipped > 0) { console.error("test: skipped tests count as failures"); process.exit(1); }
-' "$PWD/$report" || status=1
+  if (failed > 0) process.exit(1);
+' || status=1
 exit "$status"

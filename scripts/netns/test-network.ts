@@ -4,9 +4,19 @@
 // every namespace, process and interface it made.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
+const WIREGUARD_RUN = '/var/run/wireguard';
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
 
 export interface Host {
   name: string;
@@ -214,6 +224,10 @@ export class TestNetwork {
       spawnSync('ip', ['netns', 'del', ns]);
     }
     spawnSync('ip', ['link', 'del', this.hostLink]);
+    // A wireguard-go killed with its namespace leaves its UAPI socket in the shared /run.
+    for (const f of readdirSafe(WIREGUARD_RUN)) {
+      if (f.startsWith(`fy${this.id}`)) rmSync(path.join(WIREGUARD_RUN, f), { force: true });
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 

@@ -5,6 +5,8 @@ import { API_PREFIXES } from '../contracts/index.js';
 import { AccountService } from './domain/accounts.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { ConnectionService } from './domain/connections.js';
+import { DeviceAuthCache } from './domain/device-auth-cache.js';
+import { DeviceConfigService } from './domain/device-configs.js';
 import { DeviceService } from './domain/devices.js';
 import { FerryError } from './domain/errors.js';
 import type { EventBus } from './domain/event-bus.js';
@@ -17,6 +19,7 @@ import { sendProblem } from './http/problems.js';
 import { RateLimits, type RateLimitOptions } from './http/rate-limits.js';
 import { registerControlRoutes } from './http/register.js';
 import { AccountsRepo } from './store/accounts-repo.js';
+import { PostgresDeviceAuth } from './store/device-auth.postgres.js';
 import { DevicesRepo } from './store/devices-repo.js';
 import { MemoryEventBus } from './store/event-bus.memory.js';
 import { PostgresEventBus } from './store/event-bus.postgres.js';
@@ -31,6 +34,13 @@ export const VERSION = '0.1.0';
 export const BODY_LIMIT = 16 * 1024;
 /** In-flight requests get this long to finish on shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * One instance (SQLite): device tokens resolved within this long are answered from memory.
+ * Revocations and plan changes drop them at once; the TTL only bounds the harm of a missed
+ * invalidation. Several instances (PostgreSQL) keep nothing: see DeviceAuthCache.
+ */
+const DEVICE_AUTH_TTL_MS = 5_000;
+const DEVICE_AUTH_MAX_ENTRIES = 50_000;
 
 export interface ServerOptions {
   dataDir: string;
@@ -67,6 +77,12 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   const devicesRepo = new DevicesRepo(store.db);
   const regionsRepo = new RegionsRepo(store.db);
   const feed = new PeerFeed(new FeedRepo(store.db, store.dialect), devicesRepo, bus);
+  // PostgreSQL: the token and the live session in one round trip (nothing is cached there).
+  const tokenSource = store.pool ? new PostgresDeviceAuth(store.pool) : devicesRepo;
+  const deviceAuth = new DeviceAuthCache(tokenSource, bus, {
+    ttlMs: DEVICE_AUTH_TTL_MS,
+    maxEntries: DEVICE_AUTH_MAX_ENTRIES,
+  });
   const accounts = new AccountService({
     db: store.db,
     dialect: store.dialect,
@@ -74,17 +90,22 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     devices: devicesRepo,
     regions: regionsRepo,
     feed,
+    bus,
+    auth: deviceAuth,
     clock,
   });
   const inventory = new Inventory(regionsRepo, devicesRepo, accounts, live, feed, bus, clock, {
     healthyForMs: opts.nodeHealthyForMs ?? 30_000,
   });
+  const devices = new DeviceService(store.db, devicesRepo, feed, live, bus, deviceAuth);
+  const connections = new ConnectionService(inventory, live, deviceAuth, bus, clock);
   const services: Services = {
     version: VERSION,
     accounts,
-    devices: new DeviceService(store.db, devicesRepo, feed, live, bus),
+    devices,
+    deviceConfigs: new DeviceConfigService(devices, connections),
     inventory,
-    connections: new ConnectionService(inventory, devicesRepo, live, bus, clock),
+    connections,
     feed,
   };
 
@@ -114,15 +135,26 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
       const retryAfter = await limits.take('ip', limits.addressKey(request.ip));
       if (retryAfter !== undefined) {
         reply.header('retry-after', String(retryAfter));
-        sendProblem(reply, new FerryError('rate-limited', `too many requests; retry in ${retryAfter} s`));
+        sendProblem(
+          reply,
+          new FerryError('rate-limited', `too many requests; retry in ${retryAfter} s`),
+        );
       }
     });
   }
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof FerryError) return sendProblem(reply, error);
     const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413) return sendProblem(reply, new FerryError('payload-too-large', `request bodies are limited to ${BODY_LIMIT} bytes`));
-    if (status === 415) return sendProblem(reply, new FerryError('unsupported-media-type', 'send JSON (content-type: application/json)'));
+    if (status === 413)
+      return sendProblem(
+        reply,
+        new FerryError('payload-too-large', `request bodies are limited to ${BODY_LIMIT} bytes`),
+      );
+    if (status === 415)
+      return sendProblem(
+        reply,
+        new FerryError('unsupported-media-type', 'send JSON (content-type: application/json)'),
+      );
     if (status !== undefined && status >= 400 && status < 500) {
       return sendProblem(reply, new FerryError('invalid-json', 'the request could not be read'));
     }
@@ -132,7 +164,10 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     return sendProblem(reply, new FerryError('internal', 'something went wrong on our side'));
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new FerryError('not-found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    sendProblem(
+      reply,
+      new FerryError('not-found', `no route ${request.method} ${request.url.split('?')[0]}`),
+    ),
   );
   app.addHook('preClose', async () => shutdown.abort());
   // While shutting down, answers close their connection so that no idle keep-alive socket
@@ -142,7 +177,11 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   });
 
   const handlers = buildHandlers(services);
-  const auth = authenticator({ devices: devicesRepo, regions: regionsRepo, adminToken: opts.adminToken });
+  const auth = authenticator({
+    devices: deviceAuth,
+    regions: regionsRepo,
+    adminToken: opts.adminToken,
+  });
   for (const prefix of API_PREFIXES) {
     await app.register(
       async (scope) =>
@@ -166,6 +205,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
       const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       await app.close();
       clearTimeout(grace);
+      deviceAuth.close();
       await bus.close();
       await live.close();
       await store.close();

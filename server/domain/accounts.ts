@@ -15,6 +15,8 @@ import { periodOf, type Clock } from './clock.js';
 import type { DeviceAuth } from '../store/devices-repo.js';
 import { fail, ok, type Result } from './errors.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import type { AuthInvalidation } from './device-auth-cache.js';
+import type { EventBus } from './event-bus.js';
 import type { PeerFeed } from './peer-feed.js';
 import { DEFAULT_PLAN, PLANS, findPlan, planOf, planView } from './plans.js';
 import { hashToken, newAccountNumber, newId, newToken } from './secrets.js';
@@ -27,13 +29,17 @@ export interface AccountsDeps {
   devices: DevicesRepo;
   regions: RegionsRepo;
   feed: PeerFeed;
+  bus: EventBus;
+  auth: AuthInvalidation;
   clock: Clock;
 }
 
 export class AccountService {
   constructor(private readonly d: AccountsDeps) {}
 
-  async createAccount(password: string | undefined): Promise<Result<z.input<typeof CreateAccountResponse>>> {
+  async createAccount(
+    password: string | undefined,
+  ): Promise<Result<z.input<typeof CreateAccountResponse>>> {
     const hash = password === undefined ? null : await hashPassword(password);
     // 10^15 numbers: a collision is rare, but a taken number is never handed out twice.
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -45,13 +51,19 @@ export class AccountService {
     return fail('unavailable', 'could not allocate an account number; try again');
   }
 
-  async signIn(req: z.output<typeof CreateSessionRequest>): Promise<Result<z.input<typeof CreateSessionResponse>>> {
+  async signIn(
+    req: z.output<typeof CreateSessionRequest>,
+  ): Promise<Result<z.input<typeof CreateSessionResponse>>> {
     const account = await this.d.accounts.byNumber(req.account_number);
     // One answer for a wrong number and a wrong password: numbers cannot be probed.
-    const badCredentials = () => fail('invalid-credentials', 'unknown account number or wrong password');
+    const badCredentials = () =>
+      fail('invalid-credentials', 'unknown account number or wrong password');
     if (!account) return badCredentials();
     if (account.password_hash !== null) {
-      if (req.password === undefined || !(await verifyPassword(account.password_hash, req.password))) {
+      if (
+        req.password === undefined ||
+        !(await verifyPassword(account.password_hash, req.password))
+      ) {
         return badCredentials();
       }
     }
@@ -61,18 +73,33 @@ export class AccountService {
     const outcome = await this.d.db.transaction().execute(async (trx) => {
       if (this.d.dialect === 'postgres') {
         // Serialises sign-ins of one account so that two cannot both take the last slot.
-        await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
+        await trx
+          .selectFrom('accounts')
+          .select('id')
+          .where('id', '=', account.id)
+          .forUpdate()
+          .execute();
       }
       const used = await this.d.devices.countForAccount(trx, account.id);
       if (used >= plan.deviceLimit) {
         const devices = await this.d.devices.listForAccount(account.id, trx);
-        return fail('device-limit', `the ${plan.name} plan allows ${plan.deviceLimit} devices; revoke one to add this one`, {
-          extra: { device_limit: plan.deviceLimit, devices: devices.map((r) => deviceView(r, undefined)) },
-        });
+        return fail(
+          'device-limit',
+          `the ${plan.name} plan allows ${plan.deviceLimit} devices; revoke one to add this one`,
+          {
+            extra: {
+              device_limit: plan.deviceLimit,
+              devices: devices.map((r) => deviceView(r, undefined)),
+            },
+          },
+        );
       }
       for (const key of [req.device.wireguard_public_key, req.device.ferry_public_key]) {
         if (await this.d.devices.keyInUse(trx, key)) {
-          return fail('key-in-use', 'that public key belongs to another device; generate a new key pair');
+          return fail(
+            'key-in-use',
+            'that public key belongs to another device; generate a new key pair',
+          );
         }
       }
       const seq = await this.d.devices.insert(trx, {
@@ -105,29 +132,42 @@ export class AccountService {
     ]);
     return {
       account_number: auth.accountNumber,
-      plan: planView(plan, regions.map((r) => r.id)),
+      plan: planView(
+        plan,
+        regions.map((r) => r.id),
+      ),
       devices: { used, limit: plan.deviceLimit },
       usage: { period, bytes, data_cap_bytes: plan.dataCapBytes },
     };
   }
 
-  async setPlan(accountNumber: string, planId: string): Promise<Result<{ account_number: string; plan: string }>> {
+  async setPlan(
+    accountNumber: string,
+    planId: string,
+  ): Promise<Result<{ account_number: string; plan: string }>> {
     const plan = findPlan(planId.toLowerCase());
     if (!plan) {
       return fail('validation-failed', `unknown plan "${planId}"`, {
         errors: [{ field: 'plan', message: 'unknown plan', allowed: PLANS.map((p) => p.id) }],
       });
     }
-    const version = await this.d.db.transaction().execute(async (trx) => {
+    const changed = await this.d.db.transaction().execute(async (trx) => {
       const account = await this.d.accounts.byNumber(accountNumber, trx);
       if (!account) return undefined;
       await this.d.accounts.setPlan(trx, account.id, plan.id);
       // The plan decides which nodes hold the account's peers and their limits.
       const devices = await this.d.devices.listForAccount(account.id, trx);
-      return this.d.feed.record(trx, devices.map((r) => r.id));
+      const version = await this.d.feed.record(
+        trx,
+        devices.map((r) => r.id),
+      );
+      return { accountId: account.id, version };
     });
-    if (version === undefined) return fail('not-found', 'no such account');
-    await this.d.feed.announce(version);
+    if (changed === undefined) return fail('not-found', 'no such account');
+    // Device tokens carry the plan: cached ones must not outlive it, here or elsewhere.
+    this.d.auth.forgetAccount(changed.accountId);
+    await this.d.feed.announce(changed.version);
+    await this.d.bus.publish({ kind: 'account', accountId: changed.accountId, change: 'plan' });
     return ok({ account_number: accountNumber, plan: plan.id });
   }
 

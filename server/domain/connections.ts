@@ -8,11 +8,12 @@ import type {
   RegionStrategy,
   StatusResponse,
 } from '../../contracts/index.js';
-import { MODE_OF_USAGE, REGION_STRATEGIES } from '../../contracts/index.js';
-import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
+import { MODE_OF_USAGE, REGION_STRATEGIES, shardOf } from '../../contracts/index.js';
+import type { DeviceAuth } from '../store/devices-repo.js';
 import type { NodeRow, RegionRow } from '../store/regions-repo.js';
 import { GATEWAY_IPV4 } from './addresses.js';
 import type { Clock } from './clock.js';
+import type { Revocations } from './device-auth-cache.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Inventory } from './inventory.js';
@@ -47,8 +48,8 @@ export const DISCONNECTED: StatusResponse = {
 export class ConnectionService {
   constructor(
     private readonly inventory: Inventory,
-    private readonly devices: DevicesRepo,
     private readonly live: LiveSessions,
+    private readonly revocations: Revocations,
     private readonly bus: EventBus,
     private readonly clock: Clock,
   ) {}
@@ -76,12 +77,11 @@ export class ConnectionService {
       return fail('forbidden', `the ${plan.name} plan does not include protocol ${protocol}`);
     }
 
-    const regions = await this.inventory.listRegionRows();
+    const { regions, nodes } = await this.inventory.snapshot();
     const scoped = resolveRegion(req.region ?? 'auto', regions, plan);
     if (!scoped.ok) return scoped;
     const scope = scoped.value;
 
-    const nodes = await this.inventory.listNodeRows();
     const now = this.clock.nowMs();
     const usable = (n: NodeRow) =>
       this.inventory.isHealthy(n, now) &&
@@ -93,9 +93,13 @@ export class ConnectionService {
       load: n.load,
       latencyMs: req.latencies?.[n.id],
     });
-    let candidates = nodes.filter((n) => scope.regionIds.includes(n.region_id) && usable(n)).map(toCandidate);
+    let candidates = nodes
+      .filter((n) => scope.regionIds.includes(n.region_id) && usable(n))
+      .map(toCandidate);
     if (candidates.length === 0 && scope.fallback) {
-      candidates = nodes.filter((n) => planAllowsRegion(plan, n.region_id) && usable(n)).map(toCandidate);
+      candidates = nodes
+        .filter((n) => planAllowsRegion(plan, n.region_id) && usable(n))
+        .map(toCandidate);
       if (candidates.length) {
         notices.push({
           code: 'region-fallback',
@@ -103,14 +107,17 @@ export class ConnectionService {
         });
       }
     }
-    const current = await this.live.get(auth.deviceId);
+    // On PostgreSQL the session came with the token: one round trip fewer.
+    const current =
+      auth.sessionAtAuth !== undefined ? auth.sessionAtAuth : await this.live.get(auth.deviceId);
     const choice = chooseNode(candidates, scope.strategy, current?.nodeId);
     if (!choice) {
-      return fail('no-node-available', `no healthy ${protocol} node with free capacity in ${scope.label}; try again shortly or another region`);
+      return fail(
+        'no-node-available',
+        `no healthy ${protocol} node with free capacity in ${scope.label}; try again shortly or another region`,
+      );
     }
     const node = nodes.find((n) => n.id === choice.node.id)!;
-    const device = await this.devices.get(auth.accountId, auth.deviceId);
-    if (!device) return fail('unauthorized', 'this device was revoked');
 
     const sessionId = newId('ses');
     await this.live.put({
@@ -124,6 +131,12 @@ export class ConnectionService {
       nodeLatencyMs: null,
       upUntilMs: null,
     });
+    // Checked after the write: a revoke that ran meanwhile may have deleted the live session
+    // before we wrote it, so ours is removed here; a later revoke deletes it itself.
+    if (this.revocations.wasRevoked(auth.deviceId)) {
+      await this.live.delete(auth.deviceId);
+      return fail('unauthorized', 'this device was revoked');
+    }
     await this.bus.publish({ kind: 'device', deviceId: auth.deviceId, change: 'status' });
 
     return ok({
@@ -138,14 +151,15 @@ export class ConnectionService {
         id: node.id,
         region: node.region_id,
         endpoint_host: node.endpoint_host,
-        wireguard_port: node.wireguard_port,
+        // Each block of 65,536 devices has its own interface and port on the node.
+        wireguard_port: node.wireguard_port + shardOf(auth.tunnelIpv4),
         wireguard_public_key: node.wireguard_public_key!,
         ferry_port: node.ferry_port,
         ferry_public_key: node.ferry_public_key,
       },
       tunnel: {
-        ipv4: device.tunnel_ipv4,
-        ipv6: device.tunnel_ipv6,
+        ipv4: auth.tunnelIpv4,
+        ipv6: auth.tunnelIpv6,
         dns: [GATEWAY_IPV4],
         mtu: MTU[protocol],
         keepalive: KEEPALIVE_SECONDS,
@@ -183,13 +197,22 @@ export class ConnectionService {
 }
 
 /** `auto`, a region id, or a rule `<area>[:<strategy>]` → the regions to choose from. */
-export function resolveRegion(value: string, regions: readonly RegionRow[], plan: PlanRule): Result<Scope> {
+export function resolveRegion(
+  value: string,
+  regions: readonly RegionRow[],
+  plan: PlanRule,
+): Result<Scope> {
   const allowed = regions.filter((r) => planAllowsRegion(plan, r.id)).map((r) => r.id);
-  if (value === 'auto') return ok({ regionIds: allowed, strategy: 'lowest-latency', label: 'auto', fallback: false });
+  if (value === 'auto')
+    return ok({ regionIds: allowed, strategy: 'lowest-latency', label: 'auto', fallback: false });
   const notInPlan = (what: string) =>
-    fail('region-not-in-plan', `the ${plan.name} plan does not include ${what}; allowed: ${allowed.join(', ')}`, {
-      extra: { allowed_regions: allowed },
-    });
+    fail(
+      'region-not-in-plan',
+      `the ${plan.name} plan does not include ${what}; allowed: ${allowed.join(', ')}`,
+      {
+        extra: { allowed_regions: allowed },
+      },
+    );
 
   if (regions.some((r) => r.id === value)) {
     return allowed.includes(value)
@@ -198,7 +221,12 @@ export function resolveRegion(value: string, regions: readonly RegionRow[], plan
   }
   const [area, strategy = 'lowest-latency', ...rest] = value.split(':');
   const areas = [...new Set(regions.map((r) => r.area))];
-  if (area && rest.length === 0 && areas.includes(area) && (REGION_STRATEGIES as readonly string[]).includes(strategy)) {
+  if (
+    area &&
+    rest.length === 0 &&
+    areas.includes(area) &&
+    (REGION_STRATEGIES as readonly string[]).includes(strategy)
+  ) {
     const inArea = regions.filter((r) => r.area === area).map((r) => r.id);
     const ids = inArea.filter((id) => allowed.includes(id));
     if (ids.length === 0 && strategy !== 'fallback') return notInPlan(`area ${area}`);

@@ -2,6 +2,7 @@
 import type { Device } from '../../contracts/index.js';
 import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
 import type { Db } from '../store/schema.js';
+import type { AuthInvalidation } from './device-auth-cache.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { LiveSessions } from './live-sessions.js';
@@ -17,10 +18,13 @@ export class DeviceService {
     private readonly feed: PeerFeed,
     private readonly live: LiveSessions,
     private readonly bus: EventBus,
+    private readonly auth: AuthInvalidation,
   ) {}
 
   async list(auth: DeviceAuth): Promise<Device[]> {
-    return (await this.devices.listForAccount(auth.accountId)).map((r) => deviceView(r, auth.deviceId));
+    return (await this.devices.listForAccount(auth.accountId)).map((r) =>
+      deviceView(r, auth.deviceId),
+    );
   }
 
   async get(auth: DeviceAuth, id: string): Promise<Result<Device>> {
@@ -35,11 +39,21 @@ export class DeviceService {
 
   /** The device's token stops working at once and its peers leave every node. */
   async revoke(auth: DeviceAuth, id: string): Promise<Result<void>> {
-    const version = await this.db.transaction().execute(async (trx) => {
-      if (!(await this.devices.delete(trx, auth.accountId, id))) return undefined;
-      return this.feed.record(trx, [id]);
-    });
+    let version: number | undefined;
+    try {
+      version = await this.db.transaction().execute(async (trx) => {
+        if (!(await this.devices.delete(trx, auth.accountId, id))) return undefined;
+        return this.feed.record(trx, [id]);
+      });
+    } catch (e) {
+      // A failed commit may still have committed: drop the account's cached tokens anyway.
+      this.auth.forgetAccount(auth.accountId);
+      throw e;
+    }
     if (version === undefined) return notFound();
+    // Before anything else is awaited: from here on this instance refuses the token, and a
+    // connect in flight learns of it (other instances hear it from the bus event below).
+    this.auth.forgetDevice(id);
     await this.live.delete(id);
     await this.feed.announce(version);
     await this.bus.publish({ kind: 'device', deviceId: id, change: 'revoked' });
@@ -55,7 +69,10 @@ export class DeviceService {
       if (!(await this.devices.get(auth.accountId, id, trx))) return notFound();
       for (const key of [keys.wireguard_public_key, keys.ferry_public_key]) {
         if (key && (await this.devices.keyInUse(trx, key, id))) {
-          return fail('key-in-use', 'that public key belongs to another device; generate a new key pair');
+          return fail(
+            'key-in-use',
+            'that public key belongs to another device; generate a new key pair',
+          );
         }
       }
       await this.devices.setKeys(trx, id, keys);

@@ -1,6 +1,11 @@
 // Regions and nodes: what the operator added, what each node reports, and which are healthy.
 import type { z } from 'zod';
-import type { CreateNodeRequest, CreateRegionRequest, Node, Region } from '../../contracts/index.js';
+import type {
+  CreateNodeRequest,
+  CreateRegionRequest,
+  Node,
+  Region,
+} from '../../contracts/index.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
 import type { NodeRow, RegionRow, RegionsRepo } from '../store/regions-repo.js';
 import type { AccountService } from './accounts.js';
@@ -12,13 +17,33 @@ import type { HandshakeReport, LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
 import { planAllowsRegion, type PlanRule } from './plans.js';
 import { hashToken, newId, newToken } from './secrets.js';
+import { Snapshot } from './snapshot.js';
 
 export interface InventoryOptions {
   /** A node is healthy while its last heartbeat is younger than this. */
   healthyForMs: number;
+  /**
+   * How long regions and nodes are served from memory (default 1 s). Writes made through this
+   * instance are seen at once; with several instances, another's writes within this time.
+   */
+  snapshotTtlMs?: number;
 }
 
+/** Every region and node as last read. Shared by concurrent requests: frozen, never changed. */
+export interface InventoryView {
+  regions: readonly RegionRow[];
+  nodes: readonly NodeRow[];
+}
+
+const DEFAULT_SNAPSHOT_TTL_MS = 1_000;
+
 export class Inventory {
+  /**
+   * Connect reads every region and node on each call; from memory it costs no query. Health
+   * is not part of it: `isHealthy` compares the heartbeat with the clock at the time of use.
+   */
+  private readonly view: Snapshot<InventoryView>;
+
   constructor(
     private readonly regions: RegionsRepo,
     private readonly devices: DevicesRepo,
@@ -28,7 +53,11 @@ export class Inventory {
     private readonly bus: EventBus,
     private readonly clock: Clock,
     private readonly opts: InventoryOptions,
-  ) {}
+  ) {
+    this.view = new Snapshot(() => this.loadView(), {
+      ttlMs: opts.snapshotTtlMs ?? DEFAULT_SNAPSHOT_TTL_MS,
+    });
+  }
 
   get heartbeatSeconds(): number {
     return Math.max(1, Math.floor(this.opts.healthyForMs / 3000));
@@ -42,20 +71,23 @@ export class Inventory {
     );
   }
 
-  listRegionRows(): Promise<RegionRow[]> {
-    return this.regions.listRegions();
+  /** Regions and nodes (ordered by id), at most `snapshotTtlMs` old. */
+  snapshot(): Promise<InventoryView> {
+    return this.view.get();
   }
 
-  listNodeRows(regionId?: string): Promise<NodeRow[]> {
-    return this.regions.listNodes(regionId);
+  async listRegionRows(): Promise<readonly RegionRow[]> {
+    return (await this.view.get()).regions;
   }
 
   async listRegions(plan: PlanRule): Promise<Region[]> {
-    const [regions, nodes] = await Promise.all([this.regions.listRegions(), this.regions.listNodes()]);
+    const { regions, nodes } = await this.view.get();
     const now = this.clock.nowMs();
     return regions.map((r) => {
       const healthy = nodes.filter((n) => n.region_id === r.id && this.isHealthy(n, now));
-      const load = healthy.length ? healthy.reduce((sum, n) => sum + n.load, 0) / healthy.length : 0;
+      const load = healthy.length
+        ? healthy.reduce((sum, n) => sum + n.load, 0) / healthy.length
+        : 0;
       return {
         ...r,
         load: Math.round(load * 1000) / 1000,
@@ -68,8 +100,10 @@ export class Inventory {
   }
 
   async listNodes(regionId: string | undefined): Promise<Node[]> {
+    const { nodes } = await this.view.get();
     const now = this.clock.nowMs();
-    return (await this.regions.listNodes(regionId)).map((n) => ({
+    const inRegion = regionId === undefined ? nodes : nodes.filter((n) => n.region_id === regionId);
+    return inRegion.map((n) => ({
       id: n.id,
       region: n.region_id,
       endpoint_host: n.endpoint_host,
@@ -85,10 +119,14 @@ export class Inventory {
 
   async createRegion(req: z.output<typeof CreateRegionRequest>): Promise<Result<RegionRow>> {
     const row = { id: req.id, name: req.name, area: req.area, country: req.country };
-    return (await this.regions.insertRegion(row)) ? ok(row) : fail('region-exists', `region "${req.id}" exists`);
+    const inserted = await this.written(this.regions.insertRegion(row));
+    return inserted ? ok(row) : fail('region-exists', `region "${req.id}" exists`);
   }
 
-  async createNode(req: z.output<typeof CreateNodeRequest>): Promise<Result<{ id: string; token: string; region: string }>> {
+  async createNode(
+    req: z.output<typeof CreateNodeRequest>,
+  ): Promise<Result<{ id: string; token: string; region: string }>> {
+    // From the database, not the snapshot: a region just added on another instance counts.
     const regions = await this.regions.listRegions();
     if (!regions.some((r) => r.id === req.region)) {
       return fail('validation-failed', `unknown region "${req.region}"`, {
@@ -97,20 +135,22 @@ export class Inventory {
     }
     const id = newId('node');
     const token = newToken('node');
-    await this.regions.insertNode({
-      id,
-      region_id: req.region,
-      endpoint_host: req.endpoint_host,
-      wireguard_port: req.wireguard_port,
-      ferry_port: req.ferry_port ?? null,
-      capacity_mbps: req.capacity_mbps,
-      token_hash: hashToken(token),
-    });
+    await this.written(
+      this.regions.insertNode({
+        id,
+        region_id: req.region,
+        endpoint_host: req.endpoint_host,
+        wireguard_port: req.wireguard_port,
+        ferry_port: req.ferry_port ?? null,
+        capacity_mbps: req.capacity_mbps,
+        token_hash: hashToken(token),
+      }),
+    );
     return ok({ id, token, region: req.region });
   }
 
   async register(node: NodeRow, wireguardKey: string, ferryKey: string | null) {
-    await this.regions.setNodeKeys(node.id, wireguardKey, ferryKey);
+    await this.written(this.regions.setNodeKeys(node.id, wireguardKey, ferryKey));
     return {
       id: node.id,
       region: node.region_id,
@@ -121,6 +161,7 @@ export class Inventory {
         ipv6_gateway: GATEWAY_IPV6,
       },
       heartbeat_seconds: this.heartbeatSeconds,
+      capacity_mbps: node.capacity_mbps,
     };
   }
 
@@ -135,18 +176,58 @@ export class Inventory {
     },
   ): Promise<Result<{ feed_version: number; healthy_for_seconds: number }>> {
     if (node.wireguard_public_key === null) {
-      return fail('node-not-registered', 'register the node (POST /node/register) before its heartbeats');
+      return fail(
+        'node-not-registered',
+        'register the node (POST /node/register) before its heartbeats',
+      );
     }
     const now = this.clock.nowMs();
-    await this.regions.recordHeartbeat(node.id, { load: h.load, rx_bps: h.rx_bps, tx_bps: h.tx_bps, nowMs: now });
+    // A node that was unhealthy is a candidate again from this answer on, not a TTL later.
+    await this.written(
+      this.regions.recordHeartbeat(node.id, {
+        load: h.load,
+        rx_bps: h.rx_bps,
+        tx_bps: h.tx_bps,
+        nowMs: now,
+      }),
+    );
     const reports: HandshakeReport[] = (h.fresh_handshakes ?? []).map((r) => ({
       deviceId: r.device_id,
       latencyMs: r.latency_ms,
     }));
-    const changed = await this.live.applyHandshakes(node.id, reports, now + this.opts.healthyForMs, now);
-    for (const deviceId of changed) await this.bus.publish({ kind: 'device', deviceId, change: 'status' });
+    const changed = await this.live.applyHandshakes(
+      node.id,
+      reports,
+      now + this.opts.healthyForMs,
+      now,
+    );
+    for (const deviceId of changed)
+      await this.bus.publish({ kind: 'device', deviceId, change: 'status' });
     if (h.usage?.length) await this.recordUsage(h.usage);
-    return ok({ feed_version: await this.feed.currentVersion(), healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000) });
+    return ok({
+      feed_version: await this.feed.currentVersion(),
+      healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000),
+    });
+  }
+
+  /** Drops the snapshot once a write of regions or nodes has ended, even if it failed. */
+  private async written<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.view.invalidate();
+    }
+  }
+
+  private async loadView(): Promise<InventoryView> {
+    const [regions, nodes] = await Promise.all([
+      this.regions.listRegions(),
+      this.regions.listNodes(),
+    ]);
+    return Object.freeze({
+      regions: Object.freeze(regions.map((r) => Object.freeze(r))),
+      nodes: Object.freeze(nodes.map((n) => Object.freeze(n))),
+    });
   }
 
   /** Adds bytes to each account's counter for this period; per-device detail is not kept. */

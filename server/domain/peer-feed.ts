@@ -39,7 +39,12 @@ export class PeerFeed {
    * change when there is none yet. `after` 0, a version pruned away or one from a reset
    * database all get a full snapshot.
    */
-  async read(regionId: string, after: number, waitSeconds: number, signal: AbortSignal): Promise<PeersResponse> {
+  async read(
+    regionId: string,
+    after: number,
+    waitSeconds: number,
+    signal: AbortSignal,
+  ): Promise<PeersResponse> {
     let bounds = await this.feed.bounds();
     if (after > bounds.current || (after > 0 && after < bounds.floor)) {
       return this.snapshot(regionId, bounds.current);
@@ -55,7 +60,9 @@ export class PeerFeed {
     const rows = new Map((await this.devices.feedRows(deviceIds)).map((r) => [r.id, r]));
     const peers = deviceIds.map((id): Peer => {
       const row = rows.get(id);
-      return row && planAllowsRegion(planOf(row.plan), regionId) ? upsert(row) : { device_id: id, op: 'remove' };
+      return row && planAllowsRegion(planOf(row.plan), regionId)
+        ? upsert(row)
+        : { device_id: id, op: 'remove' };
     });
     return { version, snapshot: false, peers };
   }

@@ -45,7 +45,10 @@ export function chooseNode(
     const sorted = [...candidates].sort(byLoad);
     const best = sorted[0]!;
     if (current && current.load - best.load < 0.1) {
-      return { node: current, reasons: ['least-load: kept current node (load within 0.1 of best)'] };
+      return {
+        node: current,
+        reasons: ['least-load: kept current node (load within 0.1 of best)'],
+      };
     }
     return { node: best, reasons: [`least-load: lowest load ${best.load.toFixed(2)}`] };
   }

@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Auth } from '../../contracts/index.js';
 import { FerryError } from '../domain/errors.js';
 import { hashToken, secretEquals } from '../domain/secrets.js';
-import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
+import type { DeviceAuthSource } from '../domain/device-auth-cache.js';
+import type { DeviceAuth } from '../store/devices-repo.js';
 import type { NodeRow, RegionsRepo } from '../store/regions-repo.js';
 
 export interface Authenticator {
@@ -17,7 +18,8 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 export function authenticator(deps: {
-  devices: DevicesRepo;
+  /** The token cache in the service; anything that resolves a token hash in tests. */
+  devices: DeviceAuthSource;
   regions: RegionsRepo;
   adminToken: string | undefined;
 }): Authenticator {

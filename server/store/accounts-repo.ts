@@ -13,7 +13,11 @@ export class AccountsRepo {
   constructor(private readonly db: Db) {}
 
   /** Returns undefined when the number is taken (the caller draws another). */
-  async insert(number: string, passwordHash: string | null, plan: string): Promise<number | undefined> {
+  async insert(
+    number: string,
+    passwordHash: string | null,
+    plan: string,
+  ): Promise<number | undefined> {
     const row = await this.db
       .insertInto('accounts')
       .values({ number, password_hash: passwordHash, plan })
@@ -50,7 +54,9 @@ export class AccountsRepo {
       .insertInto('usage')
       .values({ account_id: accountId, period, bytes })
       .onConflict((oc) =>
-        oc.columns(['account_id', 'period']).doUpdateSet({ bytes: sql`usage.bytes + excluded.bytes` }),
+        oc
+          .columns(['account_id', 'period'])
+          .doUpdateSet({ bytes: sql`usage.bytes + excluded.bytes` }),
       )
       .execute();
   }

@@ -1,4 +1,5 @@
 // Devices: their keys, stable tunnel addresses and hashed tokens.
+import type { LiveSession } from '../domain/live-sessions.js';
 import type { Db } from './schema.js';
 
 export interface DeviceRow {
@@ -18,6 +19,15 @@ export interface DeviceAuth {
   accountId: number;
   accountNumber: string;
   plan: string;
+  /** Fixed at sign-in and never changed: connect answers with them without another read. */
+  tunnelIpv4: string;
+  tunnelIpv6: string;
+  /**
+   * The device's live session (null: none) where the store reads it in the same round trip
+   * as the token (PostgreSQL); undefined where it does not. As of authentication, so for the
+   * request at hand only, never for a long-lived stream; never kept by a cache.
+   */
+  sessionAtAuth?: LiveSession | null;
 }
 
 /** A device as the peer feed needs it: with its account's plan. */
@@ -64,11 +74,20 @@ export class DevicesRepo {
   }
 
   async setAddresses(db: Db, id: string, ipv4: string, ipv6: string): Promise<void> {
-    await db.updateTable('devices').set({ tunnel_ipv4: ipv4, tunnel_ipv6: ipv6 }).where('id', '=', id).execute();
+    await db
+      .updateTable('devices')
+      .set({ tunnel_ipv4: ipv4, tunnel_ipv6: ipv6 })
+      .where('id', '=', id)
+      .execute();
   }
 
   listForAccount(accountId: number, db: Db = this.db): Promise<DeviceRow[]> {
-    return db.selectFrom('devices').select(COLUMNS).where('account_id', '=', accountId).orderBy('seq').execute();
+    return db
+      .selectFrom('devices')
+      .select(COLUMNS)
+      .where('account_id', '=', accountId)
+      .orderBy('seq')
+      .execute();
   }
 
   /** Another account's device is indistinguishable from a missing one. */
@@ -115,7 +134,9 @@ export class DevicesRepo {
     let q = db
       .selectFrom('devices')
       .select('id')
-      .where((eb) => eb.or([eb('wireguard_public_key', '=', key), eb('ferry_public_key', '=', key)]));
+      .where((eb) =>
+        eb.or([eb('wireguard_public_key', '=', key), eb('ferry_public_key', '=', key)]),
+      );
     if (exceptDeviceId) q = q.where('id', '!=', exceptDeviceId);
     return (await q.executeTakeFirst()) !== undefined;
   }
@@ -124,7 +145,14 @@ export class DevicesRepo {
     const row = await this.db
       .selectFrom('devices')
       .innerJoin('accounts', 'accounts.id', 'devices.account_id')
-      .select(['devices.id as deviceId', 'accounts.id as accountId', 'accounts.number as accountNumber', 'accounts.plan'])
+      .select([
+        'devices.id as deviceId',
+        'accounts.id as accountId',
+        'accounts.number as accountNumber',
+        'accounts.plan',
+        'devices.tunnel_ipv4 as tunnelIpv4',
+        'devices.tunnel_ipv6 as tunnelIpv6',
+      ])
       .where('devices.token_hash', '=', tokenHash)
       .executeTakeFirst();
     return row;

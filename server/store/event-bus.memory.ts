@@ -3,6 +3,8 @@ import { EventEmitter } from 'node:events';
 import type { BusEvent, EventBus } from '../domain/event-bus.js';
 
 export class MemoryEventBus implements EventBus {
+  /** Subscribers run inside `publish`, and there is no other instance. */
+  readonly instant = true;
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
   async publish(event: BusEvent): Promise<void> {

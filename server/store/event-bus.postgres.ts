@@ -2,11 +2,29 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { BusEvent, EventBus } from '../domain/event-bus.js';
+import { QueryBatcher } from './query-batcher.js';
 
 const CHANNEL = 'ferry_events';
 
 export class PostgresEventBus implements EventBus {
+  /** Other instances (and this one) hear an event only when its notification arrives. */
+  readonly instant = false;
   private readonly emitter = new EventEmitter().setMaxListeners(0);
+  /**
+   * Under load each publish would take a pool connection for a round trip of its own; those
+   * made while a NOTIFY is in flight go out together in the next. A publish still resolves
+   * only once its NOTIFY has been sent.
+   */
+  private readonly notifies = new QueryBatcher<string, void>(async (payloads) => {
+    // One notification per row, in array order. Subscribers do not rely on the order: feed
+    // versions are compared, device and account events make them read afresh.
+    await this.pool.query({
+      name: 'ferry-bus-notify',
+      text: 'select pg_notify($1, payload) from unnest($2::text[]) as t(payload)',
+      values: [CHANNEL, payloads],
+    });
+    return payloads.map(() => undefined);
+  });
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -29,8 +47,8 @@ export class PostgresEventBus implements EventBus {
     return new PostgresEventBus(pool, client);
   }
 
-  async publish(event: BusEvent): Promise<void> {
-    await this.pool.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify(event)]);
+  publish(event: BusEvent): Promise<void> {
+    return this.notifies.call(JSON.stringify(event));
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {

@@ -14,17 +14,26 @@ export class FeedRepo {
    * version N can never later miss a change numbered below N.
    */
   async append(trx: Db, deviceIds: readonly string[]): Promise<number> {
-    if (this.dialect === 'postgres') await sql`lock table peer_changes in exclusive mode`.execute(trx);
+    if (this.dialect === 'postgres')
+      await sql`lock table peer_changes in exclusive mode`.execute(trx);
     let version = 0;
     for (const device_id of deviceIds) {
-      const row = await trx.insertInto('peer_changes').values({ device_id }).returning('version').executeTakeFirstOrThrow();
+      const row = await trx
+        .insertInto('peer_changes')
+        .values({ device_id })
+        .returning('version')
+        .executeTakeFirstOrThrow();
       version = row.version;
     }
     return version;
   }
 
   async bounds(): Promise<{ floor: number; current: number }> {
-    const state = await this.db.selectFrom('feed_state').select('floor').where('id', '=', 1).executeTakeFirstOrThrow();
+    const state = await this.db
+      .selectFrom('feed_state')
+      .select('floor')
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow();
     const max = await this.db
       .selectFrom('peer_changes')
       .select((eb) => eb.fn.max<number | null>('version').as('v'))
@@ -34,7 +43,10 @@ export class FeedRepo {
   }
 
   /** The changed device ids after `after`, at most `limit` rows, with the last version read. */
-  async changesAfter(after: number, limit: number): Promise<{ deviceIds: string[]; version: number }> {
+  async changesAfter(
+    after: number,
+    limit: number,
+  ): Promise<{ deviceIds: string[]; version: number }> {
     const rows = await this.db
       .selectFrom('peer_changes')
       .select(['version', 'device_id'])
@@ -55,7 +67,12 @@ export class FeedRepo {
     if (floor <= 0) return;
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('peer_changes').where('version', '<=', floor).execute();
-      await trx.updateTable('feed_state').set({ floor }).where('id', '=', 1).where('floor', '<', floor).execute();
+      await trx
+        .updateTable('feed_state')
+        .set({ floor })
+        .where('id', '=', 1)
+        .where('floor', '<', floor)
+        .execute();
     });
   }
 }

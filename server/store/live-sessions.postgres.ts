@@ -3,8 +3,9 @@
 import type pg from 'pg';
 import type { Encryption, Protocol } from '../../contracts/index.js';
 import type { HandshakeReport, LiveSession, LiveSessions } from '../domain/live-sessions.js';
+import { QueryBatcher } from './query-batcher.js';
 
-interface Row {
+export interface Row {
   device_id: string;
   session_id: string;
   node_id: string;
@@ -16,7 +17,10 @@ interface Row {
   up_until_ms: number | null;
 }
 
-function fromRow(r: Row): LiveSession {
+export const LIVE_SESSION_COLUMNS = `device_id, session_id, node_id, region, protocol, cipher,
+  client_latency_ms, node_latency_ms, up_until_ms`;
+
+export function fromRow(r: Row): LiveSession {
   return {
     deviceId: r.device_id,
     sessionId: r.session_id,
@@ -30,7 +34,14 @@ function fromRow(r: Row): LiveSession {
   };
 }
 
+/**
+ * Connect, status and disconnect run these on every call: named statements are parsed and
+ * planned once per pooled connection instead of on every call.
+ */
 export class PostgresLiveSessions implements LiveSessions {
+  /** Every connect writes its session: the writes that arrive meanwhile share one statement. */
+  private readonly puts = new QueryBatcher<LiveSession, void>((sessions) => this.putAll(sessions));
+
   private constructor(private readonly pool: pg.Pool) {}
 
   /** The table is not a migration: it holds nothing worth migrating and must never be logged. */
@@ -51,23 +62,56 @@ export class PostgresLiveSessions implements LiveSessions {
   }
 
   async get(deviceId: string): Promise<LiveSession | undefined> {
-    const { rows } = await this.pool.query<Row>('select * from live_sessions where device_id = $1', [deviceId]);
+    const { rows } = await this.pool.query<Row>({
+      name: 'ferry-live-get',
+      text: `select ${LIVE_SESSION_COLUMNS} from live_sessions where device_id = $1`,
+      values: [deviceId],
+    });
     return rows[0] && fromRow(rows[0]);
   }
 
-  async put(s: LiveSession): Promise<void> {
-    await this.pool.query(
-      `insert into live_sessions values ($1,$2,$3,$4,$5,$6,$7,$8,$9)
+  put(session: LiveSession): Promise<void> {
+    return this.puts.call(session);
+  }
+
+  private async putAll(sessions: LiveSession[]): Promise<void[]> {
+    // One statement may not change a row twice: per device the last write wins, as it would
+    // one statement after another. Sorted, so that rows are always locked in the same order.
+    const rows = [...new Map(sessions.map((s) => [s.deviceId, s])).values()].sort((a, b) =>
+      a.deviceId < b.deviceId ? -1 : a.deviceId > b.deviceId ? 1 : 0,
+    );
+    await retryOnDeadlock(() =>
+      this.pool.query({
+        name: 'ferry-live-put',
+        text: `insert into live_sessions (${LIVE_SESSION_COLUMNS})
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                            $7::double precision[], $8::double precision[], $9::bigint[])
        on conflict (device_id) do update set session_id=excluded.session_id, node_id=excluded.node_id,
          region=excluded.region, protocol=excluded.protocol, cipher=excluded.cipher,
          client_latency_ms=excluded.client_latency_ms, node_latency_ms=excluded.node_latency_ms,
          up_until_ms=excluded.up_until_ms`,
-      [s.deviceId, s.sessionId, s.nodeId, s.region, s.protocol, s.cipher, s.clientLatencyMs, s.nodeLatencyMs, s.upUntilMs],
+        values: [
+          rows.map((s) => s.deviceId),
+          rows.map((s) => s.sessionId),
+          rows.map((s) => s.nodeId),
+          rows.map((s) => s.region),
+          rows.map((s) => s.protocol),
+          rows.map((s) => s.cipher),
+          rows.map((s) => s.clientLatencyMs),
+          rows.map((s) => s.nodeLatencyMs),
+          rows.map((s) => s.upUntilMs),
+        ],
+      }),
     );
+    return sessions.map(() => undefined);
   }
 
   async delete(deviceId: string): Promise<boolean> {
-    const r = await this.pool.query('delete from live_sessions where device_id = $1', [deviceId]);
+    const r = await this.pool.query({
+      name: 'ferry-live-delete',
+      text: 'delete from live_sessions where device_id = $1',
+      values: [deviceId],
+    });
     return (r.rowCount ?? 0) > 0;
   }
 
@@ -80,8 +124,9 @@ export class PostgresLiveSessions implements LiveSessions {
     const ids = reports.map((r) => r.deviceId);
     const latencies = reports.map((r) => r.latencyMs ?? null);
     // One statement: compare the old and new up state of every session on this node.
-    const { rows } = await this.pool.query<{ device_id: string }>(
-      `with reported as (
+    const { rows } = await retryOnDeadlock(() =>
+      this.pool.query<{ device_id: string }>(
+        `with reported as (
          select * from unnest($2::text[], $3::double precision[]) as r(device_id, latency_ms)
        ), updated as (
          update live_sessions s
@@ -94,10 +139,25 @@ export class PostgresLiveSessions implements LiveSessions {
                     (s.up_until_ms is not null and s.up_until_ms > $5) as is_up
        )
        select device_id from updated where was_up <> is_up`,
-      [nodeId, ids, latencies, upUntilMs, nowMs],
+        [nodeId, ids, latencies, upUntilMs, nowMs],
+      ),
     );
     return rows.map((r) => r.device_id);
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * A batch of session writes and a node's heartbeat both lock several rows, so each may wait
+ * for the other; PostgreSQL then aborts one statement. Both are idempotent: run it again.
+ */
+async function retryOnDeadlock<T>(statement: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (e) {
+      if (attempt >= attempts || (e as { code?: string }).code !== '40P01') throw e;
+    }
+  }
 }

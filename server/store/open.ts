@@ -8,6 +8,7 @@ import pg from 'pg';
 import { FerryError } from '../domain/errors.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Db, Dialect, Tables } from './schema.js';
+import { cachingSqliteDatabase } from './sqlite-statement-cache.js';
 
 export interface OpenDatabase {
   db: Db;
@@ -40,7 +41,9 @@ function openSqlite(dataDir: string): OpenDatabase {
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Tables>({
+    dialect: new SqliteDialect({ database: cachingSqliteDatabase(file) }),
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

@@ -79,7 +79,11 @@ export class RegionsRepo {
   }
 
   nodeByTokenHash(tokenHash: string): Promise<NodeRow | undefined> {
-    return this.db.selectFrom('nodes').select(NODE_COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
+    return this.db
+      .selectFrom('nodes')
+      .select(NODE_COLUMNS)
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
   }
 
   async setNodeKeys(id: string, wireguardKey: string, ferryKey: string | null): Promise<void> {
@@ -90,7 +94,10 @@ export class RegionsRepo {
       .execute();
   }
 
-  async recordHeartbeat(id: string, h: { load: number; rx_bps: number; tx_bps: number; nowMs: number }): Promise<void> {
+  async recordHeartbeat(
+    id: string,
+    h: { load: number; rx_bps: number; tx_bps: number; nowMs: number },
+  ): Promise<void> {
     await this.db
       .updateTable('nodes')
       .set({ load: h.load, rx_bps: h.rx_bps, tx_bps: h.tx_bps, last_heartbeat_ms: h.nowMs })

@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'invalid-credentials',
   'forbidden',
   'region-not-in-plan',
+  'data-cap-reached',
   'not-found',
   'method-not-allowed',
   'device-limit',

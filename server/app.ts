@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { API_PREFIXES } from '../contracts/index.js';
 import { AccountService } from './domain/accounts.js';
-import { systemClock, type Clock } from './domain/clock.js';
+import { periodOf, systemClock, type Clock } from './domain/clock.js';
 import { ConnectionService } from './domain/connections.js';
 import { DeviceAuthCache } from './domain/device-auth-cache.js';
 import { DeviceConfigService } from './domain/device-configs.js';
@@ -13,6 +13,7 @@ import type { EventBus } from './domain/event-bus.js';
 import { Inventory } from './domain/inventory.js';
 import type { LiveSessions } from './domain/live-sessions.js';
 import { PeerFeed } from './domain/peer-feed.js';
+import { Quota } from './domain/quota.js';
 import { authenticator } from './http/auth.js';
 import { buildHandlers, type Services } from './http/handlers.js';
 import { sendProblem } from './http/problems.js';
@@ -76,7 +77,9 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   const accountsRepo = new AccountsRepo(store.db);
   const devicesRepo = new DevicesRepo(store.db);
   const regionsRepo = new RegionsRepo(store.db);
-  const feed = new PeerFeed(new FeedRepo(store.db, store.dialect), devicesRepo, bus);
+  const feedRepo = new FeedRepo(store.db, store.dialect);
+  const feed = new PeerFeed(feedRepo, devicesRepo, bus, () => periodOf(clock.nowMs()));
+  const quota = new Quota(store.db, accountsRepo, devicesRepo, feedRepo, feed, clock);
   // PostgreSQL: the token and the live session in one round trip (nothing is cached there).
   const tokenSource = store.pool ? new PostgresDeviceAuth(store.pool) : devicesRepo;
   const deviceAuth = new DeviceAuthCache(tokenSource, bus, {
@@ -94,11 +97,11 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     auth: deviceAuth,
     clock,
   });
-  const inventory = new Inventory(regionsRepo, devicesRepo, accounts, live, feed, bus, clock, {
+  const inventory = new Inventory(regionsRepo, devicesRepo, quota, live, feed, bus, clock, {
     healthyForMs: opts.nodeHealthyForMs ?? 30_000,
   });
   const devices = new DeviceService(store.db, devicesRepo, feed, live, bus, deviceAuth);
-  const connections = new ConnectionService(inventory, live, deviceAuth, bus, clock);
+  const connections = new ConnectionService(inventory, live, deviceAuth, quota, bus, clock);
   const services: Services = {
     version: VERSION,
     accounts,

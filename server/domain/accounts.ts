@@ -170,8 +170,4 @@ export class AccountService {
     await this.d.bus.publish({ kind: 'account', accountId: changed.accountId, change: 'plan' });
     return ok({ account_number: accountNumber, plan: plan.id });
   }
-
-  async recordUsage(accountId: number, bytes: number): Promise<void> {
-    if (bytes > 0) await this.d.accounts.addUsage(accountId, periodOf(this.d.clock.nowMs()), bytes);
-  }
 }

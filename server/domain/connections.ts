@@ -18,6 +18,7 @@ import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Inventory } from './inventory.js';
 import { isUp, type LiveSessions } from './live-sessions.js';
+import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { chooseNode, type Candidate } from './routing.js';
 import { newId } from './secrets.js';
@@ -50,6 +51,7 @@ export class ConnectionService {
     private readonly inventory: Inventory,
     private readonly live: LiveSessions,
     private readonly revocations: Revocations,
+    private readonly quota: Quota,
     private readonly bus: EventBus,
     private readonly clock: Clock,
   ) {}
@@ -75,6 +77,12 @@ export class ConnectionService {
     }
     if (!plan.protocols.includes(protocol)) {
       return fail('forbidden', `the ${plan.name} plan does not include protocol ${protocol}`);
+    }
+    if (await this.quota.overCap(auth.accountId, plan)) {
+      return fail(
+        'data-cap-reached',
+        `this month's data on the ${plan.name} plan is used up; it resets on the 1st (UTC), or upgrade to premium`,
+      );
     }
 
     const { regions, nodes } = await this.inventory.snapshot();

@@ -8,14 +8,14 @@ import type {
 } from '../../contracts/index.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
 import type { NodeRow, RegionRow, RegionsRepo } from '../store/regions-repo.js';
-import type { AccountService } from './accounts.js';
 import { GATEWAY_IPV4, GATEWAY_IPV6, TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from './addresses.js';
 import type { Clock } from './clock.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { HandshakeReport, LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
-import { planAllowsRegion, type PlanRule } from './plans.js';
+import type { Quota } from './quota.js';
+import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { hashToken, newId, newToken } from './secrets.js';
 import { Snapshot } from './snapshot.js';
 
@@ -47,7 +47,7 @@ export class Inventory {
   constructor(
     private readonly regions: RegionsRepo,
     private readonly devices: DevicesRepo,
-    private readonly accounts: AccountService,
+    private readonly quota: Quota,
     private readonly live: LiveSessions,
     private readonly feed: PeerFeed,
     private readonly bus: EventBus,
@@ -204,6 +204,7 @@ export class Inventory {
     for (const deviceId of changed)
       await this.bus.publish({ kind: 'device', deviceId, change: 'status' });
     if (h.usage?.length) await this.recordUsage(h.usage);
+    await this.quota.rollOver();
     return ok({
       feed_version: await this.feed.currentVersion(),
       healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000),
@@ -232,13 +233,20 @@ export class Inventory {
 
   /** Adds bytes to each account's counter for this period; per-device detail is not kept. */
   private async recordUsage(usage: { device_id: string; bytes: number }[]): Promise<void> {
-    const rows = await this.devices.feedRows(usage.map((u) => u.device_id));
-    const accountOf = new Map(rows.map((r) => [r.id, r.account_id]));
-    const perAccount = new Map<number, number>();
+    const rows = await this.devices.feedRows(
+      usage.map((u) => u.device_id),
+      this.quota.period(),
+    );
+    const accountOf = new Map(rows.map((r) => [r.id, r]));
+    const perAccount = new Map<number, { plan: string; bytes: number }>();
     for (const u of usage) {
-      const account = accountOf.get(u.device_id);
-      if (account !== undefined) perAccount.set(account, (perAccount.get(account) ?? 0) + u.bytes);
+      const row = accountOf.get(u.device_id);
+      if (!row) continue;
+      const sum = perAccount.get(row.account_id) ?? { plan: row.plan, bytes: 0 };
+      sum.bytes += u.bytes;
+      perAccount.set(row.account_id, sum);
     }
-    for (const [account, bytes] of perAccount) await this.accounts.recordUsage(account, bytes);
+    for (const [account, { plan, bytes }] of perAccount)
+      await this.quota.record(account, planOf(plan), bytes);
   }
 }

@@ -4,7 +4,7 @@ import type { DevicesRepo, FeedDeviceRow } from '../store/devices-repo.js';
 import type { FeedRepo } from '../store/feed-repo.js';
 import type { Db } from '../store/schema.js';
 import type { EventBus } from './event-bus.js';
-import { planAllowsRegion, planOf } from './plans.js';
+import { isOverCap, planAllowsRegion, planOf } from './plans.js';
 
 /** How many changes one delta answer carries at most; the relay asks again for the rest. */
 const DELTA_LIMIT = 10_000;
@@ -17,6 +17,8 @@ export class PeerFeed {
     private readonly feed: FeedRepo,
     private readonly devices: DevicesRepo,
     private readonly bus: EventBus,
+    /** The quota period now (YYYY-MM): devices of accounts over their cap are not on nodes. */
+    private readonly period: () => string,
   ) {}
 
   /** Call inside the transaction that changed the devices; then `announce` after commit. */
@@ -57,22 +59,22 @@ export class PeerFeed {
     if (after >= bounds.current) return { version: after, snapshot: false, peers: [] };
 
     const { deviceIds, version } = await this.feed.changesAfter(after, DELTA_LIMIT);
-    const rows = new Map((await this.devices.feedRows(deviceIds)).map((r) => [r.id, r]));
+    const rows = new Map(
+      (await this.devices.feedRows(deviceIds, this.period())).map((r) => [r.id, r]),
+    );
     const peers = deviceIds.map((id): Peer => {
       const row = rows.get(id);
-      return row && planAllowsRegion(planOf(row.plan), regionId)
-        ? upsert(row)
-        : { device_id: id, op: 'remove' };
+      return row && allowedOn(row, regionId) ? upsert(row) : { device_id: id, op: 'remove' };
     });
     return { version, snapshot: false, peers };
   }
 
   private async snapshot(regionId: string, version: number): Promise<PeersResponse> {
-    const rows = await this.devices.allFeedRows();
+    const rows = await this.devices.allFeedRows(this.period());
     return {
       version,
       snapshot: true,
-      peers: rows.filter((r) => planAllowsRegion(planOf(r.plan), regionId)).map(upsert),
+      peers: rows.filter((r) => allowedOn(r, regionId)).map(upsert),
     };
   }
 
@@ -93,6 +95,12 @@ export class PeerFeed {
       this.feed.bounds().then((b) => b.current > after && done(), done);
     });
   }
+}
+
+/** A device is on a node when its plan allows the node's region and its data cap is not reached. */
+function allowedOn(row: FeedDeviceRow, regionId: string): boolean {
+  const plan = planOf(row.plan);
+  return planAllowsRegion(plan, regionId) && !isOverCap(plan, Number(row.usage_bytes));
 }
 
 function upsert(row: FeedDeviceRow): Peer {

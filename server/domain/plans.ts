@@ -55,6 +55,11 @@ export function planAllowsRegion(plan: PlanRule, regionId: string): boolean {
   return plan.regions === 'all' || plan.regions.includes(regionId);
 }
 
+/** Whether `bytes` this month reach the plan's data cap (never, without a cap). */
+export function isOverCap(plan: PlanRule, bytes: number): boolean {
+  return plan.dataCapBytes !== null && bytes >= plan.dataCapBytes;
+}
+
 export function planView(plan: PlanRule, allRegionIds: readonly string[]): Plan {
   return {
     id: plan.id,

@@ -49,8 +49,9 @@ export class AccountsRepo {
     return row?.bytes ?? 0;
   }
 
-  async addUsage(accountId: number, period: string, bytes: number): Promise<void> {
-    await this.db
+  /** Adds to the account's counter and returns the new total. */
+  async addUsage(accountId: number, period: string, bytes: number): Promise<number> {
+    const row = await this.db
       .insertInto('usage')
       .values({ account_id: accountId, period, bytes })
       .onConflict((oc) =>
@@ -58,6 +59,21 @@ export class AccountsRepo {
           .columns(['account_id', 'period'])
           .doUpdateSet({ bytes: sql`usage.bytes + excluded.bytes` }),
       )
+      .returning('bytes')
+      .executeTakeFirstOrThrow();
+    return Number(row.bytes);
+  }
+
+  /** Accounts on `plan` whose usage in `period` reached `capBytes`. */
+  async atOrOverCap(period: string, plan: string, capBytes: number): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('usage')
+      .innerJoin('accounts', 'accounts.id', 'usage.account_id')
+      .select('usage.account_id')
+      .where('usage.period', '=', period)
+      .where('accounts.plan', '=', plan)
+      .where('usage.bytes', '>=', capBytes)
       .execute();
+    return rows.map((r) => Number(r.account_id));
   }
 }

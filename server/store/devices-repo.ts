@@ -33,6 +33,8 @@ export interface DeviceAuth {
 /** A device as the peer feed needs it: with its account's plan. */
 export interface FeedDeviceRow extends DeviceRow {
   plan: string;
+  /** The account's bytes in the period asked for. */
+  usage_bytes: number;
 }
 
 const COLUMNS = [
@@ -158,22 +160,29 @@ export class DevicesRepo {
     return row;
   }
 
-  feedRows(ids: readonly string[]): Promise<FeedDeviceRow[]> {
+  /** The devices with their account's plan and its usage in `period`. */
+  feedRows(ids: readonly string[], period: string): Promise<FeedDeviceRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db
-      .selectFrom('devices')
-      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
-      .select([...COLUMNS, 'accounts.plan'])
+    return this.feedQuery(period)
       .where('devices.id', 'in', ids as string[])
       .execute();
   }
 
-  allFeedRows(): Promise<FeedDeviceRow[]> {
+  allFeedRows(period: string): Promise<FeedDeviceRow[]> {
+    return this.feedQuery(period).orderBy('devices.seq').execute();
+  }
+
+  private feedQuery(period: string) {
     return this.db
       .selectFrom('devices')
       .innerJoin('accounts', 'accounts.id', 'devices.account_id')
-      .select([...COLUMNS, 'accounts.plan'])
-      .orderBy('devices.seq')
-      .execute();
+      .leftJoin('usage', (join) =>
+        join.onRef('usage.account_id', '=', 'devices.account_id').on('usage.period', '=', period),
+      )
+      .select([
+        ...COLUMNS,
+        'accounts.plan',
+        (eb) => eb.fn.coalesce('usage.bytes', eb.lit(0)).as('usage_bytes'),
+      ]);
   }
 }

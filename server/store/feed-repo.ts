@@ -75,4 +75,28 @@ export class FeedRepo {
         .execute();
     });
   }
+
+  /**
+   * Moves the feed to `period`; returns the period it was in when this call moved it (null the
+   * first time), undefined when it was there already (another instance moved it first).
+   */
+  async swapPeriod(period: string): Promise<string | null | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const state = await trx
+        .selectFrom('feed_state')
+        .select('period')
+        .where('id', '=', 1)
+        .executeTakeFirstOrThrow();
+      if (state.period === period) return undefined;
+      const moved = await trx
+        .updateTable('feed_state')
+        .set({ period })
+        .where('id', '=', 1)
+        .where((eb) =>
+          state.period === null ? eb('period', 'is', null) : eb('period', '=', state.period),
+        )
+        .executeTakeFirst();
+      return Number(moved.numUpdatedRows) === 1 ? state.period : undefined;
+    });
+  }
 }

@@ -56,6 +56,8 @@ export interface FeedStateTable {
   id: number;
   /** Changes at or below this version were pruned: a relay behind it gets a snapshot. */
   floor: number;
+  /** The quota period (YYYY-MM) the feed last rolled over to. */
+  period: string | null;
 }
 
 /** Quota counters only: bytes per account per calendar month, no per-session records. */

@@ -1,18 +1,10 @@
 // Devices: their keys, stable tunnel addresses and hashed tokens.
 import type { LiveSession } from '../domain/live-sessions.js';
-import type { Db } from './schema.js';
+import type { Selectable } from 'kysely';
+import type { Db, DevicesTable } from './schema.js';
 
-export interface DeviceRow {
-  seq: number;
-  id: string;
-  account_id: number;
-  name: string;
-  kind: string;
-  wireguard_public_key: string;
-  ferry_public_key: string;
-  tunnel_ipv4: string;
-  tunnel_ipv6: string;
-}
+/** A device as read back: everything but its token hash. */
+export type DeviceRow = Omit<Selectable<DevicesTable>, 'token_hash'>;
 
 export interface DeviceAuth {
   deviceId: string;

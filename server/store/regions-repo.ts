@@ -1,27 +1,11 @@
 // Regions and nodes: the operator's inventory and each node's reported health.
-import type { Db } from './schema.js';
+import type { Selectable } from 'kysely';
+import type { Db, NodesTable, RegionsTable } from './schema.js';
 
-export interface RegionRow {
-  id: string;
-  name: string;
-  area: string;
-  country: string | null;
-}
+export type RegionRow = Selectable<RegionsTable>;
 
-export interface NodeRow {
-  id: string;
-  region_id: string;
-  endpoint_host: string;
-  wireguard_port: number;
-  ferry_port: number | null;
-  capacity_mbps: number;
-  wireguard_public_key: string | null;
-  ferry_public_key: string | null;
-  load: number;
-  rx_bps: number;
-  tx_bps: number;
-  last_heartbeat_ms: number | null;
-}
+/** A node as read back: everything but its token hash. */
+export type NodeRow = Omit<Selectable<NodesTable>, 'token_hash'>;
 
 const NODE_COLUMNS = [
   'id',
@@ -36,7 +20,7 @@ const NODE_COLUMNS = [
   'rx_bps',
   'tx_bps',
   'last_heartbeat_ms',
-] as const;
+] as const satisfies readonly (keyof NodeRow)[];
 
 export class RegionsRepo {
   constructor(private readonly db: Db) {}

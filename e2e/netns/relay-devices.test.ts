@@ -18,10 +18,15 @@ describe('devices on real relays', () => {
   }, 120_000);
   afterAll(async () => bed?.stop(), 60_000);
 
-  const viaTunnel = (client: Client, exit: string, timeoutMs = 20_000) =>
-    bed.net.waitFor(`${client.host} to exit through ${exit}`, timeoutMs, () =>
-      bed.echoFrom(client.host, 1) === exit ? true : undefined,
-    );
+  const viaTunnel = async (client: Client, exit: string, timeoutMs = 20_000) => {
+    try {
+      await bed.net.waitFor(`${client.host} to exit through ${exit}`, timeoutMs, () =>
+        bed.echoFrom(client.host, 1) === exit ? true : undefined,
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${bed.diagnostics(client)}`);
+    }
+  };
 
   it('runs three devices of one account at once, on one relay and on two, without interference', async () => {
     const account = await bed.newAccount('premium');

@@ -206,6 +206,7 @@ export class Firewall {
                     ],
                   },
                 },
+                { counter: null },
                 { drop: null },
               ],
             },

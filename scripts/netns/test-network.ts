@@ -83,8 +83,10 @@ export class TestNetwork {
     try {
       net.addNamespace(net.inet);
       const ex = (...a: string[]) => sh('ip', ['-n', net.inet, ...a]);
-      ex('link', 'add', 'access', 'type', 'bridge');
-      ex('link', 'add', 'servers', 'type', 'bridge');
+      // A bridge without a MAC of its own takes its lowest port's, so adding a host could
+      // change the router's address under the hosts' ARP caches: fixed ones keep it put.
+      ex('link', 'add', 'access', 'address', '02:00:00:00:00:01', 'type', 'bridge');
+      ex('link', 'add', 'servers', 'address', '02:00:00:00:00:02', 'type', 'bridge');
       ex('address', 'add', `${net.accessGateway}/24`, 'dev', 'access');
       ex('address', 'add', `198.19.${net.n}.1/24`, 'dev', 'servers');
       ex('link', 'set', 'access', 'up');

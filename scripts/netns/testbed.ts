@@ -119,6 +119,9 @@ export class Testbed {
         String(CONTROL_PORT),
         '--data-dir',
         path.join(this.net.dir, 'control'),
+        // Every test device signs up from the host's one address.
+        '--rate-limit-signup',
+        '10000',
         '--node-healthy-seconds',
         String(this.options.nodeHealthySeconds),
       ],
@@ -352,6 +355,34 @@ export class Testbed {
       if (!address.includes(':')) ex('ip', 'address', 'add', address, 'dev', client.interfaceName);
     ex('ip', 'link', 'set', client.interfaceName, 'mtu', values('mtu')[0] ?? '1420', 'up');
     ex('ip', 'route', 'replace', this.net.serverSubnet, 'dev', client.interfaceName);
+  }
+
+  /** What the relays said and what both ends of a client's tunnel hold: for failure messages. */
+  diagnostics(client?: Client): string {
+    const parts: string[] = [];
+    for (const r of this.relays.values()) {
+      parts.push(
+        `--- relay ${r.host} (exit ${r.process.child.exitCode ?? 'running'}):\n${r.process.output().slice(-3000)}`,
+      );
+      try {
+        parts.push(
+          `--- wg on ${r.host}:\n${this.net.exec(r.host, ['wg', 'show', r.interfaceName])}`,
+        );
+        parts.push(`--- nft on ${r.host}:\n${this.net.exec(r.host, ['nft', 'list', 'ruleset'])}`);
+      } catch (e) {
+        parts.push(`--- wg on ${r.host}: ${(e as Error).message}`);
+      }
+    }
+    if (client) {
+      try {
+        parts.push(
+          `--- wg on ${client.host}:\n${this.net.exec(client.host, ['wg', 'show', client.interfaceName])}`,
+        );
+      } catch (e) {
+        parts.push(`--- wg on ${client.host}: ${(e as Error).message}`);
+      }
+    }
+    return parts.join('\n');
   }
 
   /** Starts an iperf3 server in the echo host (one per concurrent transfer). */

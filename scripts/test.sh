@@ -12,6 +12,9 @@ fi
 
 bash scripts/setup/system-packages.sh
 bash scripts/setup/node-deps.sh
+echo "test: native addon and its C++ tests" >&2
+npm run --silent build:native >/dev/null
+make -s -C native test
 
 echo "test: lint, types, format" >&2
 npx --no-install eslint .

@@ -4,8 +4,10 @@
 set -euo pipefail
 
 # postgresql: the second storage backend; libssl-dev: the native addon's crypto;
-# the rest builds and measures the namespace test network.
-DEFAULT_PACKAGES=(postgresql libssl-dev iproute2 nftables wireguard-go wireguard-tools iperf3 curl procps)
+# python3-cryptography: the independent check of the protocol's test vectors; the rest builds,
+# exercises and measures the namespace test network.
+DEFAULT_PACKAGES=(postgresql libssl-dev python3-cryptography iproute2 iputils-ping nftables wireguard-go
+  wireguard-tools iperf3 curl procps tcpdump)
 packages=("${@:-${DEFAULT_PACKAGES[@]}}")
 
 missing=()

@@ -1,0 +1,148 @@
+// Typed wrapper over the native Ferry data-plane addon: finds the built .node file and maps its errors.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import {
+  NativeTunnelError,
+  validateClientOptions,
+  validatePeers,
+  validateServerOptions,
+  type ClientTunnelOptions,
+  type DataPlane,
+  type NativeErrorCode,
+  type ServerPeer,
+  type ServerTunnel,
+  type ServerTunnelOptions,
+  type TunnelCounters,
+  type TunnelEventListener,
+} from './tunnel-types.js';
+
+export * from './tunnel-types.js';
+
+interface NativeHandle {
+  close(): void;
+  counters(): TunnelCounters | null;
+  eventDrops(): number;
+  interfaceName(): string;
+  setPeers(peers: ServerPeer[]): void;
+}
+
+interface NativeModule {
+  startClient(options: ClientTunnelOptions, onEvent: TunnelEventListener): NativeHandle;
+  startServer(options: ServerTunnelOptions, onEvent: TunnelEventListener): NativeHandle;
+  generatePrivateKey(): string;
+  publicKey(privateKey: string): string;
+}
+
+const ADDON = 'ferry_native.node';
+
+// This file runs both as native/index.ts (tests, via vitest) and as dist/native/index.js (built);
+// the addon always stays in native/build/Release.
+function addonCandidates(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return [
+    join(here, 'build', 'Release', ADDON),
+    join(here, '..', '..', 'native', 'build', 'Release', ADDON),
+  ];
+}
+
+const NATIVE_CODES: readonly NativeErrorCode[] = [
+  'ERR_FERRY_OPTIONS',
+  'ERR_FERRY_KEY',
+  'ERR_FERRY_TUN',
+  'ERR_FERRY_START',
+];
+
+function translate(err: unknown): NativeTunnelError {
+  if (err instanceof NativeTunnelError) return err;
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const known = NATIVE_CODES.find((c) => c === code);
+  return new NativeTunnelError(known ?? 'ERR_FERRY_START', message, { cause: err });
+}
+
+let loaded: NativeModule | undefined;
+
+function load(): NativeModule {
+  if (loaded) return loaded;
+  if (process.platform !== 'linux') {
+    throw new NativeTunnelError(
+      'ERR_FERRY_UNSUPPORTED',
+      `the Ferry data plane is only implemented on Linux so far (this is ${process.platform})`,
+    );
+  }
+  const path = addonCandidates().find((p) => existsSync(p));
+  if (!path) {
+    throw new NativeTunnelError(
+      'ERR_FERRY_NOT_BUILT',
+      'the native addon is not built: run npm run build:native',
+    );
+  }
+  const require = createRequire(import.meta.url);
+  loaded = require(path) as NativeModule;
+  return loaded;
+}
+
+function wrap(handle: NativeHandle): ServerTunnel {
+  const name = handle.interfaceName();
+  let last: TunnelCounters | null = null;
+  return {
+    interfaceName: name,
+    counters(): TunnelCounters {
+      const c = handle.counters();
+      if (c) last = c;
+      return (
+        last ?? {
+          txPackets: 0,
+          txBytes: 0,
+          rxPackets: 0,
+          rxBytes: 0,
+          dropped: 0,
+          replayDropped: 0,
+          authDropped: 0,
+          handshakes: 0,
+        }
+      );
+    },
+    eventDrops: () => handle.eventDrops(),
+    close: () => handle.close(),
+    setPeers(peers) {
+      validatePeers(peers);
+      try {
+        handle.setPeers(peers);
+      } catch (err) {
+        throw translate(err);
+      }
+    },
+  };
+}
+
+/** The real data plane. Loading is lazy so that importing this module never fails on other platforms. */
+export const nativeDataPlane: DataPlane = {
+  generatePrivateKey: () => load().generatePrivateKey(),
+  publicKey(privateKey) {
+    try {
+      return load().publicKey(privateKey.trim());
+    } catch (err) {
+      throw translate(err);
+    }
+  },
+  startClient(options, onEvent) {
+    validateClientOptions(options);
+    try {
+      return wrap(load().startClient(options, onEvent));
+    } catch (err) {
+      throw translate(err);
+    }
+  },
+  startServer(options, onEvent) {
+    validateServerOptions(options);
+    try {
+      return wrap(load().startServer(options, onEvent));
+    } catch (err) {
+      throw translate(err);
+    }
+  },
+};

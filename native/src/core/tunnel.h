@@ -1,0 +1,90 @@
+// Core tunnel engine API: client and server tunnels with their own data-plane threads and an event sink.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "crypto.h"
+
+namespace ferry {
+
+struct Counters {
+  uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
+  uint64_t dropped = 0;         // every silently dropped datagram or packet (auth, replay, unknown, routing)
+  uint64_t replay_dropped = 0;  // subset of dropped: counter already seen or too old
+  uint64_t auth_dropped = 0;    // subset of dropped: not a Ferry message or failed authentication
+  uint64_t handshakes = 0;      // completed handshakes (including rotations)
+};
+
+// Events leave the data-plane threads through this seam. emit() must never block (the napi side
+// counts drops when its queue is full) and never throw. Events carry no keys and no addresses.
+struct Event {
+  std::string type;     // "state" | "rtt" | "counters" | "rekey" | "error" | "peer"
+  std::string state;    // state: "connecting" | "connected" | "closed"; peer: "connected"
+  std::string message;  // error text
+  std::string cipher;   // rekey: cipher in effect
+  double rtt_ms = 0;
+  int peer = -1;  // server: index of the peer in the configuration
+  Counters counters;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void emit(const Event& e) noexcept = 0;
+};
+
+struct ClientConfig {
+  std::string interface_name;
+  std::string address_cidr;
+  int mtu = 1420;
+  Key32 private_key{};
+  std::string server_host;
+  uint16_t server_port = 0;
+  Key32 server_public{};
+  Cipher cipher = Cipher::kAes256Gcm;
+  int rekey_seconds = 120;                       // 1..120
+  uint64_t rekey_packets = (uint64_t{1} << 32);  // per direction
+  int keepalive_seconds = 5;
+  bool offload = true;  // TUN TSO + UDP GSO/GRO; off only to measure their effect
+  bool tcp = false;     // TCP transport (records, preamble) instead of UDP datagrams
+};
+
+struct PeerConfig {
+  Key32 public_key{};
+  uint32_t address_v4 = 0;  // host byte order, the peer's /32 tunnel address
+};
+
+struct ServerConfig {
+  std::string interface_name;
+  std::string address_cidr;
+  int mtu = 1420;
+  Key32 private_key{};
+  std::string listen_host;
+  uint16_t listen_port = 0;
+  std::vector<PeerConfig> peers;
+  bool offload = true;
+  std::string tcp_listen_host;  // TCP transport listener; tcp_listen_port 0 disables it
+  uint16_t tcp_listen_port = 0;
+  int tcp_auth_timeout_ms = 10000;  // unauthenticated TCP connections are closed this long after accept
+};
+
+// A running tunnel. Construction creates the interface and starts the threads (throws on failure);
+// close() stops and joins the threads and removes the interface; it is idempotent.
+class Tunnel {
+ public:
+  virtual ~Tunnel() = default;
+  virtual void close() = 0;
+  virtual Counters counters() const = 0;
+  virtual const std::string& interface_name() const = 0;
+  // Server only: replaces the allowed peers while running (any thread). Throws on duplicates.
+  virtual void set_peers(const std::vector<PeerConfig>&) { throw std::runtime_error("only a server has peers"); }
+};
+
+std::unique_ptr<Tunnel> start_client(const ClientConfig& cfg, std::shared_ptr<EventSink> sink);
+std::unique_ptr<Tunnel> start_server(const ServerConfig& cfg, std::shared_ptr<EventSink> sink);
+
+}  // namespace ferry

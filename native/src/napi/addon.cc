@@ -1,0 +1,329 @@
+// N-API bindings only: translate options, errors, lifetimes and events between JS and src/core.
+#ifdef _WIN32
+#include <ws2tcpip.h>
+#else
+#include <arpa/inet.h>
+#endif
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "../core/crypto.h"
+#include "../core/tun.h"
+#include "../core/tunnel.h"
+
+namespace {
+
+using ferry::Event;
+using ferry::Key32;
+
+// Delivers core events to one JS callback through a bounded thread-safe function. A full queue
+// drops the event and counts it: the data plane must never wait for JavaScript.
+class NapiSink final : public ferry::EventSink {
+ public:
+  static constexpr size_t kQueueSize = 1024;
+
+  struct Queued {
+    Event event;
+    uint64_t drops;
+  };
+
+  NapiSink(Napi::Env env, Napi::Function cb) {
+    tsfn_ = Napi::ThreadSafeFunction::New(env, cb, "ferry-events", kQueueSize, 1);
+  }
+
+  void emit(const Event& e) noexcept override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (released_) return;
+    Queued* copy = nullptr;
+    try {
+      copy = new Queued{e, drops_.load()};
+    } catch (...) {
+      drops_.fetch_add(1);
+      return;
+    }
+    // The callback must not touch `this`: queued events may outlive the sink.
+    napi_status st = tsfn_.NonBlockingCall(copy, [](Napi::Env env, Napi::Function cb, Queued* q) {
+      std::unique_ptr<Queued> owned(q);
+      if (env == nullptr || cb.IsEmpty()) return;
+      cb.Call({to_js(env, owned->event, owned->drops)});
+    });
+    if (st != napi_ok) {
+      delete copy;
+      drops_.fetch_add(1);
+    }
+  }
+
+  // After release no event is queued; events already queued are still delivered.
+  void release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (released_) return;
+    released_ = true;
+    tsfn_.Release();
+  }
+
+  uint64_t drops() const { return drops_.load(); }
+
+ private:
+  static Napi::Object to_js(Napi::Env env, const Event& e, uint64_t drops) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("type", e.type);
+    if (!e.state.empty()) o.Set("state", e.state);
+    if (!e.message.empty()) o.Set("message", e.message);
+    if (!e.cipher.empty()) o.Set("cipher", e.cipher);
+    if (e.type == "rtt") o.Set("rttMs", e.rtt_ms);
+    if (e.peer >= 0) o.Set("peer", e.peer);
+    if (e.type == "counters" || (e.type == "state" && e.state == "closed"))
+      o.Set("counters", counters_to_js(env, e.counters));
+    o.Set("eventDrops", double(drops));
+    return o;
+  }
+
+ public:
+  static Napi::Object counters_to_js(Napi::Env env, const ferry::Counters& c) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("txPackets", double(c.tx_packets));
+    o.Set("txBytes", double(c.tx_bytes));
+    o.Set("rxPackets", double(c.rx_packets));
+    o.Set("rxBytes", double(c.rx_bytes));
+    o.Set("dropped", double(c.dropped));
+    o.Set("replayDropped", double(c.replay_dropped));
+    o.Set("authDropped", double(c.auth_dropped));
+    o.Set("handshakes", double(c.handshakes));
+    return o;
+  }
+
+ private:
+  std::mutex mu_;
+  bool released_ = false;
+  Napi::ThreadSafeFunction tsfn_;
+  std::atomic<uint64_t> drops_{0};
+};
+
+class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(
+        env, "TunnelHandle",
+        {InstanceMethod<&TunnelHandle::Close>("close"), InstanceMethod<&TunnelHandle::Counters>("counters"),
+         InstanceMethod<&TunnelHandle::EventDrops>("eventDrops"),
+         InstanceMethod<&TunnelHandle::InterfaceName>("interfaceName"),
+         InstanceMethod<&TunnelHandle::SetPeers>("setPeers")});
+  }
+
+  explicit TunnelHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TunnelHandle>(info) {}
+  ~TunnelHandle() override { shutdown(); }
+
+  void attach(std::unique_ptr<ferry::Tunnel> t, std::shared_ptr<NapiSink> sink) {
+    tunnel_ = std::move(t);
+    sink_ = std::move(sink);
+  }
+
+ private:
+  void shutdown() {
+    if (tunnel_) tunnel_->close();  // joins the data-plane threads and removes the interface
+    if (sink_) sink_->release();
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    shutdown();
+    return info.Env().Undefined();
+  }
+  Napi::Value Counters(const Napi::CallbackInfo& info) {
+    if (!tunnel_) return info.Env().Null();
+    return NapiSink::counters_to_js(info.Env(), tunnel_->counters());
+  }
+  Napi::Value EventDrops(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), sink_ ? double(sink_->drops()) : 0);
+  }
+  Napi::Value SetPeers(const Napi::CallbackInfo& info);
+  Napi::Value InterfaceName(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), tunnel_ ? tunnel_->interface_name() : "");
+  }
+
+  std::unique_ptr<ferry::Tunnel> tunnel_;
+  std::shared_ptr<NapiSink> sink_;
+};
+
+// Errors carry a stable code that native/index.ts maps into its error type.
+[[noreturn]] void fail(Napi::Env env, const char* code, const std::string& msg) {
+  Napi::Error err = Napi::Error::New(env, msg);
+  err.Set("code", Napi::String::New(env, code));
+  throw err;
+}
+
+std::string get_string(Napi::Env env, const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsString()) fail(env, "ERR_FERRY_OPTIONS", std::string("option ") + key + " must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+
+double get_number(Napi::Env env, const Napi::Object& o, const char* key, double fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) return fallback;
+  if (!v.IsNumber()) fail(env, "ERR_FERRY_OPTIONS", std::string("option ") + key + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+bool get_bool(Napi::Env env, const Napi::Object& o, const char* key, bool fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined()) return fallback;
+  if (!v.IsBoolean()) fail(env, "ERR_FERRY_OPTIONS", std::string("option ") + key + " must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
+Key32 get_key(Napi::Env env, const Napi::Object& o, const char* key) {
+  Key32 k;
+  if (!ferry::base64_decode_key(get_string(env, o, key), k))
+    fail(env, "ERR_FERRY_KEY", std::string("option ") + key + " is not a base64 32-byte key");
+  return k;
+}
+
+uint16_t get_port(Napi::Env env, const Napi::Object& o, const char* key) {
+  double p = get_number(env, o, key, -1);
+  if (!(p >= 1 && p <= 65535) || p != double(int(p)))
+    fail(env, "ERR_FERRY_OPTIONS", std::string("option ") + key + " must be a port number");
+  return uint16_t(p);
+}
+
+int get_int(Napi::Env env, const Napi::Object& o, const char* key, int fallback, int lo, int hi) {
+  double v = get_number(env, o, key, fallback);
+  if (!(v >= lo && v <= hi) || v != double(int(v)))
+    fail(env, "ERR_FERRY_OPTIONS",
+         std::string("option ") + key + " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return int(v);
+}
+
+std::vector<ferry::PeerConfig> parse_peers(Napi::Env env, Napi::Value peers) {
+  if (!peers.IsArray()) fail(env, "ERR_FERRY_OPTIONS", "option peers must be an array");
+  Napi::Array arr = peers.As<Napi::Array>();
+  std::vector<ferry::PeerConfig> out;
+  for (uint32_t i = 0; i < arr.Length(); ++i) {
+    Napi::Value pv = arr.Get(i);
+    if (!pv.IsObject()) fail(env, "ERR_FERRY_OPTIONS", "each peer must be an object");
+    Napi::Object po = pv.As<Napi::Object>();
+    ferry::PeerConfig p;
+    p.public_key = get_key(env, po, "publicKey");
+    std::string addr = get_string(env, po, "address");
+    in_addr a;
+    if (inet_pton(AF_INET, addr.c_str(), &a) != 1)
+      fail(env, "ERR_FERRY_OPTIONS", "peer address must be an IPv4 address");
+    p.address_v4 = ntohl(a.s_addr);
+    out.push_back(p);
+  }
+  return out;
+}
+
+template <typename F>
+Napi::Value start(const Napi::CallbackInfo& info, F make) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsObject() || !info[1].IsFunction())
+    fail(env, "ERR_FERRY_OPTIONS", "expected (options, onEvent)");
+  Napi::Object opts = info[0].As<Napi::Object>();
+  auto sink = std::make_shared<NapiSink>(env, info[1].As<Napi::Function>());
+  std::unique_ptr<ferry::Tunnel> tunnel;
+  try {
+    tunnel = make(env, opts, sink);
+  } catch (const Napi::Error&) {
+    sink->release();
+    throw;
+  } catch (const ferry::TunError& ex) {
+    sink->release();
+    fail(env, "ERR_FERRY_TUN", ex.what());
+  } catch (const std::exception& ex) {
+    sink->release();
+    fail(env, "ERR_FERRY_START", ex.what());
+  }
+  Napi::Object handle = env.GetInstanceData<Napi::FunctionReference>()->New({});
+  TunnelHandle::Unwrap(handle)->attach(std::move(tunnel), sink);
+  return handle;
+}
+
+Napi::Value TunnelHandle::SetPeers(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!tunnel_) fail(env, "ERR_FERRY_START", "the tunnel is closed");
+  auto peers = parse_peers(env, info.Length() > 0 ? info[0] : env.Undefined());
+  try {
+    tunnel_->set_peers(peers);
+  } catch (const std::exception& ex) {
+    fail(env, "ERR_FERRY_OPTIONS", ex.what());
+  }
+  return env.Undefined();
+}
+
+Napi::Value StartClient(const Napi::CallbackInfo& info) {
+  return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink) {
+    ferry::ClientConfig c;
+    c.interface_name = get_string(env, o, "interfaceName");
+    c.address_cidr = get_string(env, o, "address");
+    c.mtu = get_int(env, o, "mtu", 1420, 576, 9000);
+    c.private_key = get_key(env, o, "privateKey");
+    c.server_host = get_string(env, o, "serverHost");
+    c.server_port = get_port(env, o, "serverPort");
+    c.server_public = get_key(env, o, "serverPublicKey");
+    std::string cipher = o.Get("cipher").IsUndefined() ? "aes-256-gcm" : get_string(env, o, "cipher");
+    if (!ferry::cipher_from_name(cipher, c.cipher))
+      fail(env, "ERR_FERRY_OPTIONS", "cipher must be aes-256-gcm or chacha20-poly1305");
+    c.rekey_seconds = get_int(env, o, "rekeySeconds", 120, 1, 120);
+    double rp = get_number(env, o, "rekeyPackets", double(uint64_t{1} << 32));
+    if (!(rp >= 16 && rp <= double(uint64_t{1} << 50))) fail(env, "ERR_FERRY_OPTIONS", "rekeyPackets out of range");
+    c.rekey_packets = uint64_t(rp);
+    c.keepalive_seconds = get_int(env, o, "keepaliveSeconds", 5, 1, 60);
+    c.offload = get_bool(env, o, "offload", true);
+    std::string transport = o.Get("transport").IsUndefined() ? "udp" : get_string(env, o, "transport");
+    if (transport != "udp" && transport != "tcp") fail(env, "ERR_FERRY_OPTIONS", "transport must be udp or tcp");
+    c.tcp = transport == "tcp";
+    return ferry::start_client(c, std::move(sink));
+  });
+}
+
+Napi::Value StartServer(const Napi::CallbackInfo& info) {
+  return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink) {
+    ferry::ServerConfig c;
+    c.interface_name = get_string(env, o, "interfaceName");
+    c.address_cidr = get_string(env, o, "address");
+    c.mtu = get_int(env, o, "mtu", 1420, 576, 9000);
+    c.private_key = get_key(env, o, "privateKey");
+    c.listen_host = get_string(env, o, "listenHost");
+    c.listen_port = get_port(env, o, "listenPort");
+    c.peers = parse_peers(env, o.Get("peers"));
+    c.offload = get_bool(env, o, "offload", true);
+    if (!o.Get("tcpListenPort").IsUndefined()) {
+      c.tcp_listen_host = get_string(env, o, "tcpListenHost");
+      c.tcp_listen_port = get_port(env, o, "tcpListenPort");
+    }
+    c.tcp_auth_timeout_ms = get_int(env, o, "tcpAuthTimeoutMs", 10000, 100, 600000);
+    return ferry::start_server(c, std::move(sink));
+  });
+}
+
+Napi::Value GeneratePrivateKey(const Napi::CallbackInfo& info) {
+  Key32 k = ferry::x25519_generate_private();
+  return Napi::String::New(info.Env(), ferry::base64_encode(k.data(), k.size()));
+}
+
+Napi::Value PublicKey(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) fail(env, "ERR_FERRY_KEY", "expected a base64 private key");
+  Key32 k;
+  if (!ferry::base64_decode_key(info[0].As<Napi::String>().Utf8Value(), k))
+    fail(env, "ERR_FERRY_KEY", "not a base64 32-byte key");
+  Key32 pub = ferry::x25519_public_from_private(k);
+  return Napi::String::New(env, ferry::base64_encode(pub.data(), pub.size()));
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = TunnelHandle::Define(env);
+  env.SetInstanceData(new Napi::FunctionReference(Napi::Persistent(ctor)));
+  exports.Set("startClient", Napi::Function::New(env, StartClient));
+  exports.Set("startServer", Napi::Function::New(env, StartServer));
+  exports.Set("generatePrivateKey", Napi::Function::New(env, GeneratePrivateKey));
+  exports.Set("publicKey", Napi::Function::New(env, PublicKey));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(ferry_native, Init)

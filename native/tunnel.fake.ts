@@ -1,0 +1,143 @@
+// In-memory fake of the data plane (same DataPlane interface) for unit tests of code that drives tunnels.
+import { createPublicKey, generateKeyPairSync, createPrivateKey } from 'node:crypto';
+
+import {
+  NativeTunnelError,
+  validateClientOptions,
+  validatePeers,
+  validateServerOptions,
+  type ClientTunnelOptions,
+  type DataPlane,
+  type ServerPeer,
+  type ServerTunnel,
+  type ServerTunnelOptions,
+  type Tunnel,
+  type TunnelCounters,
+  type TunnelEvent,
+  type TunnelEventListener,
+} from './tunnel-types.js';
+
+const ZERO: TunnelCounters = {
+  txPackets: 0,
+  txBytes: 0,
+  rxPackets: 0,
+  rxBytes: 0,
+  dropped: 0,
+  replayDropped: 0,
+  authDropped: 0,
+  handshakes: 0,
+};
+
+// Distributes the variants of TunnelEvent so that emit() accepts any one of them without eventDrops.
+type WithoutDrops<T> = T extends unknown ? Omit<T, 'eventDrops'> : never;
+
+/** A tunnel that moves no packets: tests drive its events and counters explicitly. */
+export class FakeTunnel implements ServerTunnel {
+  readonly interfaceName: string;
+  closed = false;
+  private current: TunnelCounters = { ...ZERO };
+
+  constructor(
+    readonly kind: 'client' | 'server',
+    readonly options: ClientTunnelOptions | ServerTunnelOptions,
+    private readonly onEvent: TunnelEventListener,
+  ) {
+    this.interfaceName = options.interfaceName;
+  }
+
+  /** Delivers an event as the native side would (asynchronously, never after close). */
+  emit(event: WithoutDrops<TunnelEvent>): void {
+    if (this.closed) return;
+    queueMicrotask(() => this.onEvent({ ...event, eventDrops: 0 } as TunnelEvent));
+  }
+
+  setCounters(c: Partial<TunnelCounters>): void {
+    this.current = { ...this.current, ...c };
+  }
+
+  counters(): TunnelCounters {
+    return { ...this.current };
+  }
+
+  eventDrops(): number {
+    return 0;
+  }
+
+  /** Peer sets given to setPeers, in order (servers only, like the real one). */
+  readonly peerUpdates: ServerPeer[][] = [];
+
+  setPeers(peers: ServerPeer[]): void {
+    if (this.kind !== 'server')
+      throw new NativeTunnelError('ERR_FERRY_START', 'only a server has peers');
+    validatePeers(peers);
+    this.peerUpdates.push(peers.map((p) => ({ ...p })));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.emit({ type: 'state', state: 'closed', counters: this.counters() });
+    this.closed = true;
+  }
+}
+
+/** Fake data plane: real X25519 key handling (node:crypto), fake tunnels, same validation and errors. */
+export class FakeDataPlane implements DataPlane {
+  readonly tunnels: FakeTunnel[] = [];
+  private readonly interfaces = new Set<string>();
+
+  generatePrivateKey(): string {
+    const { privateKey } = generateKeyPairSync('x25519');
+    const d = privateKey.export({ format: 'jwk' }).d;
+    if (!d) throw new Error('x25519 key export failed');
+    return Buffer.from(d, 'base64url').toString('base64');
+  }
+
+  publicKey(privateKey: string): string {
+    const raw = Buffer.from(privateKey.trim(), 'base64');
+    if (raw.length !== 32 || raw.toString('base64') !== privateKey.trim()) {
+      throw new NativeTunnelError('ERR_FERRY_KEY', 'not a base64 32-byte key');
+    }
+    const key = createPrivateKey({
+      key: { kty: 'OKP', crv: 'X25519', d: raw.toString('base64url'), x: '' },
+      format: 'jwk',
+    });
+    const x = createPublicKey(key).export({ format: 'jwk' }).x;
+    if (!x) throw new Error('x25519 public key export failed');
+    return Buffer.from(x, 'base64url').toString('base64');
+  }
+
+  startClient(options: ClientTunnelOptions, onEvent: TunnelEventListener): Tunnel {
+    validateClientOptions(options);
+    return this.start('client', options, onEvent);
+  }
+
+  startServer(options: ServerTunnelOptions, onEvent: TunnelEventListener): ServerTunnel {
+    validateServerOptions(options);
+    return this.start('server', options, onEvent);
+  }
+
+  private start(
+    kind: 'client' | 'server',
+    options: ClientTunnelOptions | ServerTunnelOptions,
+    onEvent: TunnelEventListener,
+  ): FakeTunnel {
+    // Like the kernel, refuse a second live interface of the same name.
+    const live = this.tunnels.filter((t) => !t.closed).map((t) => t.interfaceName);
+    this.interfaces.clear();
+    for (const n of live) this.interfaces.add(n);
+    if (this.interfaces.has(options.interfaceName)) {
+      throw new NativeTunnelError(
+        'ERR_FERRY_TUN',
+        `cannot create TUN interface ${options.interfaceName}: name in use`,
+      );
+    }
+    const t = new FakeTunnel(kind, options, onEvent);
+    this.tunnels.push(t);
+    t.emit(
+      kind === 'client'
+        ? { type: 'state', state: 'connecting' }
+        : { type: 'state', state: 'connected' },
+    );
+    return t;
+  }
+}

@@ -55,33 +55,6 @@ async function startTcpClient(extra: string[] = []): Promise<FerryProcess> {
   return client;
 }
 
-async function capture(
-  ns: string,
-  dev: string,
-  filter: string,
-  file: string,
-): Promise<() => Promise<void>> {
-  const child = topo.spawnIn(ns, [
-    'tcpdump',
-    '-i',
-    dev,
-    '--immediate-mode',
-    '-U',
-    '-n',
-    '-w',
-    file,
-    filter,
-  ]);
-  let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  for (let i = 0; i < 100 && !err.includes('listening on'); i++) await sleep(50);
-  if (!err.includes('listening on')) throw new Error(`tcpdump did not start: ${err}`);
-  return async () => {
-    child.kill('SIGINT');
-    for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(50);
-  };
-}
-
 describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over TCP with %s', (cipher) => {
   it('carries ping and iperf3', async () => {
     const server = startServer();
@@ -126,7 +99,7 @@ it('first client packets of TCP connections are not flagged by the USENIX Securi
   expect(classifyFirstPacket(randomBytes(200)).flagged).toBe(true);
 
   const wire = join(topo.dir, 'tcp.pcap');
-  const stop = await capture(topo.serverNs, topo.serverVeth, `tcp dst port ${TCP_PORT}`, wire);
+  const stop = await topo.capture(topo.serverNs, topo.serverVeth, `tcp dst port ${TCP_PORT}`, wire);
   const server = startServer();
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const CONNECTIONS = 12;
@@ -163,7 +136,7 @@ interface ProbeResult {
 
 it('meets every bad TCP input, including a replayed first segment, with the same reaction', async () => {
   const wire = join(topo.dir, 'first.pcap');
-  const stop = await capture(topo.serverNs, topo.serverVeth, `tcp dst port ${TCP_PORT}`, wire);
+  const stop = await topo.capture(topo.serverNs, topo.serverVeth, `tcp dst port ${TCP_PORT}`, wire);
   const server = startServer();
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const client = await startTcpClient();

@@ -176,6 +176,34 @@ export class Topology {
     return c;
   }
 
+  /** Starts tcpdump in a namespace, resolves once it is capturing; the result stops it. */
+  async capture(
+    ns: string,
+    dev: string,
+    filter: string,
+    file: string,
+  ): Promise<() => Promise<void>> {
+    const child = this.spawnIn(ns, [
+      'tcpdump',
+      '-i',
+      dev,
+      '--immediate-mode',
+      '-U',
+      '-n',
+      '-w',
+      file,
+      filter,
+    ]);
+    let err = '';
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    for (let i = 0; i < 100 && !err.includes('listening on'); i++) await sleep(50);
+    if (!err.includes('listening on')) throw new Error(`tcpdump did not start: ${err}`);
+    return async () => {
+      child.kill('SIGINT');
+      for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(50);
+    };
+  }
+
   exec(ns: string, argv: string[], input?: string): string {
     return run('ip', ['netns', 'exec', ns, ...argv], input);
   }

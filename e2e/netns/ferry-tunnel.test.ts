@@ -70,34 +70,6 @@ function ping(count: number): boolean {
   return r.status === 0;
 }
 
-/** Starts tcpdump in a namespace and resolves once it is capturing. */
-async function capture(
-  ns: string,
-  dev: string,
-  filter: string,
-  file: string,
-): Promise<() => Promise<void>> {
-  const child = topo.spawnIn(ns, [
-    'tcpdump',
-    '-i',
-    dev,
-    '--immediate-mode',
-    '-U',
-    '-n',
-    '-w',
-    file,
-    filter,
-  ]);
-  let err = '';
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  for (let i = 0; i < 100 && !err.includes('listening on'); i++) await sleep(50);
-  if (!err.includes('listening on')) throw new Error(`tcpdump did not start: ${err}`);
-  return async () => {
-    child.kill('SIGINT');
-    for (let i = 0; i < 100 && child.exitCode === null; i++) await sleep(50);
-  };
-}
-
 function runIperf(args: string[]): { ok: boolean; json: IperfResult } {
   const server = topo.spawnIn(topo.serverNs, [
     'iperf3',
@@ -166,9 +138,14 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (c
 it('drops a packet with a flipped bit and a replayed packet', async () => {
   const wire = join(topo.dir, 'wire.pcap');
   const inner = join(topo.dir, 'tun.pcap');
-  const stopWire = await capture(topo.serverNs, topo.serverVeth, `udp port ${FERRY_PORT}`, wire);
+  const stopWire = await topo.capture(
+    topo.serverNs,
+    topo.serverVeth,
+    `udp port ${FERRY_PORT}`,
+    wire,
+  );
   const { server } = await connect(['--keepalive-seconds', '60']);
-  const stopInner = await capture(
+  const stopInner = await topo.capture(
     topo.serverNs,
     topo.serverTun,
     'icmp[icmptype] == icmp-echo',
@@ -242,7 +219,12 @@ function countPcapRecords(file: string): number {
 
 it('never answers random probes of many lengths or a replayed handshake', async () => {
   const wire = join(topo.dir, 'wire.pcap');
-  const stopWire = await capture(topo.serverNs, topo.serverVeth, `udp port ${FERRY_PORT}`, wire);
+  const stopWire = await topo.capture(
+    topo.serverNs,
+    topo.serverVeth,
+    `udp port ${FERRY_PORT}`,
+    wire,
+  );
   const { server, client } = await connect(['--keepalive-seconds', '60']);
   await sleep(300);
   await stopWire();

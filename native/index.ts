@@ -9,6 +9,7 @@ import {
   validateClientOptions,
   validatePeers,
   validateServerOptions,
+  ZERO_COUNTERS,
   type ClientTunnelOptions,
   type DataPlane,
   type NativeErrorCode,
@@ -93,18 +94,7 @@ function wrap(handle: NativeHandle): ServerTunnel {
     counters(): TunnelCounters {
       const c = handle.counters();
       if (c) last = c;
-      return (
-        last ?? {
-          txPackets: 0,
-          txBytes: 0,
-          rxPackets: 0,
-          rxBytes: 0,
-          dropped: 0,
-          replayDropped: 0,
-          authDropped: 0,
-          handshakes: 0,
-        }
-      );
+      return last ?? { ...ZERO_COUNTERS };
     },
     eventDrops: () => handle.eventDrops(),
     close: () => handle.close(),

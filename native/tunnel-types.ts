@@ -61,6 +61,18 @@ export interface TunnelCounters {
   handshakes: number;
 }
 
+/** Counters before anything happened. */
+export const ZERO_COUNTERS: Readonly<TunnelCounters> = Object.freeze({
+  txPackets: 0,
+  txBytes: 0,
+  rxPackets: 0,
+  rxBytes: 0,
+  dropped: 0,
+  replayDropped: 0,
+  authDropped: 0,
+  handshakes: 0,
+});
+
 interface EventBase {
   /** Events the native side could not queue (bounded queue, never blocks the data plane). */
   eventDrops: number;

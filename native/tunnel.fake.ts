@@ -6,6 +6,7 @@ import {
   validateClientOptions,
   validatePeers,
   validateServerOptions,
+  ZERO_COUNTERS,
   type ClientTunnelOptions,
   type DataPlane,
   type ServerPeer,
@@ -17,17 +18,6 @@ import {
   type TunnelEventListener,
 } from './tunnel-types.js';
 
-const ZERO: TunnelCounters = {
-  txPackets: 0,
-  txBytes: 0,
-  rxPackets: 0,
-  rxBytes: 0,
-  dropped: 0,
-  replayDropped: 0,
-  authDropped: 0,
-  handshakes: 0,
-};
-
 // Distributes the variants of TunnelEvent so that emit() accepts any one of them without eventDrops.
 type WithoutDrops<T> = T extends unknown ? Omit<T, 'eventDrops'> : never;
 
@@ -35,7 +25,7 @@ type WithoutDrops<T> = T extends unknown ? Omit<T, 'eventDrops'> : never;
 export class FakeTunnel implements ServerTunnel {
   readonly interfaceName: string;
   closed = false;
-  private current: TunnelCounters = { ...ZERO };
+  private current: TunnelCounters = { ...ZERO_COUNTERS };
 
   constructor(
     readonly kind: 'client' | 'server',

@@ -255,6 +255,21 @@ struct Session {
   ReplayWindow window;              // network thread only
   Clock::time_point replaced_at{};  // network thread only; set when a newer session takes over
 
+  // Checks the replay window and opens buf in place, counting what it refuses. The caller commits
+  // `counter` to the window once it accepts the packet. Network thread only.
+  bool open(uint8_t* buf, size_t len, AtomicCounters& counters, uint64_t& counter) {
+    counter = data_counter(buf);
+    if (!window.check(counter) || counter >= kRejectAfterMessages) {
+      counters.drop_replay();
+      return false;
+    }
+    if (!open_data(recv, buf, len)) {
+      counters.drop_auth();
+      return false;
+    }
+    return true;
+  }
+
   // Seals buf (plaintext at buf+kHeaderLen) and returns the datagram length, or 0 when the key is spent.
   size_t seal(Masker& m, uint8_t* buf, size_t pt_len) {
     std::lock_guard<std::mutex> lock(send_mu);
@@ -879,15 +894,8 @@ class ClientEngine final : public EngineBase {
       counters_.drop_auth();
       return;
     }
-    const uint64_t c = data_counter(buf);
-    if (!s->window.check(c) || c >= kRejectAfterMessages) {
-      counters_.drop_replay();
-      return;
-    }
-    if (!open_data(s->recv, buf, len)) {
-      counters_.drop_auth();
-      return;
-    }
+    uint64_t c;
+    if (!s->open(buf, len, counters_, c)) return;
     s->window.commit(c);
     last_recv_ = Clock::now();
     uint8_t* pt = buf + kHeaderLen;
@@ -1200,15 +1208,8 @@ class ServerEngine final : public EngineBase {
       counters_.drop_auth();
       return;
     }
-    const uint64_t c = data_counter(buf);
-    if (!s->window.check(c) || c >= kRejectAfterMessages) {
-      counters_.drop_replay();
-      return;
-    }
-    if (!open_data(s->recv, buf, len)) {
-      counters_.drop_auth();
-      return;
-    }
+    uint64_t c;
+    if (!s->open(buf, len, counters_, c)) return;
     std::shared_ptr<ServerPeer> peer = s->owner.lock();
     if (!peer) {  // the peer was removed: its sessions die with it
       sessions_.erase(it);

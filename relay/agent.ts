@@ -2,6 +2,7 @@
 // heartbeats, and a clean teardown.
 import type { Logger } from 'pino';
 import { loadOrCreateKey } from './keys.js';
+import { FerryServer } from './ferry/server.js';
 import { Firewall } from './nat/firewall.js';
 import { ControlClient, ControlPlaneError } from './sync/control-client.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
@@ -13,6 +14,8 @@ export interface RelayOptions {
   controlUrl: string;
   nodeToken: string;
   wireguardPort: number;
+  /** UDP (and TCP) port of the Ferry protocol server; none without it. */
+  ferryPort?: number | undefined;
   uplink: string;
   stateDir: string;
   interfaceName: string;
@@ -34,7 +37,7 @@ export interface RunningRelay {
 /** Registers with the control plane, retrying while it is unreachable (it may start later). */
 async function register(
   client: ControlClient,
-  keys: { wireguard_public_key: string; ferry_public_key: null },
+  keys: { wireguard_public_key: string; ferry_public_key: string | null },
   log: Logger,
   signal: AbortSignal,
 ) {
@@ -66,10 +69,11 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const log = o.log;
   const stopping = new AbortController();
   const keys = loadOrCreateKey(o.stateDir, 'wireguard');
+  const ferryKeys = o.ferryPort === undefined ? undefined : loadOrCreateKey(o.stateDir, 'ferry');
   const client = new ControlClient(o.controlUrl, o.nodeToken);
   const node = await register(
     client,
-    { wireguard_public_key: keys.publicKey, ferry_public_key: null },
+    { wireguard_public_key: keys.publicKey, ferry_public_key: ferryKeys?.publicKey ?? null },
     log,
     stopping.signal,
   );
@@ -77,10 +81,12 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
 
   let firewall: Firewall | undefined;
   let shards: WireGuardShards | undefined;
+  let ferry: FerryServer | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
   const teardown = async () => {
     stopping.abort();
+    await ferry?.close();
     await shards?.close();
     await firewall?.close();
   };
@@ -106,13 +112,34 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     });
     // Shard 0 carries the gateway address: it is up before any peer arrives.
     await shards.get(0);
+    if (o.ferryPort !== undefined && ferryKeys) {
+      ferry = await FerryServer.start({
+        interfaceName: `${o.interfaceName}f`,
+        listenPort: o.ferryPort,
+        // TCP on the same port number, for networks that block UDP.
+        tcpListenPort: o.ferryPort,
+        privateKey: ferryKeys.privateKey,
+        firewall,
+      });
+    }
   } catch (e) {
     await teardown();
     throw e;
   }
   const wg = shards;
   const peers = new PeerTable(async (k) => (await wg.get(k)).uapi, firewall);
-  const feed = new FeedFollower(client, peers, log);
+  const ferryServer = ferry;
+  const feed = new FeedFollower(
+    client,
+    {
+      async apply(answer) {
+        const applied = await peers.apply(answer);
+        ferryServer?.sync(peers.entries());
+        return applied;
+      },
+    },
+    log,
+  );
   const heartbeat = new HeartbeatReporter(
     client,
     () => wg.status(),
@@ -123,9 +150,13 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       capacityMbps: node.capacity_mbps,
     },
     log,
+    () => ferryServer?.freshDevices() ?? [],
   );
   const loops = Promise.all([feed.run(stopping.signal), heartbeat.run(stopping.signal)]);
-  log.info({ interface: o.interfaceName, port: o.wireguardPort }, 'relay up');
+  log.info(
+    { interface: o.interfaceName, port: o.wireguardPort, ferryPort: o.ferryPort ?? null },
+    'relay up',
+  );
 
   return {
     nodeId: node.id,

@@ -22,7 +22,7 @@ const program = new Command('ferry-relay')
   .requiredOption('--wireguard-port <port>', 'UDP port of the WireGuard interface', port)
   .requiredOption('--uplink <iface>', 'the interface towards the internet (NAT goes out of it)')
   .option('--node-token <token>', 'the node token from POST /admin/nodes (or FERRY_NODE_TOKEN)')
-  .option('--ferry-port <port>', 'UDP port of the Ferry protocol server', port)
+  .option('--ferry-port <port>', 'UDP and TCP port of the Ferry protocol server', port)
   .option('--state-dir <dir>', 'where the key pair is kept', '/var/lib/ferry-relay')
   .option('--interface <name>', 'WireGuard interface name (unique per machine)', 'ferry0')
   .option('--heartbeat-seconds <s>', "override the control plane's heartbeat interval", seconds)
@@ -52,17 +52,13 @@ if (!nodeToken) {
   log.fatal('a node token is required: --node-token or FERRY_NODE_TOKEN');
   process.exit(2);
 }
-if (o.ferryPort !== undefined) {
-  // The Ferry protocol server arrives with the native data plane; refuse rather than pretend.
-  log.fatal('--ferry-port: the Ferry protocol server is not part of this relay build yet');
-  process.exit(2);
-}
 
 try {
   const relay = await startRelay({
     controlUrl: o.controlUrl,
     nodeToken,
     wireguardPort: o.wireguardPort,
+    ferryPort: o.ferryPort,
     uplink: o.uplink,
     stateDir: o.stateDir,
     interfaceName: o.interface,

@@ -115,6 +115,50 @@ export class Firewall {
   }
 
   /**
+   * Marks connections that arrive on `iface`, and the packets of those connections coming back,
+   * so that policy routing returns the replies through the interface they came in on.
+   */
+  async markConnections(iface: string, mark: number): Promise<void> {
+    const t = { family: FAMILY, table: this.o.table };
+    const ctMark = { ct: { key: 'mark' } };
+    await this.apply([
+      {
+        add: {
+          chain: {
+            ...t,
+            name: 'prerouting',
+            type: 'filter',
+            hook: 'prerouting',
+            prio: -150,
+            policy: 'accept',
+          },
+        },
+      },
+      {
+        add: {
+          rule: {
+            ...t,
+            chain: 'prerouting',
+            expr: [meta('iifname', iface), { mangle: { key: ctMark, value: mark } }],
+          },
+        },
+      },
+      {
+        add: {
+          rule: {
+            ...t,
+            chain: 'prerouting',
+            expr: [
+              { match: { op: '==', left: ctMark, right: mark } },
+              { mangle: { key: { meta: { key: 'mark' } }, value: mark } },
+            ],
+          },
+        },
+      },
+    ]);
+  }
+
+  /**
    * Puts `addresses` under a `mbps` limit (null: none), moving them between tiers as needed,
    * in transactions of a bounded size.
    */

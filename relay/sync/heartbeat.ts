@@ -34,6 +34,8 @@ export class HeartbeatReporter {
     private readonly deviceOfKey: (publicKey: string) => string | undefined,
     private readonly opts: HeartbeatOptions,
     private readonly log: Logger,
+    /** Devices whose tunnel is up on another data plane (Ferry) of this node. */
+    private readonly moreFresh: () => string[] = () => [],
   ) {}
 
   async beat(signal?: AbortSignal): Promise<void> {
@@ -65,6 +67,9 @@ export class HeartbeatReporter {
         fresh.push({ device_id: device });
     }
     for (const key of this.counters.keys()) if (!seen.has(key)) this.counters.delete(key);
+    const freshIds = new Set(fresh.map((f) => f.device_id));
+    for (const device of this.moreFresh())
+      if (!freshIds.has(device)) fresh.push({ device_id: device });
 
     const rxBps = Math.round((rxTotal * 8) / seconds);
     const txBps = Math.round((txTotal * 8) / seconds);

@@ -22,6 +22,7 @@ const ADMIN_TOKEN = 'testbed-admin-token-0123456789';
 const CONTROL_PORT = 8080;
 const ECHO_PORT = 8000;
 const WG_PORT = 51820;
+const FERRY_PORT = 51900;
 
 /** Answers every request with the address it came from: the "what is my IP" of the test internet. */
 const ECHO_SERVER = `require('node:http').createServer((q, s) => s.end(q.socket.remoteAddress.replace(/^::ffff:/, ''))).listen(${ECHO_PORT}, '0.0.0.0')`;
@@ -33,6 +34,7 @@ export interface RelayHandle {
   nodeToken: string;
   address: string;
   interfaceName: string;
+  ferry: boolean;
   process: ManagedProcess;
 }
 
@@ -41,6 +43,7 @@ export interface Device {
   id: string;
   privateKey: string;
   publicKey: string;
+  ferryPrivateKey: string;
   ipv4: string;
 }
 
@@ -171,13 +174,18 @@ export class Testbed {
     return this.api(method, route, { token: ADMIN_TOKEN, body, ...(expect ? { expect } : {}) });
   }
 
-  /** Adds a node in `region` and runs a relay for it on a new host. */
-  async addRelay(host: string, region: string): Promise<RelayHandle> {
+  /** Adds a node in `region` and runs a relay for it on a new host (with a Ferry server if asked). */
+  async addRelay(
+    host: string,
+    region: string,
+    opts: { ferry?: boolean } = {},
+  ): Promise<RelayHandle> {
     const h = this.net.addAccessHost(host);
     const node = await this.admin('POST', '/admin/nodes', {
       region,
       endpoint_host: h.address,
       wireguard_port: WG_PORT,
+      ...(opts.ferry ? { ferry_port: FERRY_PORT } : {}),
       capacity_mbps: 10_000,
     });
     const relay: RelayHandle = {
@@ -187,6 +195,7 @@ export class Testbed {
       nodeToken: node.token,
       address: h.address,
       interfaceName: `fy${this.net.id}r${this.relays.size}`,
+      ferry: opts.ferry ?? false,
       process: undefined as unknown as ManagedProcess,
     };
     this.relays.set(host, relay);
@@ -216,6 +225,7 @@ export class Testbed {
         String(this.options.relayHeartbeatSeconds),
         '--peer-idle-seconds',
         String(this.options.relayPeerIdleSeconds),
+        ...(r.ferry ? ['--ferry-port', String(FERRY_PORT)] : []),
       ],
       { FERRY_NODE_TOKEN: r.nodeToken },
     );
@@ -265,6 +275,7 @@ export class Testbed {
       id: r.device.id,
       privateKey: wg.privateKey,
       publicKey: wg.publicKey,
+      ferryPrivateKey: ferry.privateKey,
       ipv4: r.device.tunnel_ipv4,
     };
   }
@@ -298,6 +309,55 @@ export class Testbed {
     writeFileSync(keyFile, `${privateKey}\n`, { mode: 0o600 });
     this.net.exec(client.host, ['wg', 'set', client.interfaceName, 'private-key', keyFile]);
     client.device.privateKey = privateKey;
+  }
+
+  /**
+   * A client host running `ferry-tun client` configured from nothing but a `POST /connect`
+   * answer for protocol ferry (and the device's own Ferry key).
+   */
+  async addFerryClient(
+    host: string,
+    device: Device,
+    body: Record<string, unknown>,
+    transport: 'udp' | 'tcp' = 'udp',
+  ): Promise<{ answer: any; process: ManagedProcess; interfaceName: string }> {
+    this.net.addAccessHost(host);
+    const answer = await this.api('POST', '/connect', {
+      token: device.token,
+      body: { ...body, protocol: 'ferry' },
+    });
+    const interfaceName = `fy${this.net.id}c${this.nextIf++}`;
+    const keyFile = path.join(this.net.dir, `${interfaceName}.ferry.key`);
+    writeFileSync(keyFile, `${device.ferryPrivateKey}\n`, { mode: 0o600 });
+    const proc = this.net.spawn(host, `ferry-${host}`, [
+      process.execPath,
+      path.join(ROOT, 'bin/ferry-tun'),
+      'client',
+      '--interface',
+      interfaceName,
+      '--address',
+      `${answer.tunnel.ipv4}/32`,
+      '--server',
+      `${answer.node.endpoint_host}:${answer.node.ferry_port}`,
+      '--server-public-key',
+      answer.node.ferry_public_key,
+      '--private-key',
+      keyFile,
+      '--cipher',
+      answer.cipher.toLowerCase(),
+      '--transport',
+      transport,
+    ]);
+    await this.net.waitFor(`${interfaceName} to come up`, 10_000, () => {
+      try {
+        this.net.exec(host, ['ip', 'link', 'show', interfaceName]);
+        return true;
+      } catch {
+        return undefined;
+      }
+    });
+    this.net.exec(host, ['ip', 'route', 'replace', this.net.serverSubnet, 'dev', interfaceName]);
+    return { answer, process: proc, interfaceName };
   }
 
   /** POST /connect, then configure the client from the answer only. */

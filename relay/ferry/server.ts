@@ -31,7 +31,8 @@ export class FerryServer {
     privateKey: string;
     firewall: Firewall;
   }): Promise<FerryServer> {
-    let server: FerryServer | undefined;
+    // Events arrive on the JS thread after startServer returns; until then there is no server.
+    const self: { server?: FerryServer } = {};
     const tunnel = nativeDataPlane.startServer(
       {
         interfaceName: o.interfaceName,
@@ -47,10 +48,11 @@ export class FerryServer {
       },
       (event) => {
         if ((event.type === 'peer' || event.type === 'rekey') && event.peer !== undefined)
-          server?.keyed(event.peer);
+          self.server?.keyed(event.peer);
       },
     );
-    server = new FerryServer(tunnel, tunnel.interfaceName);
+    const server = new FerryServer(tunnel, tunnel.interfaceName);
+    self.server = server;
     try {
       await o.firewall.addTunnelInterface(server.interfaceName);
       await o.firewall.markConnections(server.interfaceName, FERRY_MARK);

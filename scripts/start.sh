@@ -4,7 +4,7 @@
 # `global` region (wireguard-go, NAT out of the default route's interface). Foreground until Ctrl-C.
 # Environment: FERRY_PORT (8080), FERRY_HOST (127.0.0.1), FERRY_DATA_DIR (./.ferry-data),
 # FERRY_ADMIN_TOKEN (generated into the data dir when unset), FERRY_RELAY=0 to run no relay,
-# FERRY_RELAY_PORT (51820).
+# FERRY_RELAY_PORT (51820), FERRY_FERRY_PORT (51900).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,9 +14,9 @@ if [ "$relay_wanted" = 1 ] && [ "$(id -u)" -ne 0 ]; then
   relay_wanted=0
 fi
 if [ "$relay_wanted" = 1 ]; then
-  bash scripts/setup/system-packages.sh iproute2 nftables wireguard-go wireguard-tools procps
+  bash scripts/setup/system-packages.sh iproute2 nftables wireguard-go wireguard-tools procps libssl-dev
 fi
-bash scripts/setup/node-deps.sh
+if [ "$relay_wanted" = 1 ]; then bash scripts/setup/node-deps.sh --native; else bash scripts/setup/node-deps.sh; fi
 
 data_dir="${FERRY_DATA_DIR:-.ferry-data}"
 host="${FERRY_HOST:-127.0.0.1}"
@@ -63,15 +63,17 @@ if [ -z "$uplink" ]; then
 fi
 endpoint="$(ip -4 -o address show dev "$uplink" | awk '{split($4, a, "/"); print a[1]; exit}')"
 relay_port="${FERRY_RELAY_PORT:-51820}"
+# WireGuard takes relay_port and one port per 65,536 devices above it; Ferry sits clear of them.
+ferry_port="${FERRY_FERRY_PORT:-51900}"
 node_file="$data_dir/local-relay.node-token"
 if [ ! -s "$node_file" ]; then
   (umask 077 && curl -sf -X POST "$base/admin/nodes" -H "authorization: Bearer $FERRY_ADMIN_TOKEN" \
     -H 'content-type: application/json' \
-    -d "{\"region\":\"global\",\"endpoint_host\":\"$endpoint\",\"wireguard_port\":$relay_port,\"capacity_mbps\":1000}" |
+    -d "{\"region\":\"global\",\"endpoint_host\":\"$endpoint\",\"wireguard_port\":$relay_port,\"ferry_port\":$ferry_port,\"capacity_mbps\":1000}" |
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).token))' >"$node_file")
 fi
 FERRY_NODE_TOKEN="$(cat "$node_file")" bin/ferry-relay --control-url "http://$host:$port" \
-  --wireguard-port "$relay_port" --uplink "$uplink" --state-dir "$data_dir/relay" --interface ferry0 &
+  --wireguard-port "$relay_port" --ferry-port "$ferry_port" --uplink "$uplink" --state-dir "$data_dir/relay" --interface ferry0 &
 pids+=($!)
-echo "start: control plane on http://$host:$port, local relay $endpoint:$relay_port (global) via $uplink" >&2
+echo "start: control plane on http://$host:$port, local relay $endpoint (global; WireGuard $relay_port, Ferry $ferry_port) via $uplink" >&2
 wait -n

@@ -11,9 +11,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 bash scripts/setup/system-packages.sh
-bash scripts/setup/node-deps.sh
-echo "test: native addon and its C++ tests" >&2
-npm run --silent build:native >/dev/null
+bash scripts/setup/node-deps.sh --native
+echo "test: the native addon's C++ tests and test vectors" >&2
 make -s -C native test
 
 echo "test: lint, types, format" >&2

@@ -1,6 +1,6 @@
 // The five-minute tour: a namespace internet, the control plane, two relays and a client;
 // connect, and watch the exit address change. Cleans up after itself.
-import { Testbed } from './netns/testbed.js';
+import { Testbed } from '../e2e/netns/testbed.js';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const step = (line: string) => process.stderr.write(`… ${line}\n`);

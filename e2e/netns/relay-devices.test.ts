@@ -2,7 +2,7 @@
 // rotation without a relay restart, honest status, relay restarts and control-plane outages,
 // and the free plan's rate limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Testbed, type Client } from '../../scripts/netns/testbed.js';
+import { Testbed, type Client } from './testbed.js';
 
 const MBIT = 1e6;
 

@@ -1,7 +1,7 @@
 // End to end through real relays: a WireGuard client configured only from POST /connect
 // browses the test internet, and its exit address is the relay's; another region, another exit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Testbed } from '../../scripts/netns/testbed.js';
+import { Testbed } from './testbed.js';
 
 describe('relays with a real WireGuard data plane', () => {
   let bed: Testbed;

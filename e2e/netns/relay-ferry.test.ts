@@ -2,7 +2,7 @@
 // POST /connect (protocol ferry) reaches the echo service with the relay's exit address, over
 // UDP and over TCP, and the control plane sees the tunnel up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Testbed } from '../../scripts/netns/testbed.js';
+import { Testbed } from './testbed.js';
 
 describe('the Ferry protocol through a relay', () => {
   let bed: Testbed;

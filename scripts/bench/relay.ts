@@ -1,7 +1,7 @@
 // Relay benchmark: feed apply time and memory at 10k/100k peers, change propagation, and iperf3 throughput through a netns relay.
 //
 // Run it through `bash scripts/bench/relay.sh` (builds first). Results table on stdout, progress
-// on stderr. Everything runs on a Testbed (scripts/netns/testbed.ts), whose stop() removes every
+// on stderr. Everything runs on a Testbed (e2e/netns/testbed.ts), whose stop() removes every
 // namespace, process and interface, also when a step fails or the run is interrupted.
 import { readFileSync, readdirSync } from 'node:fs';
 import net from 'node:net';
@@ -16,8 +16,8 @@ import { generateKeyPair } from '../../relay/keys.js';
 import { exchange } from '../../relay/wireguard/uapi.js';
 import { tunnelAddresses } from '../../server/domain/addresses.js';
 import { SQLITE_FILE } from '../../server/store/open.js';
-import { requireTools, sh, type ManagedProcess } from '../netns/test-network.js';
-import { Testbed, type Device } from '../netns/testbed.js';
+import { requireTools, sh, type ManagedProcess } from '../../e2e/netns/test-network.js';
+import { Testbed, type Device } from '../../e2e/netns/testbed.js';
 
 /** The repository root (this file runs as dist/scripts/bench/relay.js). */
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from '../../relay/keys.js';
 import { TestNetwork, requireTools, sh, type ManagedProcess } from './test-network.js';
 
-/** The repository root, from scripts/netns (tests) or dist/scripts/netns (the built demo). */
+/** The repository root, from e2e/netns (tests) or dist/e2e/netns (the built demo and benchmarks). */
 function repoRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!existsSync(path.join(dir, 'package.json'))) {

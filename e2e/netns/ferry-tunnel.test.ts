@@ -70,40 +70,6 @@ function ping(count: number): boolean {
   return r.status === 0;
 }
 
-function runIperf(args: string[]): { ok: boolean; json: IperfResult } {
-  const server = topo.spawnIn(topo.serverNs, [
-    'iperf3',
-    '-s',
-    '-1',
-    '-B',
-    SERVER_TUNNEL,
-    '-p',
-    '5201',
-  ]);
-  spawnSync('sleep', ['0.5']);
-  const r = spawnSync(
-    'ip',
-    [
-      'netns',
-      'exec',
-      topo.clientNs,
-      'iperf3',
-      '-c',
-      SERVER_TUNNEL,
-      '-p',
-      '5201',
-      '--json',
-      ...args,
-    ],
-    {
-      encoding: 'utf8',
-      timeout: 60_000,
-    },
-  );
-  server.kill('SIGTERM');
-  return { ok: r.status === 0, json: JSON.parse(r.stdout || '{}') as IperfResult };
-}
-
 interface IperfResult {
   end?: { sum_received?: { bits_per_second: number } };
   intervals?: { sum: { bytes: number; seconds: number } }[];
@@ -120,7 +86,7 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (c
     expect(rtt.rttMs).toBeGreaterThan(0);
     expect(rtt.rttMs).toBeLessThan(1000);
 
-    const { ok, json } = runIperf(['-t', '2']);
+    const { ok, json } = await runIperf(['-t', '2']);
     expect(ok, json.error).toBe(true);
     expect(json.end?.sum_received?.bits_per_second ?? 0).toBeGreaterThan(10e6);
 
@@ -134,6 +100,34 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (c
     }
   }, 40_000);
 });
+
+/** One iperf3 run through the tunnel (client → server), with its JSON report. */
+async function runIperf(args: string[]): Promise<{ ok: boolean; json: IperfResult }> {
+  const server = topo.spawnIn(topo.serverNs, [
+    'iperf3',
+    '-s',
+    '-1',
+    '-B',
+    SERVER_TUNNEL,
+    '-p',
+    '5201',
+  ]);
+  await sleep(500);
+  const c = topo.spawnIn(topo.clientNs, [
+    'iperf3',
+    '-c',
+    SERVER_TUNNEL,
+    '-p',
+    '5201',
+    '--json',
+    ...args,
+  ]);
+  let out = '';
+  c.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => c.once('exit', resolve));
+  server.kill('SIGTERM');
+  return { ok: code === 0, json: JSON.parse(out || '{}') as IperfResult };
+}
 
 it('drops a packet with a flipped bit and a replayed packet', async () => {
   const wire = join(topo.dir, 'wire.pcap');
@@ -284,7 +278,7 @@ it.each(['udp', 'tcp'] as const)(
     let pings = '';
     pinger.stdout?.on('data', (d: Buffer) => (pings += d.toString()));
     // Reverse mode: the client receives, so the intervals measure delivered bytes.
-    const { ok, json } = await runIperfAsync(['-t', '7', '-i', '0.1', '-R', '-b', '200M']);
+    const { ok, json } = await runIperf(['-t', '7', '-i', '0.1', '-R', '-b', '200M']);
     pinger.kill('SIGINT');
     await sleep(200);
     expect(ok, json.error).toBe(true);
@@ -319,33 +313,6 @@ it.each(['udp', 'tcp'] as const)(
   60_000,
 );
 
-async function runIperfAsync(args: string[]): Promise<{ ok: boolean; json: IperfResult }> {
-  const server = topo.spawnIn(topo.serverNs, [
-    'iperf3',
-    '-s',
-    '-1',
-    '-B',
-    SERVER_TUNNEL,
-    '-p',
-    '5201',
-  ]);
-  await sleep(500);
-  const c = topo.spawnIn(topo.clientNs, [
-    'iperf3',
-    '-c',
-    SERVER_TUNNEL,
-    '-p',
-    '5201',
-    '--json',
-    ...args,
-  ]);
-  let out = '';
-  c.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => c.once('exit', resolve));
-  server.kill('SIGTERM');
-  return { ok: code === 0, json: JSON.parse(out || '{}') as IperfResult };
-}
-
 it('rotates keys on volume as well as on time', async () => {
   // 120 s is never reached here: only the packet count can trigger these rotations.
   const { server, client } = await connect([
@@ -356,7 +323,7 @@ it('rotates keys on volume as well as on time', async () => {
     '--keepalive-seconds',
     '1',
   ]);
-  const { ok, json } = await runIperfAsync(['-t', '3']);
+  const { ok, json } = await runIperf(['-t', '3']);
   expect(ok, json.error).toBe(true);
   expect(client.events.filter((e) => e.type === 'rekey').length).toBeGreaterThanOrEqual(2);
   const c = await server.waitCounters((x) => (x.handshakes ?? 0) >= 3, 5000, 'server rotations');

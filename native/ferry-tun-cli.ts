@@ -30,7 +30,8 @@ export function parseHostPort(text: string): HostPort {
   return { host: m[1], port };
 }
 
-export function parsePeer(text: string, previous: { publicKey: string; address: string }[] = []) {
+/** A peer from PUBKEY=ADDR/32; its id is its tunnel address (unique, and stable across reloads). */
+export function parsePeer(text: string, previous: ServerPeer[] = []): ServerPeer[] {
   // The key's base64 ends in '=', so the separator is the last '='.
   const at = text.lastIndexOf('=');
   const key = text.slice(0, at);
@@ -48,7 +49,7 @@ export function parsePeer(text: string, previous: { publicKey: string; address: 
       'expected PUBKEY=ADDR/32 with a base64 public key and an IPv4 address',
     );
   }
-  return [...previous, { publicKey: key, address: ip }];
+  return [...previous, { id: ip, publicKey: key, address: ip }];
 }
 
 function intIn(lo: number, hi: number) {
@@ -61,28 +62,33 @@ function intIn(lo: number, hi: number) {
   };
 }
 
-export function readPeersFile(file: string): ServerPeer[] {
+/** A peers file read line by line: the well-formed lines, and what is wrong with the others. */
+export function scanPeersFile(file: string): { peers: ServerPeer[]; problems: string[] } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new NativeTunnelError('ERR_FERRY_OPTIONS', `cannot read peers file ${file}`, {
-      cause: err,
-    });
+    const why = err instanceof Error ? err.message : String(err);
+    return { peers: [], problems: [`cannot read peers file ${file}: ${why}`] };
   }
   let peers: ServerPeer[] = [];
+  const problems: string[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = raw.replace(/#.*/, '').trim();
     if (!line) return;
     try {
       peers = parsePeer(line, peers);
     } catch {
-      throw new NativeTunnelError(
-        'ERR_FERRY_OPTIONS',
-        `${file} line ${i + 1}: expected PUBKEY=ADDR/32`,
-      );
+      problems.push(`${file} line ${i + 1}: expected PUBKEY=ADDR/32`);
     }
   });
+  return { peers, problems };
+}
+
+/** A peers file that must be entirely valid (start-up: a typo should stop the server, not start it). */
+export function readPeersFile(file: string): ServerPeer[] {
+  const { peers, problems } = scanPeersFile(file);
+  if (problems.length > 0) throw new NativeTunnelError('ERR_FERRY_OPTIONS', problems[0]!);
   return peers;
 }
 
@@ -118,7 +124,9 @@ function formatEvent(e: TunnelEvent): string {
     case 'rekey':
       return `keys rotated (${e.cipher})`;
     case 'peer':
-      return `peer #${e.peer} connected (${e.cipher})`;
+      return `peer ${e.peer} connected (${e.cipher})`;
+    case 'warning':
+      return `warning: ${e.message}`;
     case 'error':
       return `error: ${e.message}`;
     case 'counters':
@@ -214,11 +222,7 @@ export function buildProgram(plane: DataPlane): Command {
           throw new CommanderError(2, 'ferry-tun.peers', 'give --peer or --peers-file');
         }
         const privateKey = readPrivateKey(o.privateKey);
-        const peers = (): ServerPeer[] => [
-          ...(o.peer ?? []),
-          ...(o.peersFile ? readPeersFile(o.peersFile) : []),
-        ];
-        const initial = peers();
+        const initial = [...(o.peer ?? []), ...(o.peersFile ? readPeersFile(o.peersFile) : [])];
         await runUntilSignal(
           (onEvent) =>
             plane.startServer(
@@ -239,15 +243,29 @@ export function buildProgram(plane: DataPlane): Command {
             ),
           o.json === true,
           (tunnel) => {
-            // SIGHUP re-reads the peers: rotation and revocation without a restart.
+            // SIGHUP re-reads the peers: rotation and revocation without a restart. It fails
+            // closed: a peer whose line is unreadable is not kept, and every problem is reported.
             const reload = (): void => {
+              const scanned = o.peersFile
+                ? scanPeersFile(o.peersFile)
+                : { peers: [], problems: [] as string[] };
+              const problems = [...scanned.problems];
               try {
-                tunnel.setPeers(peers());
-                process.stderr.write('ferry-tun: peers reloaded\n');
+                const { rejected } = tunnel.setPeers([...(o.peer ?? []), ...scanned.peers]);
+                for (const r of rejected) problems.push(`peer ${r.id}: ${r.reason}`);
               } catch (err) {
+                // Not even the removals could be applied: stop serving rather than keep revoked peers.
                 const why = err instanceof Error ? err.message : String(err);
-                process.stderr.write(`ferry-tun: peers not reloaded: ${why}\n`);
+                process.stderr.write(`ferry-tun: peers not reloaded, stopping: ${why}\n`);
+                process.kill(process.pid, 'SIGTERM');
+                return;
               }
+              for (const p of problems) process.stderr.write(`ferry-tun: ${p}\n`);
+              process.stderr.write(
+                problems.length === 0
+                  ? 'ferry-tun: peers reloaded\n'
+                  : `ferry-tun: peers reloaded with ${problems.length} problem(s): those peers are not allowed\n`,
+              );
             };
             process.on('SIGHUP', reload);
             return () => process.off('SIGHUP', reload);

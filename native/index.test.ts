@@ -90,8 +90,8 @@ describe('option validation (real and fake alike)', () => {
           listenHost: '127.0.0.1',
           listenPort: 51820,
           peers: [
-            { publicKey: pub, address: '10.99.0.2' },
-            { publicKey: pub, address: '10.99.0.3' },
+            { id: 'a', publicKey: pub, address: '10.99.0.2' },
+            { id: 'b', publicKey: pub, address: '10.99.0.3' },
           ],
         },
         () => undefined,

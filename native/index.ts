@@ -6,13 +6,15 @@ import { fileURLToPath } from 'node:url';
 
 import {
   NativeTunnelError,
+  screenChange,
   validateClientOptions,
-  validatePeers,
   validateServerOptions,
   ZERO_COUNTERS,
   type ClientTunnelOptions,
   type DataPlane,
   type NativeErrorCode,
+  type PeerRejection,
+  type PeerStats,
   type ServerPeer,
   type ServerTunnel,
   type ServerTunnelOptions,
@@ -27,7 +29,9 @@ interface NativeHandle {
   counters(): TunnelCounters | null;
   eventDrops(): number;
   interfaceName(): string;
-  setPeers(peers: ServerPeer[]): void;
+  /** Removals first (always applied), then each upsert on its own; returns the refused upserts. */
+  updatePeers(upsert: ServerPeer[], remove: string[], replaceAll: boolean): PeerRejection[];
+  peerStats(): PeerStats[];
 }
 
 interface NativeModule {
@@ -99,9 +103,27 @@ function wrap(handle: NativeHandle): ServerTunnel {
     eventDrops: () => handle.eventDrops(),
     close: () => handle.close(),
     setPeers(peers) {
-      validatePeers(peers);
+      if (!Array.isArray(peers))
+        throw new NativeTunnelError('ERR_FERRY_OPTIONS', 'peers must be an array');
+      const { upsert, rejected } = screenChange({ upsert: peers });
       try {
-        handle.setPeers(peers);
+        // replaceAll: every peer not in `peers` goes, including those whose entry was refused here.
+        return { rejected: [...rejected, ...handle.updatePeers(upsert, [], true)] };
+      } catch (err) {
+        throw translate(err);
+      }
+    },
+    updatePeers(change) {
+      const { upsert, remove, rejected } = screenChange(change);
+      try {
+        return { rejected: [...rejected, ...handle.updatePeers(upsert, remove, false)] };
+      } catch (err) {
+        throw translate(err);
+      }
+    },
+    peerStats() {
+      try {
+        return handle.peerStats();
       } catch (err) {
         throw translate(err);
       }

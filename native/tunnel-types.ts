@@ -28,9 +28,48 @@ export interface ClientTunnelOptions {
 }
 
 export interface ServerPeer {
+  /**
+   * Stable name chosen by the caller (the relay uses the device id): events and statistics name
+   * peers by it, never by key or address. 1-64 characters from A-Z a-z 0-9 _ . : -
+   */
+  id: string;
   publicKey: string;
   /** The peer's IPv4 tunnel address (a /32, without the suffix). */
   address: string;
+}
+
+/** An incremental change of a server's peer set. Removals always apply first. */
+export interface PeerChange {
+  /** Peers to add, or to change (same id, new key or address: the old sessions end). */
+  upsert?: ServerPeer[];
+  /** Ids of peers to remove; their sessions and TCP connections end at once. Unknown ids are ignored. */
+  remove?: string[];
+}
+
+export interface PeerRejection {
+  id: string;
+  reason: string;
+}
+
+/**
+ * What a peer update refused. Everything else was applied, removals in every case; a refused
+ * upsert also removes any earlier entry of that id (fail closed: a peer whose new key cannot be
+ * used must not keep its old one).
+ */
+export interface PeerUpdateResult {
+  rejected: PeerRejection[];
+}
+
+export interface PeerStats {
+  id: string;
+  /**
+   * Ferry message bytes received from and sent to this peer since it was added (headers, tags
+   * and padding included, as WireGuard counts), monotonic while the peer stays.
+   */
+  rxBytes: number;
+  txBytes: number;
+  /** Milliseconds since the peer's last completed handshake; null if it never completed one. */
+  handshakeAgeMs: number | null;
 }
 
 export interface ServerTunnelOptions {
@@ -81,13 +120,17 @@ interface EventBase {
 export type TunnelEvent =
   | (EventBase & {
       type: 'state';
-      state: 'connecting' | 'connected' | 'closed';
+      /** failed: a data-plane thread stopped on an error (see the error event); the tunnel carries nothing. */
+      state: 'connecting' | 'connected' | 'closed' | 'failed';
       counters?: TunnelCounters;
     })
   | (EventBase & { type: 'rtt'; rttMs: number })
   | (EventBase & { type: 'counters'; counters: TunnelCounters })
-  | (EventBase & { type: 'rekey'; cipher: Cipher; peer?: number })
-  | (EventBase & { type: 'peer'; state: 'connected'; peer: number; cipher: Cipher })
+  /** Server: `peer` is the id given with the peer. */
+  | (EventBase & { type: 'rekey'; cipher: Cipher; peer?: string })
+  | (EventBase & { type: 'peer'; state: 'connected'; peer: string; cipher: Cipher })
+  /** Client: handshakes go unanswered (node unreachable, or this machine's clock is off). */
+  | (EventBase & { type: 'warning'; code: 'handshake-unanswered'; message: string })
   | (EventBase & { type: 'error'; message: string });
 
 export type TunnelEventListener = (event: TunnelEvent) => void;
@@ -100,10 +143,17 @@ export interface Tunnel {
   close(): void;
 }
 
-/** A server tunnel: its peer set can be replaced while it runs (key rotation, revocation). */
+/** A server tunnel: its peer set changes while it runs (key rotation, revocation). */
 export interface ServerTunnel extends Tunnel {
-  /** Unchanged peers keep their sessions; removed peers are cut off at once. */
-  setPeers(peers: ServerPeer[]): void;
+  /**
+   * Makes the peer set exactly `peers`: peers not listed are removed (always, even when some
+   * upserts are rejected); unchanged peers keep their sessions.
+   */
+  setPeers(peers: ServerPeer[]): PeerUpdateResult;
+  /** Applies a change: the removals in every case, then each upsert on its own. */
+  updatePeers(change: PeerChange): PeerUpdateResult;
+  /** Per-peer byte counts and handshake age, for metering and liveness. */
+  peerStats(): PeerStats[];
 }
 
 /** The seam between the engine/relay and the data plane; the fake in tunnel.fake.ts implements it too. */
@@ -200,15 +250,59 @@ export function validateServerOptions(o: ServerTunnelOptions): void {
   validatePeers(o.peers);
 }
 
+const PEER_ID_RE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Why one peer cannot be used, or null when it is well-formed. */
+export function peerProblem(p: ServerPeer): string | null {
+  if (typeof p.id !== 'string' || !PEER_ID_RE.test(p.id))
+    return 'peer id must be 1-64 characters from A-Z a-z 0-9 _ . : -';
+  if (typeof p.publicKey !== 'string' || !isBase64Key(p.publicKey))
+    return 'peer publicKey must be a base64 32-byte key';
+  if (typeof p.address !== 'string' || !isIPv4(p.address))
+    return 'peer address must be an IPv4 address';
+  return null;
+}
+
+/** A complete peer list (start options): every peer well-formed, ids, keys and addresses unique. */
 export function validatePeers(peers: ServerPeer[]): void {
+  if (!Array.isArray(peers)) bad('peers must be an array');
+  const ids = new Set<string>();
   const keys = new Set<string>();
   const addrs = new Set<string>();
   for (const p of peers) {
-    if (!isBase64Key(p.publicKey)) bad('peer publicKey must be a base64 32-byte key');
-    if (!isIPv4(p.address)) bad('peer address must be an IPv4 address');
+    const problem = peerProblem(p);
+    if (problem) bad(problem);
+    if (ids.has(p.id)) bad('duplicate peer id');
     if (keys.has(p.publicKey)) bad('duplicate peer public key');
     if (addrs.has(p.address)) bad('duplicate peer address');
+    ids.add(p.id);
     keys.add(p.publicKey);
     addrs.add(p.address);
   }
+}
+
+/**
+ * Splits a change into what can go to the data plane and what is refused for its form; removals
+ * are never refused (an id that is not well-formed cannot name a peer, so it is ignored).
+ */
+export function screenChange(change: PeerChange): {
+  upsert: ServerPeer[];
+  remove: string[];
+  rejected: PeerRejection[];
+} {
+  if (typeof change !== 'object' || change === null) bad('a peer change must be an object');
+  const upsertIn = change.upsert ?? [];
+  const removeIn = change.remove ?? [];
+  if (!Array.isArray(upsertIn) || !Array.isArray(removeIn)) bad('upsert and remove must be arrays');
+  const rejected: PeerRejection[] = [];
+  const upsert: ServerPeer[] = [];
+  for (const p of upsertIn) {
+    const problem = peerProblem(p);
+    if (problem) rejected.push({ id: typeof p?.id === 'string' ? p.id : '', reason: problem });
+    else upsert.push({ id: p.id, publicKey: p.publicKey, address: p.address });
+  }
+  const remove = removeIn.filter(
+    (id): id is string => typeof id === 'string' && PEER_ID_RE.test(id),
+  );
+  return { upsert, remove, rejected };
 }

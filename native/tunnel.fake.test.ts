@@ -47,9 +47,11 @@ describe('FakeDataPlane', () => {
     expect(t.counters()).toMatchObject({ rxPackets: 3, txPackets: 0 });
   });
 
-  it('lets servers, not clients, replace their peers, with the same validation', () => {
+  it('lets servers, not clients, change their peers, with the same rules as the native registry', () => {
     const plane = new FakeDataPlane();
-    const peer = { publicKey: plane.publicKey(plane.generatePrivateKey()), address: '10.99.0.2' };
+    const key = () => plane.publicKey(plane.generatePrivateKey());
+    const a = { id: 'dev_a', publicKey: key(), address: '10.99.0.2' };
+    const b = { id: 'dev_b', publicKey: key(), address: '10.99.0.3' };
     const server = plane.startServer(
       {
         interfaceName: 'ferryfake1',
@@ -57,14 +59,29 @@ describe('FakeDataPlane', () => {
         privateKey: plane.generatePrivateKey(),
         listenHost: '127.0.0.1',
         listenPort: 51820,
-        peers: [],
+        peers: [a],
       },
       () => undefined,
     );
-    server.setPeers([peer]);
-    expect(plane.tunnels[0]!.peerUpdates).toEqual([[peer]]);
-    expect(() => server.setPeers([peer, peer])).toThrow(NativeTunnelError);
+    const fake = plane.tunnels[0]!;
+    // b takes a's address: refused on its own, while the removal in the same change applies.
+    expect(
+      server.updatePeers({ upsert: [{ ...b, address: a.address }], remove: ['dev_gone'] }),
+    ).toEqual({ rejected: [{ id: 'dev_b', reason: 'address in use by another peer' }] });
+    expect(server.updatePeers({ upsert: [b, { ...a, publicKey: 'bad' }] }).rejected).toEqual([
+      { id: 'dev_a', reason: 'peer publicKey must be a base64 32-byte key' },
+    ]);
+    // Fail closed: the refused upsert of dev_a took its earlier entry away too.
+    expect([...fake.peers.keys()]).toEqual(['dev_b']);
+    // setPeers removes whatever is not listed, even when the listed entries are refused.
+    server.updatePeers({ upsert: [a] });
+    expect(server.setPeers([{ ...b, address: 'x' }]).rejected).toHaveLength(1);
+    expect([...fake.peers.keys()]).toEqual([]);
+    server.updatePeers({ upsert: [a] });
+    fake.failNextUpdate = new Error('boom');
+    expect(() => server.updatePeers({ upsert: [b], remove: ['dev_a'] })).toThrow('boom');
+    expect(fake.peers.has('dev_a')).toBe(false);
     plane.startClient(client(plane), () => undefined);
-    expect(() => plane.tunnels[1]!.setPeers([peer])).toThrow(/only a server/);
+    expect(() => plane.tunnels[1]!.setPeers([a])).toThrow(/only a server/);
   });
 });

@@ -3,12 +3,15 @@ import { createPublicKey, generateKeyPairSync, createPrivateKey } from 'node:cry
 
 import {
   NativeTunnelError,
+  screenChange,
   validateClientOptions,
-  validatePeers,
   validateServerOptions,
   ZERO_COUNTERS,
   type ClientTunnelOptions,
   type DataPlane,
+  type PeerChange,
+  type PeerStats,
+  type PeerUpdateResult,
   type ServerPeer,
   type ServerTunnel,
   type ServerTunnelOptions,
@@ -53,14 +56,89 @@ export class FakeTunnel implements ServerTunnel {
     return 0;
   }
 
-  /** Peer sets given to setPeers, in order (servers only, like the real one). */
-  readonly peerUpdates: ServerPeer[][] = [];
+  /** Changes applied, in order (servers only, like the real one); setPeers records its diff. */
+  readonly peerUpdates: { upsert: ServerPeer[]; remove: string[] }[] = [];
+  /** The peer set as the data plane holds it, by id. */
+  readonly peers = new Map<string, ServerPeer>();
+  private readonly stats = new Map<string, PeerStats>();
+  /** Makes the next peer update fail as a whole, as a broken data plane would. */
+  failNextUpdate: Error | null = null;
 
-  setPeers(peers: ServerPeer[]): void {
+  setPeers(peers: ServerPeer[]): PeerUpdateResult {
+    this.serverOnly();
+    if (!Array.isArray(peers))
+      throw new NativeTunnelError('ERR_FERRY_OPTIONS', 'peers must be an array');
+    const wanted = new Set(peers.map((p) => p?.id));
+    return this.updatePeers({
+      remove: [...this.peers.keys()].filter((id) => !wanted.has(id)),
+      upsert: peers,
+    });
+  }
+
+  /** Same rules as the native registry: removals first, then each upsert on its own. */
+  updatePeers(change: PeerChange): PeerUpdateResult {
+    this.serverOnly();
+    const { upsert, remove, rejected } = screenChange(change);
+    // Fail closed: a refused upsert leaves no older entry of that peer behind.
+    for (const id of [...remove, ...rejected.map((r) => r.id)]) {
+      this.peers.delete(id);
+      this.stats.delete(id);
+    }
+    if (this.failNextUpdate) {
+      const e = this.failNextUpdate;
+      this.failNextUpdate = null;
+      this.peerUpdates.push({ upsert: [], remove: [...remove] });
+      throw e;
+    }
+    const applied: ServerPeer[] = [];
+    for (const p of upsert) {
+      const clash = [...this.peers.values()].find(
+        (o) => o.id !== p.id && (o.publicKey === p.publicKey || o.address === p.address),
+      );
+      if (clash) {
+        this.peers.delete(p.id);
+        this.stats.delete(p.id);
+        rejected.push({
+          id: p.id,
+          reason:
+            clash.publicKey === p.publicKey
+              ? 'public key in use by another peer'
+              : 'address in use by another peer',
+        });
+        continue;
+      }
+      this.peers.set(p.id, { ...p });
+      if (!this.stats.has(p.id))
+        this.stats.set(p.id, { id: p.id, rxBytes: 0, txBytes: 0, handshakeAgeMs: null });
+      applied.push({ ...p });
+    }
+    this.peerUpdates.push({ upsert: applied, remove: [...remove] });
+    return { rejected };
+  }
+
+  peerStats(): PeerStats[] {
+    this.serverOnly();
+    return [...this.stats.values()].map((s) => ({ ...s }));
+  }
+
+  /** The start options' peers (already validated as a whole). */
+  seedPeers(peers: ServerPeer[]): void {
+    for (const p of peers) {
+      this.peers.set(p.id, { ...p });
+      this.stats.set(p.id, { id: p.id, rxBytes: 0, txBytes: 0, handshakeAgeMs: null });
+    }
+  }
+
+  /** Sets a peer's statistics as the data plane would report them (the peer must exist). */
+  setPeerStats(id: string, s: Partial<Omit<PeerStats, 'id'>>): void {
+    const cur = this.stats.get(id);
+    if (!cur) throw new Error(`no peer ${id}`);
+    this.stats.set(id, { ...cur, ...s });
+  }
+
+  private serverOnly(): void {
     if (this.kind !== 'server')
       throw new NativeTunnelError('ERR_FERRY_START', 'only a server has peers');
-    validatePeers(peers);
-    this.peerUpdates.push(peers.map((p) => ({ ...p })));
   }
 
   close(): void {
@@ -103,7 +181,9 @@ export class FakeDataPlane implements DataPlane {
 
   startServer(options: ServerTunnelOptions, onEvent: TunnelEventListener): ServerTunnel {
     validateServerOptions(options);
-    return this.start('server', options, onEvent);
+    const t = this.start('server', options, onEvent);
+    t.seedPeers(options.peers);
+    return t;
   }
 
   private start(

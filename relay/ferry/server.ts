@@ -86,7 +86,7 @@ export class FerryServer {
   sync(entries: Iterable<PeerEntry>): void {
     this.peers = [...entries].filter((e) => e.ferryPublicKey !== null);
     this.tunnel.setPeers(
-      this.peers.map((e) => ({ publicKey: e.ferryPublicKey!, address: e.ipv4 })),
+      this.peers.map((e) => ({ id: e.deviceId, publicKey: e.ferryPublicKey!, address: e.ipv4 })),
     );
     const present = new Set(this.peers.map((p) => p.deviceId));
     for (const id of this.lastKeyed.keys()) if (!present.has(id)) this.lastKeyed.delete(id);
@@ -104,8 +104,7 @@ export class FerryServer {
     });
   }
 
-  private keyed(peerIndex: number): void {
-    const peer = this.peers[peerIndex];
-    if (peer) this.lastKeyed.set(peer.deviceId, Date.now());
+  private keyed(deviceId: string): void {
+    this.lastKeyed.set(deviceId, Date.now());
   }
 }

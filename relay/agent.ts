@@ -134,7 +134,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     {
       async apply(answer) {
         const applied = await peers.apply(answer);
-        ferryServer?.sync(peers.entries());
+        await ferryServer?.sync(peers.entries());
         return applied;
       },
     },

@@ -1,6 +1,6 @@
 // A small internet of network namespaces for end-to-end tests and the demo: an "internet"
-// router, hosts on its access bridge, a server subnet behind it, and a veth from the host so
-// that test code can reach every host. Names and subnets are unique per run; destroy() removes
+// router, hosts on its access bridge, server subnets behind it (one of them inside the tunnel
+// block, as a cloud VPC may be), and a veth from the host so that test code can reach every host. Names and subnets are unique per run; destroy() removes
 // every namespace, process and interface it made.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -68,6 +68,7 @@ export class TestNetwork {
   private readonly hostLink = `fy${this.id}h`;
   private nextAccess = 10;
   private nextServer = 10;
+  private nextVpc = 10;
 
   get accessGateway(): string {
     return `198.18.${this.n}.1`;
@@ -75,6 +76,15 @@ export class TestNetwork {
 
   get serverSubnet(): string {
     return `198.19.${this.n}.0/24`;
+  }
+
+  /**
+   * A server subnet inside the tunnel block 10.64.0.0/10, in a block of addresses no test
+   * device is given (devices are numbered from 10.64.0.2 up): a relay whose cloud network uses
+   * the same private range must still reach it.
+   */
+  get vpcSubnet(): string {
+    return `10.120.${this.n}.0/24`;
   }
 
   /** The internet router, its two bridges, and a link from the host namespace. */
@@ -89,6 +99,7 @@ export class TestNetwork {
       ex('link', 'add', 'servers', 'address', '02:00:00:00:00:02', 'type', 'bridge');
       ex('address', 'add', `${net.accessGateway}/24`, 'dev', 'access');
       ex('address', 'add', `198.19.${net.n}.1/24`, 'dev', 'servers');
+      ex('address', 'add', `10.120.${net.n}.1/24`, 'dev', 'servers');
       ex('link', 'set', 'access', 'up');
       ex('link', 'set', 'servers', 'up');
       sh('ip', ['netns', 'exec', net.inet, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
@@ -108,7 +119,8 @@ export class TestNetwork {
       ex('link', 'set', 'host', 'master', 'access', 'up');
       sh('ip', ['address', 'add', `198.18.${net.n}.254/24`, 'dev', net.hostLink]);
       sh('ip', ['link', 'set', net.hostLink, 'up']);
-      sh('ip', ['route', 'add', net.serverSubnet, 'via', net.accessGateway, 'dev', net.hostLink]);
+      for (const subnet of [net.serverSubnet, net.vpcSubnet])
+        sh('ip', ['route', 'add', subnet, 'via', net.accessGateway, 'dev', net.hostLink]);
     } catch (e) {
       net.destroy();
       throw e;
@@ -133,6 +145,16 @@ export class TestNetwork {
       'servers',
       `198.19.${this.n}.${this.nextServer++}`,
       `198.19.${this.n}.1`,
+    );
+  }
+
+  /** A host on the subnet inside the tunnel block (see vpcSubnet). */
+  addVpcHost(name: string): Host {
+    return this.addHost(
+      name,
+      'servers',
+      `10.120.${this.n}.${this.nextVpc++}`,
+      `10.120.${this.n}.1`,
     );
   }
 

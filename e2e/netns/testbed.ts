@@ -109,6 +109,23 @@ export class Testbed {
     return `http://${this.net.host('echo').address}:${ECHO_PORT}/`;
   }
 
+  /**
+   * An echo service on the subnet inside the tunnel block (TestNetwork.vpcSubnet), reachable
+   * from the relays' uplink; returns its URL.
+   */
+  async startVpcEcho(): Promise<string> {
+    const h = this.net.addVpcHost('vpc-echo');
+    this.net.spawn('vpc-echo', 'vpc-echo', [process.execPath, '-e', ECHO_SERVER]);
+    const url = `http://${h.address}:${ECHO_PORT}/`;
+    await this.net.waitFor('the VPC echo service', 10_000, () => this.echoFrom(undefined, 3, url));
+    return url;
+  }
+
+  /** The server subnets, which a client routes through its tunnel (its "cross-border" traffic). */
+  private get tunneledSubnets(): string[] {
+    return [this.net.serverSubnet, this.net.vpcSubnet];
+  }
+
   async startControlPlane(): Promise<void> {
     this.control = this.net.spawn(
       'ctrl',
@@ -356,7 +373,8 @@ export class Testbed {
         return undefined;
       }
     });
-    this.net.exec(host, ['ip', 'route', 'replace', this.net.serverSubnet, 'dev', interfaceName]);
+    for (const subnet of this.tunneledSubnets)
+      this.net.exec(host, ['ip', 'route', 'replace', subnet, 'dev', interfaceName]);
     return { answer, process: proc, interfaceName };
   }
 
@@ -385,8 +403,9 @@ export class Testbed {
     if (!addresses.includes(`${answer.tunnel.ipv4}/32`))
       ex('ip', 'address', 'add', `${answer.tunnel.ipv4}/32`, 'dev', client.interfaceName);
     ex('ip', 'link', 'set', client.interfaceName, 'mtu', String(answer.tunnel.mtu), 'up');
-    // Cross-border traffic (here: the server subnet) goes through the tunnel.
-    ex('ip', 'route', 'replace', this.net.serverSubnet, 'dev', client.interfaceName);
+    // Cross-border traffic (here: the server subnets) goes through the tunnel.
+    for (const subnet of this.tunneledSubnets)
+      ex('ip', 'route', 'replace', subnet, 'dev', client.interfaceName);
     return answer;
   }
 
@@ -414,7 +433,8 @@ export class Testbed {
     for (const address of values('address'))
       if (!address.includes(':')) ex('ip', 'address', 'add', address, 'dev', client.interfaceName);
     ex('ip', 'link', 'set', client.interfaceName, 'mtu', values('mtu')[0] ?? '1420', 'up');
-    ex('ip', 'route', 'replace', this.net.serverSubnet, 'dev', client.interfaceName);
+    for (const subnet of this.tunneledSubnets)
+      ex('ip', 'route', 'replace', subnet, 'dev', client.interfaceName);
   }
 
   /** What the relays said and what both ends of a client's tunnel hold: for failure messages. */
@@ -470,10 +490,13 @@ export class Testbed {
     return JSON.parse(out.slice(out.indexOf('{'))).end.sum_received.bits_per_second as number;
   }
 
-  /** The address the echo service sees for a request from `host` (undefined: from the host namespace). */
-  echoFrom(host: string | undefined, timeoutSeconds = 3): string | undefined {
+  /**
+   * The address an echo service (by default the server subnet's) sees for a request from `host`
+   * (undefined: from the host namespace).
+   */
+  echoFrom(host: string | undefined, timeoutSeconds = 3, url = this.echoUrl): string | undefined {
     try {
-      const argv = ['curl', '-s', '--max-time', String(timeoutSeconds), this.echoUrl];
+      const argv = ['curl', '-s', '--max-time', String(timeoutSeconds), url];
       return (
         (host === undefined ? sh(argv[0]!, argv.slice(1)) : this.net.exec(host, argv)).trim() ||
         undefined

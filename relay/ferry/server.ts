@@ -1,7 +1,7 @@
 // The relay's Ferry protocol server: the native data plane on its own TUN interface, with the
 // peers of the feed (each device's Ferry key and tunnel address). Replies find their way back
 // to Ferry clients by connection mark, since a device's address is routed to WireGuard too.
-import { GATEWAY_IPV4, TUNNEL_IPV4_CIDR } from '../../contracts/index.js';
+import { GATEWAY_IPV4, shardOf, shardRoutes } from '../../contracts/index.js';
 import { nativeDataPlane, type ServerTunnel } from '../../native/index.js';
 import type { Firewall } from '../nat/firewall.js';
 import { run } from '../system.js';
@@ -16,6 +16,8 @@ const FRESH_MS = 180_000;
 
 export class FerryServer {
   private peers: PeerEntry[] = [];
+  /** Shards whose block has a route in the Ferry reply table. */
+  private readonly routedShards = new Set<number>();
   /** Device id → when its Ferry session last (re)keyed. */
   private readonly lastKeyed = new Map<string, number>();
 
@@ -66,15 +68,6 @@ export class FerryServer {
         'priority',
         FERRY_TABLE,
       ]);
-      await run('ip', [
-        'route',
-        'replace',
-        TUNNEL_IPV4_CIDR,
-        'dev',
-        server.interfaceName,
-        'table',
-        FERRY_TABLE,
-      ]);
     } catch (e) {
       await server.close();
       throw e;
@@ -83,8 +76,9 @@ export class FerryServer {
   }
 
   /** Replaces the peer set with the feed's devices that have a Ferry key. */
-  sync(entries: Iterable<PeerEntry>): void {
+  async sync(entries: Iterable<PeerEntry>): Promise<void> {
     this.peers = [...entries].filter((e) => e.ferryPublicKey !== null);
+    for (const shard of new Set(this.peers.map((p) => shardOf(p.ipv4)))) await this.route(shard);
     this.tunnel.setPeers(
       this.peers.map((e) => ({ id: e.deviceId, publicKey: e.ferryPublicKey!, address: e.ipv4 })),
     );
@@ -102,6 +96,24 @@ export class FerryServer {
     await run('ip', ['rule', 'del', 'fwmark', String(FERRY_MARK), 'lookup', FERRY_TABLE], {
       allowFailure: true,
     });
+  }
+
+  /**
+   * Replies to a shard's devices return through Ferry. Only shards in use are routed, never the
+   * whole tunnel block: other addresses in it may be real destinations behind the uplink.
+   */
+  private async route(shard: number): Promise<void> {
+    if (this.routedShards.has(shard)) return;
+    await run('ip', [
+      'route',
+      'replace',
+      shardRoutes(shard).ipv4,
+      'dev',
+      this.interfaceName,
+      'table',
+      FERRY_TABLE,
+    ]);
+    this.routedShards.add(shard);
   }
 
   private keyed(deviceId: string): void {

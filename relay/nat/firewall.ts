@@ -115,8 +115,10 @@ export class Firewall {
   }
 
   /**
-   * Marks connections that arrive on `iface`, and the packets of those connections coming back,
-   * so that policy routing returns the replies through the interface they came in on.
+   * Marks connections that arrive on `iface`, and the replies of those connections, so that
+   * policy routing returns the replies through the interface they came in on. Only replies carry
+   * the mark: a request forwarded onwards must be routed by its destination (which may lie
+   * inside the tunnel block, e.g. a cloud VPC), never back into the tunnel it came from.
    */
   async markConnections(iface: string, mark: number): Promise<void> {
     const t = { family: FAMILY, table: this.o.table };
@@ -149,6 +151,7 @@ export class Firewall {
             ...t,
             chain: 'prerouting',
             expr: [
+              { match: { op: '==', left: { ct: { key: 'direction' } }, right: 'reply' } },
               { match: { op: '==', left: ctMark, right: mark } },
               { mangle: { key: { meta: { key: 'mark' } }, value: mark } },
             ],

@@ -287,11 +287,10 @@ using SessionPtr = std::shared_ptr<Session>;
 // Shared plumbing of both engines: TUN, socket, stop signal, threads, counters, events.
 class EngineBase : public Tunnel {
  public:
-  EngineBase(const std::string& ifname, const std::string& cidr, int mtu, bool offload, std::shared_ptr<EventSink> sink)
-      : tun_(TunDevice::open(ifname, offload)), mtu_(mtu), offload_(offload), sink_(std::move(sink)) {
+  EngineBase(std::unique_ptr<PacketIo> io, int mtu, bool offload, std::shared_ptr<EventSink> sink)
+      : io_(std::move(io)), mtu_(mtu), offload_(offload), sink_(std::move(sink)) {
     if (mtu < 576 || mtu > 65535 - 64) throw std::runtime_error("mtu must be between 576 and 65471");
-    configure_interface(tun_.name(), cidr, mtu);
-    if (tun_.vnet_hdr()) gro_ = std::make_unique<TcpCoalescer>();
+    if (io_->vnet_hdr()) gro_ = std::make_unique<TcpCoalescer>();
     stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (stop_fd_ < 0) throw std::runtime_error("eventfd failed");
   }
@@ -306,7 +305,7 @@ class EngineBase : public Tunnel {
   void close() override {
     if (closed_.exchange(true)) return;
     stop_threads();
-    tun_.close();  // removes the interface
+    io_->close();  // removes the interface
     if (udp_fd_ >= 0) ::close(udp_fd_);
     udp_fd_ = -1;
     Event e;
@@ -317,7 +316,7 @@ class EngineBase : public Tunnel {
   }
 
   Counters counters() const override { return counters_.snapshot(); }
-  const std::string& interface_name() const override { return tun_.name(); }
+  const std::string& interface_name() const override { return io_->name(); }
 
  protected:
   void start_threads() {
@@ -410,10 +409,10 @@ class EngineBase : public Tunnel {
     std::unique_ptr<uint8_t[]> bbuf(new uint8_t[kBatchLimit + kBufSize]);
     TxBatch b;
     b.buf = bbuf.get();
-    const bool vnet = tun_.vnet_hdr();
-    while (wait_readable(tun_.fd(), -1)) {
+    const bool vnet = io_->vnet_hdr();
+    while (wait_readable(io_->fd(), -1)) {
       for (int burst = 0; burst < 64; ++burst) {
-        ssize_t n = read(tun_.fd(), rbuf.get(), kBufSize);
+        ssize_t n = read(io_->fd(), rbuf.get(), kBufSize);
         if (n <= 0) break;
         uint8_t* pkt = rbuf.get();
         size_t len = size_t(n);
@@ -703,8 +702,8 @@ class EngineBase : public Tunnel {
   void tun_write(const VnetHdr* h, const uint8_t* pt, size_t len) {
     static const VnetHdr kNoOffload{};
     iovec iov[2] = {{const_cast<VnetHdr*>(h ? h : &kNoOffload), kVnetHdrLen}, {const_cast<uint8_t*>(pt), len}};
-    const bool vnet = tun_.vnet_hdr();
-    if (writev(tun_.fd(), vnet ? iov : iov + 1, vnet ? 2 : 1) < 0) counters_.drop();
+    const bool vnet = io_->vnet_hdr();
+    if (writev(io_->fd(), vnet ? iov : iov + 1, vnet ? 2 : 1) < 0) counters_.drop();
   }
 
   // Builds and sends an encrypted ping/pong with random padding through session s.
@@ -719,7 +718,7 @@ class EngineBase : public Tunnel {
     if (len) send_to(buf, len, ep);
   }
 
-  TunDevice tun_;
+  std::unique_ptr<PacketIo> io_;
   const int mtu_;
   const bool offload_;
   std::shared_ptr<EventSink> sink_;
@@ -741,8 +740,8 @@ class EngineBase : public Tunnel {
 
 class ClientEngine final : public EngineBase {
  public:
-  ClientEngine(const ClientConfig& cfg, std::shared_ptr<EventSink> sink)
-      : EngineBase(cfg.interface_name, cfg.address_cidr, cfg.mtu, cfg.offload, std::move(sink)),
+  ClientEngine(const ClientConfig& cfg, std::unique_ptr<PacketIo> io, std::shared_ptr<EventSink> sink)
+      : EngineBase(std::move(io), cfg.mtu, cfg.offload, std::move(sink)),
         cfg_(cfg),
         client_pub_(x25519_public_from_private(cfg.private_key)),
         server_(resolve(cfg.server_host, cfg.server_port, false)) {
@@ -1062,8 +1061,8 @@ struct PeerTable {
 
 class ServerEngine final : public EngineBase {
  public:
-  ServerEngine(const ServerConfig& cfg, std::shared_ptr<EventSink> sink)
-      : EngineBase(cfg.interface_name, cfg.address_cidr, cfg.mtu, cfg.offload, std::move(sink)),
+  ServerEngine(const ServerConfig& cfg, std::unique_ptr<PacketIo> io, std::shared_ptr<EventSink> sink)
+      : EngineBase(std::move(io), cfg.mtu, cfg.offload, std::move(sink)),
         priv_(cfg.private_key),
         pub_(x25519_public_from_private(cfg.private_key)),
         table_(build_table(cfg.peers, nullptr)) {
@@ -1460,12 +1459,31 @@ class ServerEngine final : public EngineBase {
 
 }  // namespace
 
+namespace {
+std::unique_ptr<PacketIo> open_tun(const std::string& name, const std::string& cidr, int mtu, bool offload) {
+  if (mtu < 576 || mtu > 65535 - 64) throw std::runtime_error("mtu must be between 576 and 65471");
+  auto tun = std::make_unique<TunDevice>(TunDevice::open(name, offload));
+  configure_interface(tun->name(), cidr, mtu);
+  return tun;
+}
+}  // namespace
+
 std::unique_ptr<Tunnel> start_client(const ClientConfig& cfg, std::shared_ptr<EventSink> sink) {
-  return std::make_unique<ClientEngine>(cfg, std::move(sink));
+  return start_client(cfg, open_tun(cfg.interface_name, cfg.address_cidr, cfg.mtu, cfg.offload), std::move(sink));
 }
 
 std::unique_ptr<Tunnel> start_server(const ServerConfig& cfg, std::shared_ptr<EventSink> sink) {
-  return std::make_unique<ServerEngine>(cfg, std::move(sink));
+  return start_server(cfg, open_tun(cfg.interface_name, cfg.address_cidr, cfg.mtu, cfg.offload), std::move(sink));
+}
+
+std::unique_ptr<Tunnel> start_client(const ClientConfig& cfg, std::unique_ptr<PacketIo> io,
+                                     std::shared_ptr<EventSink> sink) {
+  return std::make_unique<ClientEngine>(cfg, std::move(io), std::move(sink));
+}
+
+std::unique_ptr<Tunnel> start_server(const ServerConfig& cfg, std::unique_ptr<PacketIo> io,
+                                     std::shared_ptr<EventSink> sink) {
+  return std::make_unique<ServerEngine>(cfg, std::move(io), std::move(sink));
 }
 
 }  // namespace ferry

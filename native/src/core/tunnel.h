@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "crypto.h"
+#include "tun.h"
 
 namespace ferry {
 
@@ -54,6 +55,7 @@ struct ClientConfig {
 };
 
 struct PeerConfig {
+  std::string id;  // the caller's stable name for the peer (events and statistics use it)
   Key32 public_key{};
   uint32_t address_v4 = 0;  // host byte order, the peer's /32 tunnel address
 };
@@ -84,7 +86,13 @@ class Tunnel {
   virtual void set_peers(const std::vector<PeerConfig>&) { throw std::runtime_error("only a server has peers"); }
 };
 
+// Start on a new TUN interface (created, addressed and brought up here).
 std::unique_ptr<Tunnel> start_client(const ClientConfig& cfg, std::shared_ptr<EventSink> sink);
 std::unique_ptr<Tunnel> start_server(const ServerConfig& cfg, std::shared_ptr<EventSink> sink);
+// Start on a given packet device (tests: a PacketPipe); interface_name and address_cidr are not used.
+std::unique_ptr<Tunnel> start_client(const ClientConfig& cfg, std::unique_ptr<PacketIo> io,
+                                     std::shared_ptr<EventSink> sink);
+std::unique_ptr<Tunnel> start_server(const ServerConfig& cfg, std::unique_ptr<PacketIo> io,
+                                     std::shared_ptr<EventSink> sink);
 
 }  // namespace ferry

@@ -324,6 +324,13 @@ export const HeartbeatRequest = z.strictObject({
     .max(100_000)
     .optional()
     .describe('Bytes carried per device since the last heartbeat, for the plan quota.'),
+  degraded: z
+    .array(z.enum(PROTOCOLS))
+    .max(PROTOCOLS.length)
+    .optional()
+    .describe(
+      'Data planes whose peer set the node cannot bring in line with the feed (peer updates failing). The node gets no new sessions of those protocols until a heartbeat no longer lists them; its current sessions stay.',
+    ),
 });
 export const HeartbeatResponse = z.object({
   feed_version: z.number().int(),

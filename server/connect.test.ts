@@ -171,6 +171,38 @@ describe.each(backends())('connect on %s', (backend) => {
     ).toBe(503);
   });
 
+  it('gives a node no new sessions of a protocol it reports degraded, until it recovers', async () => {
+    const region = { id: 'oceania', name: 'Oceania (Sydney)', area: 'oceania', country: 'au' };
+    expect(
+      (await h.call('POST', '/admin/regions', { token: ADMIN_TOKEN, body: region })).status,
+    ).toBe(201);
+    const best = await h.addHealthyNode('oceania', 0.1);
+    const other = await h.addHealthyNode('oceania', 0.6);
+    const pick = async (protocol: string) => {
+      const r = await h.call('POST', '/connect', {
+        token: premium,
+        body: { region: 'oceania', protocol },
+      });
+      return r.status === 200 ? r.body.node.id : r.body.code;
+    };
+    expect(await pick('ferry')).toBe(best.id);
+
+    // Its Ferry peer updates fail: Ferry sessions go elsewhere, WireGuard ones still come.
+    expect((await h.heartbeat(best.token, { load: 0.1, degraded: ['ferry'] })).status).toBe(200);
+    expect(await pick('ferry')).toBe(other.id);
+    expect(await pick('wireguard')).toBe(best.id);
+    // With no node left for the protocol, the device is told so rather than sent to a stale one.
+    await h.heartbeat(other.token, { load: 0.6, degraded: ['wireguard', 'ferry'] });
+    expect(await pick('ferry')).toBe('no-node-available');
+    expect(await pick('wireguard')).toBe(best.id);
+
+    // A heartbeat without the report brings the node back at once.
+    await h.heartbeat(best.token, { load: 0.1 });
+    expect(await pick('ferry')).toBe(best.id);
+    const bad = await h.heartbeat(best.token, { degraded: ['openvpn'] });
+    expect(bad.status).toBe(400);
+  });
+
   it('lets the operator add regions and nodes', async () => {
     const region = await h.call('POST', '/admin/regions', {
       token: ADMIN_TOKEN,

@@ -92,7 +92,7 @@ export class ConnectionService {
 
     const now = this.clock.nowMs();
     const usable = (n: NodeRow) =>
-      this.inventory.isHealthy(n, now) &&
+      this.inventory.takesSessions(n, protocol, now) &&
       n.load < 1 &&
       (protocol === 'wireguard' || (n.ferry_port !== null && n.ferry_public_key !== null));
     const toCandidate = (n: NodeRow): Candidate => ({

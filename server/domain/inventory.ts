@@ -4,6 +4,7 @@ import type {
   CreateNodeRequest,
   CreateRegionRequest,
   Node,
+  Protocol,
   Region,
 } from '../../contracts/index.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
@@ -69,6 +70,15 @@ export class Inventory {
       node.last_heartbeat_ms !== null &&
       nowMs - node.last_heartbeat_ms < this.opts.healthyForMs
     );
+  }
+
+  /**
+   * Whether the node may take a new session of `protocol`: healthy, and not reporting that data
+   * plane degraded (its peer updates failing, so a new device might never get on, and
+   * revocations might not apply). Sessions already on it are left alone.
+   */
+  takesSessions(node: NodeRow, protocol: Protocol, nowMs = this.clock.nowMs()): boolean {
+    return this.isHealthy(node, nowMs) && !(node.degraded?.split(',') ?? []).includes(protocol);
   }
 
   /** Regions and nodes (ordered by id), at most `snapshotTtlMs` old. */
@@ -173,6 +183,7 @@ export class Inventory {
       tx_bps: number;
       fresh_handshakes?: { device_id: string; latency_ms?: number | undefined }[] | undefined;
       usage?: { device_id: string; bytes: number }[] | undefined;
+      degraded?: Protocol[] | undefined;
     },
   ): Promise<Result<{ feed_version: number; healthy_for_seconds: number }>> {
     if (node.wireguard_public_key === null) {
@@ -189,6 +200,7 @@ export class Inventory {
         rx_bps: h.rx_bps,
         tx_bps: h.tx_bps,
         nowMs: now,
+        degraded: h.degraded?.length ? [...new Set(h.degraded)].join(',') : null,
       }),
     );
     const reports: HandshakeReport[] = (h.fresh_handshakes ?? []).map((r) => ({

@@ -20,6 +20,7 @@ const NODE_COLUMNS = [
   'rx_bps',
   'tx_bps',
   'last_heartbeat_ms',
+  'degraded',
 ] as const satisfies readonly (keyof NodeRow)[];
 
 export class RegionsRepo {
@@ -80,11 +81,17 @@ export class RegionsRepo {
 
   async recordHeartbeat(
     id: string,
-    h: { load: number; rx_bps: number; tx_bps: number; nowMs: number },
+    h: { load: number; rx_bps: number; tx_bps: number; nowMs: number; degraded: string | null },
   ): Promise<void> {
     await this.db
       .updateTable('nodes')
-      .set({ load: h.load, rx_bps: h.rx_bps, tx_bps: h.tx_bps, last_heartbeat_ms: h.nowMs })
+      .set({
+        load: h.load,
+        rx_bps: h.rx_bps,
+        tx_bps: h.tx_bps,
+        last_heartbeat_ms: h.nowMs,
+        degraded: h.degraded,
+      })
       .where('id', '=', id)
       .execute();
   }

@@ -44,6 +44,8 @@ export interface NodesTable {
   tx_bps: Generated<number>;
   /** Node health, not user data: when this node last said it was alive. */
   last_heartbeat_ms: number | null;
+  /** Protocols whose data plane the node last reported degraded, comma-separated; null: none. */
+  degraded: string | null;
 }
 
 /** One row per change to a device that relays must apply; the feed's version is `version`. */

@@ -4,12 +4,14 @@ import type { Dialect } from '../schema.js';
 import * as initial from './0001-initial.js';
 import * as seedRegions from './0002-seed-regions.js';
 import * as feedPeriod from './0003-feed-period.js';
+import * as nodeDegraded from './0004-node-degraded.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
     '0001-initial': { up: initial.up(dialect) },
     '0002-seed-regions': { up: seedRegions.up },
     '0003-feed-period': { up: feedPeriod.up },
+    '0004-node-degraded': { up: nodeDegraded.up },
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,16 +1,25 @@
 // Request and response schemas of the control-plane API (v1); field names are the contract.
 import { z } from 'zod';
+import { PROBLEM_FIELDS } from './problem.js';
 import {
   AccountNumber,
   CONNECTION_STATES,
   DEVICE_KINDS,
   ENCRYPTIONS,
   MODES,
+  PLAN_IDS,
   PROTOCOLS,
   PublicKey,
+  REGION_STRATEGIES,
   RegionId,
+  TypedAccountNumber,
   USAGES,
+  VALUE_SET,
   caseInsensitiveEnum,
+  caseInsensitivePattern,
+  displayName,
+  queryInteger,
+  text,
 } from './values.js';
 
 // ---- public ---------------------------------------------------------------------------------
@@ -38,15 +47,18 @@ export type Plan = z.infer<typeof Plan>;
 export const PlansResponse = z.object({ plans: z.array(Plan) });
 
 export const CreateAccountRequest = z.strictObject({
-  password: z.string().min(10).max(256).optional(),
+  password: text(10, 256).optional(),
 });
 export const CreateAccountResponse = z.object({
   account_number: AccountNumber,
   plan: z.string(),
 });
 
+/** A device's name: shown in lists and written into configuration files. */
+export const DeviceName = displayName(64);
+
 export const DeviceInput = z.strictObject({
-  name: z.string().trim().min(1).max(64),
+  name: DeviceName,
   kind: caseInsensitiveEnum(DEVICE_KINDS),
   wireguard_public_key: PublicKey,
   ferry_public_key: PublicKey,
@@ -67,11 +79,8 @@ export const Device = z
 export type Device = z.infer<typeof Device>;
 
 export const CreateSessionRequest = z.strictObject({
-  account_number: z
-    .string()
-    .transform((s) => s.replace(/[\s-]/g, ''))
-    .pipe(AccountNumber),
-  password: z.string().max(256).optional(),
+  account_number: TypedAccountNumber,
+  password: text(0, 256).optional(),
   device: DeviceInput,
 });
 export const CreateSessionResponse = z.object({
@@ -93,8 +102,10 @@ export const AccountResponse = z.object({
 });
 
 export const DevicesResponse = z.object({ devices: z.array(Device) });
-export const DeviceParams = z.strictObject({ id: z.string().min(1).max(64) });
-export const RenameDeviceRequest = z.strictObject({ name: z.string().trim().min(1).max(64) });
+export const DeviceParams = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a device id'),
+});
+export const RenameDeviceRequest = z.strictObject({ name: DeviceName });
 export const RotateKeysRequest = z
   .strictObject({
     wireguard_public_key: PublicKey.optional(),
@@ -102,7 +113,9 @@ export const RotateKeysRequest = z
   })
   .refine((b) => b.wireguard_public_key !== undefined || b.ferry_public_key !== undefined, {
     message: 'give wireguard_public_key, ferry_public_key or both',
-  });
+  })
+  // The refinement above, as JSON Schema: with only these two members, at least one.
+  .meta({ minProperties: 1 });
 
 export const Region = z
   .object({
@@ -137,14 +150,37 @@ export const Node = z
 export type Node = z.infer<typeof Node>;
 export const NodesResponse = z.object({ nodes: z.array(Node) });
 
-/** Where to connect: `auto`, a region id, or a region rule `<area>[:strategy]`. */
+const REGION_CHOICE = new RegExp(
+  `^(?:[a-z][a-z0-9-]{1,31})(?::(?:${REGION_STRATEGIES.join('|')}))?$`,
+  'i',
+);
+
+/**
+ * Where to connect: `auto`, a region id, or a region rule `<area>[:strategy]`, in any letter
+ * case. Which regions and areas exist only the running service knows: its API document lists
+ * them (the value set), and the service answers 400 for others.
+ */
 export const RegionChoice = z
   .string()
-  .min(1)
-  .max(64)
+  .regex(REGION_CHOICE, 'auto, a region id, or a region rule <area>[:strategy]')
   .transform((s) => s.toLowerCase())
-  .optional()
-  .describe('auto, a region id, or a region rule "<area>[:lowest-latency|least-load|fallback]".');
+  .meta({
+    [VALUE_SET]: 'region-choice',
+    description:
+      'auto, a region id, or a region rule "<area>[:lowest-latency|least-load|fallback]" (any letter case).',
+  })
+  .optional();
+
+/** The JSON Schema pattern of region choices, given the regions that exist. */
+export function regionChoicePattern(regions: readonly { id: string; area: string }[]): string {
+  const areas = [...new Set(regions.map((r) => r.area))];
+  const values = new Set([
+    'auto',
+    ...regions.map((r) => r.id),
+    ...areas.flatMap((a) => [a, ...REGION_STRATEGIES.map((s) => `${a}:${s}`)]),
+  ]);
+  return caseInsensitivePattern([...values]);
+}
 
 export const ConnectRequest = z.strictObject({
   encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
@@ -152,8 +188,9 @@ export const ConnectRequest = z.strictObject({
   region: RegionChoice,
   usage: caseInsensitiveEnum(USAGES).optional(),
   latencies: z
-    .record(z.string().max(64), z.number().nonnegative().max(60_000))
+    .record(text(1, 64), z.number().nonnegative().max(60_000))
     .refine((r) => Object.keys(r).length <= 256, 'at most 256 entries')
+    .meta({ maxProperties: 256 })
     .optional()
     .describe("The client's smoothed latency to nodes, in ms, keyed by node id."),
 });
@@ -226,7 +263,7 @@ export const WireguardConfigRequest = z.strictObject({
   region: RegionChoice,
   private_key: z
     .string()
-    .max(64)
+    .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'a base64-encoded 32-byte key')
     .optional()
     .describe(
       "The device's WireGuard private key, only to render a complete config and QR code: checked against the registered public key, never stored. Without it the config leaves the key to the user and no QR code is drawn.",
@@ -247,7 +284,7 @@ export const WireguardConfigResponse = z.object({
 
 export const CreateRegionRequest = z.strictObject({
   id: RegionId,
-  name: z.string().trim().min(1).max(64),
+  name: displayName(64),
   area: RegionId,
   country: z
     .string()
@@ -263,7 +300,7 @@ export const RegionRecord = z.object({
 });
 
 export const CreateNodeRequest = z.strictObject({
-  region: RegionId,
+  region: RegionId.meta({ [VALUE_SET]: 'region-id' }),
   endpoint_host: z
     .string()
     .min(1)
@@ -280,7 +317,7 @@ export const CreateNodeResponse = z.object({
 });
 
 export const AccountNumberParams = z.strictObject({ number: AccountNumber });
-export const SetPlanRequest = z.strictObject({ plan: z.string().min(1).max(32) });
+export const SetPlanRequest = z.strictObject({ plan: caseInsensitiveEnum(PLAN_IDS) });
 export const SetPlanResponse = z.object({ account_number: AccountNumber, plan: z.string() });
 
 // ---- node -----------------------------------------------------------------------------------
@@ -312,7 +349,7 @@ export const HeartbeatRequest = z.strictObject({
   fresh_handshakes: z
     .array(
       z.strictObject({
-        device_id: z.string().max(64),
+        device_id: text(0, 64),
         latency_ms: z.number().nonnegative().max(60_000).optional(),
       }),
     )
@@ -320,7 +357,7 @@ export const HeartbeatRequest = z.strictObject({
     .optional()
     .describe('Devices whose tunnel on this node had a handshake recently (kept in memory only).'),
   usage: z
-    .array(z.strictObject({ device_id: z.string().max(64), bytes: z.number().int().nonnegative() }))
+    .array(z.strictObject({ device_id: text(0, 64), bytes: z.number().int().nonnegative() }))
     .max(100_000)
     .optional()
     .describe('Bytes carried per device since the last heartbeat, for the plan quota.'),
@@ -338,8 +375,8 @@ export const HeartbeatResponse = z.object({
 });
 
 export const PeersQuery = z.strictObject({
-  after: z.coerce.number().int().min(0).default(0),
-  wait: z.coerce.number().int().min(0).max(60).default(0),
+  after: queryInteger(0, Number.MAX_SAFE_INTEGER, 0),
+  wait: queryInteger(0, 60, 0),
 });
 export const Peer = z
   .object({
@@ -362,3 +399,22 @@ export const PeersResponse = z.object({
     .describe('In a delta, a remove may name a peer the node never had; applying it is a no-op.'),
 });
 export type PeersResponse = z.infer<typeof PeersResponse>;
+
+// ---- errors ---------------------------------------------------------------------------------
+
+/** The control API's problem body: the shared members and the extras some codes carry. */
+export const ControlProblem = z
+  .object({
+    ...PROBLEM_FIELDS,
+    device_limit: z.number().int().optional().describe("device-limit: the plan's device limit."),
+    devices: z
+      .array(Device)
+      .optional()
+      .describe('device-limit: the devices of the account, to choose one to revoke.'),
+    allowed_regions: z
+      .array(z.string())
+      .optional()
+      .describe('region-not-in-plan: the regions the plan allows.'),
+  })
+  .meta({ id: 'Problem' });
+export type ControlProblem = z.infer<typeof ControlProblem>;

@@ -2,6 +2,7 @@
 // document and every client.
 import { z } from 'zod';
 import * as api from './control-api.js';
+import type { ErrorCode } from './problem.js';
 
 export type Auth = 'none' | 'device' | 'node' | 'admin';
 
@@ -17,10 +18,62 @@ export interface RouteDef {
   /** Absent for routes that answer with an empty body (204) or a stream. */
   response?: z.ZodType;
   stream?: 'text/event-stream';
+  /**
+   * The error codes this route's own logic answers with. Those every route of its kind can
+   * give (a bad token, a malformed body, rate limits, ...) are added by `routeErrorCodes`.
+   */
+  errors?: readonly ErrorCode[];
 }
 
 function route<const R extends RouteDef>(r: R): R {
   return r;
+}
+
+const CONNECT_ERRORS = [
+  'forbidden',
+  'region-not-in-plan',
+  'data-cap-reached',
+  'no-node-available',
+] as const satisfies readonly ErrorCode[];
+
+/** Methods whose requests carry a body the server reads (and may refuse). */
+export const BODY_METHODS: ReadonlySet<RouteDef['method']> = new Set([
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+]);
+
+/**
+ * Every error code a route can answer with: its own, and those that come with what it is
+ * (authenticated, with path parameters, a query, a body) and with HTTP itself.
+ */
+export function routeErrorCodes(def: RouteDef): ErrorCode[] {
+  const codes = new Set<ErrorCode>([
+    // Any request: a malformed request line or header, a slow or oversized header block, an
+    // Expect other than 100-continue, rate limits, a bug, shutting down.
+    'bad-request',
+    'request-timeout',
+    'headers-too-large',
+    'expectation-failed',
+    'rate-limited',
+    'internal',
+    'unavailable',
+  ]);
+  if (def.auth !== 'none') codes.add('unauthorized');
+  if (def.params) codes.add('uri-too-long');
+  if (def.params || def.query || def.body) codes.add('validation-failed');
+  if (BODY_METHODS.has(def.method)) {
+    for (const c of [
+      'invalid-json',
+      'payload-too-large',
+      'unsupported-media-type',
+      'unsupported-content-encoding',
+    ] as const)
+      codes.add(c);
+  }
+  for (const c of def.errors ?? []) codes.add(c);
+  return [...codes];
 }
 
 /** Every route is served under both prefixes; neither is deprecated. */
@@ -51,6 +104,7 @@ export const controlRoutes = {
     summary: 'Create an account on the free plan',
     body: api.CreateAccountRequest,
     response: api.CreateAccountResponse,
+    errors: ['unavailable'],
   }),
   createSession: route({
     method: 'POST',
@@ -60,6 +114,7 @@ export const controlRoutes = {
     summary: 'Sign a device in; 409 device-limit when the plan is full',
     body: api.CreateSessionRequest,
     response: api.CreateSessionResponse,
+    errors: ['invalid-credentials', 'device-limit', 'key-in-use'],
   }),
   getAccount: route({
     method: 'GET',
@@ -85,6 +140,7 @@ export const controlRoutes = {
     summary: 'One device of the account',
     params: api.DeviceParams,
     response: api.Device,
+    errors: ['not-found'],
   }),
   renameDevice: route({
     method: 'PATCH',
@@ -95,6 +151,7 @@ export const controlRoutes = {
     params: api.DeviceParams,
     body: api.RenameDeviceRequest,
     response: api.Device,
+    errors: ['not-found'],
   }),
   revokeDevice: route({
     method: 'DELETE',
@@ -103,6 +160,7 @@ export const controlRoutes = {
     status: 204,
     summary: 'Revoke a device: its token and its peers on every node are gone',
     params: api.DeviceParams,
+    errors: ['not-found'],
   }),
   rotateKeys: route({
     method: 'PUT',
@@ -113,6 +171,7 @@ export const controlRoutes = {
     params: api.DeviceParams,
     body: api.RotateKeysRequest,
     response: api.Device,
+    errors: ['not-found', 'key-in-use'],
   }),
   wireguardConfig: route({
     method: 'POST',
@@ -124,6 +183,7 @@ export const controlRoutes = {
     params: api.DeviceParams,
     body: api.WireguardConfigRequest,
     response: api.WireguardConfigResponse,
+    errors: ['not-found', 'key-mismatch', ...CONNECT_ERRORS],
   }),
   listRegions: route({
     method: 'GET',
@@ -150,6 +210,7 @@ export const controlRoutes = {
     summary: 'Pick a node (smart routing) and start a session',
     body: api.ConnectRequest,
     response: api.ConnectResponse,
+    errors: CONNECT_ERRORS,
   }),
   status: route({
     method: 'GET',
@@ -183,6 +244,7 @@ export const controlRoutes = {
     summary: 'Add a region',
     body: api.CreateRegionRequest,
     response: api.RegionRecord,
+    errors: ['region-exists'],
   }),
   adminCreateNode: route({
     method: 'POST',
@@ -192,6 +254,7 @@ export const controlRoutes = {
     summary: 'Add a node and issue its token',
     body: api.CreateNodeRequest,
     response: api.CreateNodeResponse,
+    errors: [],
   }),
   adminSetPlan: route({
     method: 'PUT',
@@ -202,6 +265,7 @@ export const controlRoutes = {
     params: api.AccountNumberParams,
     body: api.SetPlanRequest,
     response: api.SetPlanResponse,
+    errors: ['not-found'],
   }),
   nodeRegister: route({
     method: 'POST',
@@ -211,6 +275,7 @@ export const controlRoutes = {
     summary: "Publish the node's public keys",
     body: api.RegisterNodeRequest,
     response: api.RegisterNodeResponse,
+    errors: ['key-in-use'],
   }),
   nodeHeartbeat: route({
     method: 'POST',
@@ -220,6 +285,7 @@ export const controlRoutes = {
     summary: 'Health, load, fresh handshakes and usage',
     body: api.HeartbeatRequest,
     response: api.HeartbeatResponse,
+    errors: ['node-not-registered'],
   }),
   nodePeers: route({
     method: 'GET',

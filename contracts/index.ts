@@ -3,5 +3,5 @@ export * from './values.js';
 export * from './problem.js';
 export * from './control-api.js';
 export * from './control-routes.js';
-export { buildOpenApiDocument } from './openapi.js';
+export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';
 export * from './tunnel-addresses.js';

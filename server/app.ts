@@ -8,19 +8,21 @@ import { ConnectionService } from './domain/connections.js';
 import { DeviceAuthCache } from './domain/device-auth-cache.js';
 import { DeviceConfigService } from './domain/device-configs.js';
 import { DeviceService } from './domain/devices.js';
-import { FerryError } from './domain/errors.js';
 import type { EventBus } from './domain/event-bus.js';
 import { Inventory } from './domain/inventory.js';
 import type { LiveSessions } from './domain/live-sessions.js';
 import { PeerFeed } from './domain/peer-feed.js';
 import { Quota } from './domain/quota.js';
+import { AllowedMethods } from './http/allowed-methods.js';
 import { authenticator } from './http/auth.js';
 import { buildHandlers, type Services } from './http/handlers.js';
-import { sendProblem } from './http/problems.js';
+import { installProtocol, serverOptions } from './http/protocol.js';
 import { RateLimits, type RateLimitOptions } from './http/rate-limits.js';
-import { registerControlRoutes } from './http/register.js';
+import { EXTRA_ROUTES, registerControlRoutes } from './http/register.js';
+import { RequestSignals } from './http/request-signals.js';
 import { AccountsRepo } from './store/accounts-repo.js';
 import { PostgresDeviceAuth } from './store/device-auth.postgres.js';
+import { PublicKeysRepo } from './store/public-keys-repo.js';
 import { DevicesRepo } from './store/devices-repo.js';
 import { MemoryEventBus } from './store/event-bus.memory.js';
 import { PostgresEventBus } from './store/event-bus.postgres.js';
@@ -77,6 +79,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   const accountsRepo = new AccountsRepo(store.db);
   const devicesRepo = new DevicesRepo(store.db);
   const regionsRepo = new RegionsRepo(store.db);
+  const keysRepo = new PublicKeysRepo(store.dialect);
   const feedRepo = new FeedRepo(store.db, store.dialect);
   const feed = new PeerFeed(feedRepo, devicesRepo, bus, () => periodOf(clock.nowMs()));
   const quota = new Quota(store.db, accountsRepo, devicesRepo, feedRepo, feed, clock);
@@ -91,16 +94,26 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     dialect: store.dialect,
     accounts: accountsRepo,
     devices: devicesRepo,
+    keys: keysRepo,
     regions: regionsRepo,
     feed,
     bus,
     auth: deviceAuth,
     clock,
   });
-  const inventory = new Inventory(regionsRepo, devicesRepo, quota, live, feed, bus, clock, {
-    healthyForMs: opts.nodeHealthyForMs ?? 30_000,
-  });
-  const devices = new DeviceService(store.db, devicesRepo, feed, live, bus, deviceAuth);
+  const inventory = new Inventory(
+    store.db,
+    keysRepo,
+    regionsRepo,
+    devicesRepo,
+    quota,
+    live,
+    feed,
+    bus,
+    clock,
+    { healthyForMs: opts.nodeHealthyForMs ?? 30_000 },
+  );
+  const devices = new DeviceService(store.db, devicesRepo, keysRepo, feed, live, bus, deviceAuth);
   const connections = new ConnectionService(inventory, live, deviceAuth, quota, bus, clock);
   const services: Services = {
     version: VERSION,
@@ -112,72 +125,19 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     feed,
   };
 
-  // No framework logger: it would write request lines with client addresses.
-  const app = Fastify({
-    logger: false,
-    trustProxy: false,
-    bodyLimit: BODY_LIMIT,
-    forceCloseConnections: 'idle',
-    return503OnClosing: true,
-  });
-  const shutdown = new AbortController();
+  const signals = new RequestSignals();
   const limits = opts.rateLimits && new RateLimits(opts.rateLimits);
-
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new FerryError('invalid-json', 'the request body is not valid JSON'), undefined);
-    }
-  });
-  if (limits) {
-    app.addHook('onRequest', async (request, reply) => {
-      const retryAfter = await limits.take('ip', limits.addressKey(request.ip));
-      if (retryAfter !== undefined) {
-        reply.header('retry-after', String(retryAfter));
-        sendProblem(
-          reply,
-          new FerryError('rate-limited', `too many requests; retry in ${retryAfter} s`),
-        );
-      }
-    });
-  }
-  app.setErrorHandler((error, _request, reply) => {
-    if (error instanceof FerryError) return sendProblem(reply, error);
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413)
-      return sendProblem(
-        reply,
-        new FerryError('payload-too-large', `request bodies are limited to ${BODY_LIMIT} bytes`),
-      );
-    if (status === 415)
-      return sendProblem(
-        reply,
-        new FerryError('unsupported-media-type', 'send JSON (content-type: application/json)'),
-      );
-    if (status !== undefined && status >= 400 && status < 500) {
-      return sendProblem(reply, new FerryError('invalid-json', 'the request could not be read'));
-    }
-    // A bug: log what it was, never who asked or what they sent.
-    const bug = error as Error;
-    opts.logger.error({ err: { message: bug.message, stack: bug.stack } }, 'unhandled error');
-    return sendProblem(reply, new FerryError('internal', 'something went wrong on our side'));
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      new FerryError('not-found', `no route ${request.method} ${request.url.split('?')[0]}`),
-    ),
-  );
-  app.addHook('preClose', async () => shutdown.abort());
-  // While shutting down, answers close their connection so that no idle keep-alive socket
-  // holds the process open once in-flight requests are done.
-  app.addHook('onSend', async (_request, reply) => {
-    if (shutdown.signal.aborted) reply.header('connection', 'close');
-  });
+  const protocol = {
+    bodyLimit: BODY_LIMIT,
+    signals,
+    limits,
+    allowed: new AllowedMethods(EXTRA_ROUTES),
+    logger: opts.logger,
+  };
+  const app = Fastify(serverOptions(protocol));
+  installProtocol(app, protocol);
+  // Long polls answer and event streams end; new requests get 503 from here on.
+  app.addHook('preClose', async () => signals.abortAll());
 
   const handlers = buildHandlers(services);
   const auth = authenticator({
@@ -194,7 +154,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
           bus,
           authenticator: auth,
           limits,
-          shutdown: shutdown.signal,
+          signals,
           validateResponses: opts.validateResponses ?? false,
         }),
       { prefix },

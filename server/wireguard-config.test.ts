@@ -80,13 +80,16 @@ describe.each(backends())('wireguard configs on %s', (backend) => {
       token: a.token,
       body: { private_key: keyPair().privateKey },
     });
-    expect(wrong.status).toBe(400);
+    // Well-formed but another key: a conflict with the device's registered key, not bad input.
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.code).toBe('key-mismatch');
     expect(wrong.body.errors[0].field).toBe('private_key');
     const malformed = await h.call('POST', `/devices/${a.device.id}/wireguard-config`, {
       token: a.token,
       body: { private_key: 'abc' },
     });
     expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('validation-failed');
     const stranger = await h.signIn(await h.createAccount());
     const foreign = await h.call('POST', `/devices/${a.device.id}/wireguard-config`, {
       token: stranger.token,

@@ -8,6 +8,7 @@ import type {
 } from '../../contracts/index.js';
 import type { AccountsRepo } from '../store/accounts-repo.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
+import type { PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { RegionsRepo } from '../store/regions-repo.js';
 import type { Db, Dialect } from '../store/schema.js';
 import { tunnelAddresses } from './addresses.js';
@@ -18,7 +19,8 @@ import { hashPassword, verifyPassword } from './passwords.js';
 import type { AuthInvalidation } from './device-auth-cache.js';
 import type { EventBus } from './event-bus.js';
 import type { PeerFeed } from './peer-feed.js';
-import { DEFAULT_PLAN, PLANS, findPlan, planOf, planView } from './plans.js';
+import { DEFAULT_PLAN, planOf, planView } from './plans.js';
+import { claimKeys } from './public-keys.js';
 import { hashToken, newAccountNumber, newId, newToken } from './secrets.js';
 import { deviceView } from './views.js';
 
@@ -27,6 +29,7 @@ export interface AccountsDeps {
   dialect: Dialect;
   accounts: AccountsRepo;
   devices: DevicesRepo;
+  keys: PublicKeysRepo;
   regions: RegionsRepo;
   feed: PeerFeed;
   bus: EventBus;
@@ -94,14 +97,16 @@ export class AccountService {
           },
         );
       }
-      for (const key of [req.device.wireguard_public_key, req.device.ferry_public_key]) {
-        if (await this.d.devices.keyInUse(trx, key)) {
-          return fail(
-            'key-in-use',
-            'that public key belongs to another device; generate a new key pair',
-          );
-        }
-      }
+      const claimed = await claimKeys(this.d.keys, trx, {
+        owner: { kind: 'device', id: deviceId },
+        after: {
+          wireguard_public_key: req.device.wireguard_public_key,
+          ferry_public_key: req.device.ferry_public_key,
+        },
+        changed: ['wireguard_public_key', 'ferry_public_key'],
+        fieldPrefix: 'device.',
+      });
+      if (!claimed.ok) return claimed;
       const seq = await this.d.devices.insert(trx, {
         id: deviceId,
         account_id: account.id,
@@ -145,12 +150,8 @@ export class AccountService {
     accountNumber: string,
     planId: string,
   ): Promise<Result<{ account_number: string; plan: string }>> {
-    const plan = findPlan(planId.toLowerCase());
-    if (!plan) {
-      return fail('validation-failed', `unknown plan "${planId}"`, {
-        errors: [{ field: 'plan', message: 'unknown plan', allowed: PLANS.map((p) => p.id) }],
-      });
-    }
+    // The request schema admits only known plans.
+    const plan = planOf(planId);
     const changed = await this.d.db.transaction().execute(async (trx) => {
       const account = await this.d.accounts.byNumber(accountNumber, trx);
       if (!account) return undefined;

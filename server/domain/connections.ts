@@ -123,6 +123,8 @@ export class ConnectionService {
       return fail(
         'no-node-available',
         `no healthy ${protocol} node with free capacity in ${scope.label}; try again shortly or another region`,
+        // A node becomes a candidate with its next heartbeat.
+        { retryAfterSeconds: this.inventory.heartbeatSeconds },
       );
     }
     const node = nodes.find((n) => n.id === choice.node.id)!;

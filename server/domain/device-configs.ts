@@ -24,17 +24,17 @@ export class DeviceConfigService {
     const device = found.value;
     if (req.private_key !== undefined) {
       const derived = publicKeyOf(req.private_key);
+      // The request schema admits only well-formed keys; this one may still be another's.
       if (derived !== device.wireguard_public_key) {
-        return fail('validation-failed', 'private_key does not belong to this device', {
-          errors: [
-            {
-              field: 'private_key',
-              message: derived
-                ? "does not match the device's wireguard_public_key"
-                : 'not a base64 32-byte key',
-            },
-          ],
-        });
+        return fail(
+          'key-mismatch',
+          "private_key is not the key of this device's wireguard_public_key",
+          {
+            errors: [
+              { field: 'private_key', message: "does not match the device's wireguard_public_key" },
+            ],
+          },
+        );
       }
     }
     // The session is the device's own, as if it had called connect itself.

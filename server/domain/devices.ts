@@ -1,12 +1,14 @@
 // A signed-in device manages its account's devices: list, rename, revoke, rotate keys.
 import type { Device } from '../../contracts/index.js';
 import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
+import type { KeyField, PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { Db } from '../store/schema.js';
 import type { AuthInvalidation } from './device-auth-cache.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
+import { claimKeys } from './public-keys.js';
 import { deviceView } from './views.js';
 
 const notFound = () => fail('not-found', 'no such device on this account');
@@ -15,6 +17,7 @@ export class DeviceService {
   constructor(
     private readonly db: Db,
     private readonly devices: DevicesRepo,
+    private readonly keys: PublicKeysRepo,
     private readonly feed: PeerFeed,
     private readonly live: LiveSessions,
     private readonly bus: EventBus,
@@ -66,15 +69,21 @@ export class DeviceService {
     keys: { wireguard_public_key?: string | undefined; ferry_public_key?: string | undefined },
   ): Promise<Result<Device>> {
     const outcome = await this.db.transaction().execute(async (trx) => {
-      if (!(await this.devices.get(auth.accountId, id, trx))) return notFound();
-      for (const key of [keys.wireguard_public_key, keys.ferry_public_key]) {
-        if (key && (await this.devices.keyInUse(trx, key, id))) {
-          return fail(
-            'key-in-use',
-            'that public key belongs to another device; generate a new key pair',
-          );
-        }
-      }
+      const row = await this.devices.get(auth.accountId, id, trx);
+      if (!row) return notFound();
+      const changed = (['wireguard_public_key', 'ferry_public_key'] as const).filter(
+        (f: KeyField) => keys[f] !== undefined,
+      );
+      const claimed = await claimKeys(this.keys, trx, {
+        owner: { kind: 'device', id },
+        after: {
+          wireguard_public_key: keys.wireguard_public_key ?? row.wireguard_public_key,
+          ferry_public_key: keys.ferry_public_key ?? row.ferry_public_key,
+        },
+        changed,
+        fieldPrefix: '',
+      });
+      if (!claimed.ok) return claimed;
       await this.devices.setKeys(trx, id, keys);
       return ok(await this.feed.record(trx, [id]));
     });

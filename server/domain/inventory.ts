@@ -6,9 +6,12 @@ import type {
   Node,
   Protocol,
   Region,
+  RegisterNodeResponse,
 } from '../../contracts/index.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
+import type { PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { NodeRow, RegionRow, RegionsRepo } from '../store/regions-repo.js';
+import type { Db } from '../store/schema.js';
 import { GATEWAY_IPV4, GATEWAY_IPV6, TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from './addresses.js';
 import type { Clock } from './clock.js';
 import { fail, ok, type Result } from './errors.js';
@@ -17,6 +20,7 @@ import type { HandshakeReport, LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
+import { claimKeys } from './public-keys.js';
 import { hashToken, newId, newToken } from './secrets.js';
 import { Snapshot } from './snapshot.js';
 
@@ -46,6 +50,8 @@ export class Inventory {
   private readonly view: Snapshot<InventoryView>;
 
   constructor(
+    private readonly db: Db,
+    private readonly keys: PublicKeysRepo,
     private readonly regions: RegionsRepo,
     private readonly devices: DevicesRepo,
     private readonly quota: Quota,
@@ -159,9 +165,29 @@ export class Inventory {
     return ok({ id, token, region: req.region });
   }
 
-  async register(node: NodeRow, wireguardKey: string, ferryKey: string | null) {
-    await this.written(this.regions.setNodeKeys(node.id, wireguardKey, ferryKey));
-    return {
+  /** A node publishes its keys (again, after a restart): refused if another holds one. */
+  async register(
+    node: NodeRow,
+    wireguardKey: string,
+    ferryKey: string | null,
+  ): Promise<Result<z.input<typeof RegisterNodeResponse>>> {
+    const claimed = await this.written(
+      this.db.transaction().execute(async (trx) => {
+        const free = await claimKeys(this.keys, trx, {
+          owner: { kind: 'node', id: node.id },
+          after: { wireguard_public_key: wireguardKey, ferry_public_key: ferryKey },
+          changed:
+            ferryKey === null
+              ? ['wireguard_public_key']
+              : ['wireguard_public_key', 'ferry_public_key'],
+          fieldPrefix: '',
+        });
+        if (free.ok) await this.regions.setNodeKeys(node.id, wireguardKey, ferryKey, trx);
+        return free;
+      }),
+    );
+    if (!claimed.ok) return claimed;
+    return ok({
       id: node.id,
       region: node.region_id,
       tunnel: {
@@ -172,7 +198,7 @@ export class Inventory {
       },
       heartbeat_seconds: this.heartbeatSeconds,
       capacity_mbps: node.capacity_mbps,
-    };
+    });
   }
 
   async heartbeat(

@@ -21,26 +21,45 @@ export function publicKeyOf(privateKey: string): string | undefined {
   return spki.subarray(spki.length - 32).toString('base64');
 }
 
+/**
+ * Characters that end a line in some reader of the config, or that hide or reorder text: every
+ * control (Cc: \n, \v, \f, \r, NEL, ...), the line and paragraph separators, and the format
+ * characters (bidi controls and the like) but the zero-width joiner that emoji are made with.
+ * wg-quick splits lines on \n, the Android app on \n and \r, the Apple apps on every Unicode
+ * newline (\n, \v, \f, \r, NEL, LS, PS).
+ */
+const NOT_ON_ONE_LINE = /(?:(?!\u200d)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}])+/gu;
+
+/**
+ * One value on one config line, whatever it holds. The service refuses such characters in
+ * names already; the writer does not count on it.
+ */
+export function oneLine(value: string | number): string {
+  return String(value).replace(NOT_ON_ONE_LINE, ' ');
+}
+
 export function renderWgQuick(
   answer: ConnectResponse,
   deviceName: string,
   privateKey: string | undefined,
 ): string {
+  const v = oneLine;
+  const host = v(answer.node.endpoint_host);
   const lines = [
     '[Interface]',
-    `# Ferry: ${deviceName.replace(/[\r\n]/g, ' ')}, node ${answer.node.id} (${answer.region})`,
+    `# Ferry: ${v(deviceName)}, node ${v(answer.node.id)} (${v(answer.region)})`,
     privateKey === undefined
       ? '# PrivateKey = <the private key whose public key you registered for this device>'
-      : `PrivateKey = ${privateKey}`,
-    `Address = ${answer.tunnel.ipv4}/32, ${answer.tunnel.ipv6}/128`,
-    `DNS = ${answer.tunnel.dns.join(', ')}`,
-    `MTU = ${answer.tunnel.mtu}`,
+      : `PrivateKey = ${v(privateKey)}`,
+    `Address = ${v(answer.tunnel.ipv4)}/32, ${v(answer.tunnel.ipv6)}/128`,
+    `DNS = ${answer.tunnel.dns.map(v).join(', ')}`,
+    `MTU = ${v(answer.tunnel.mtu)}`,
     '',
     '[Peer]',
-    `PublicKey = ${answer.node.wireguard_public_key}`,
-    `AllowedIPs = ${answer.tunnel.allowed_ips.join(', ')}`,
-    `Endpoint = ${answer.node.endpoint_host.includes(':') ? `[${answer.node.endpoint_host}]` : answer.node.endpoint_host}:${answer.node.wireguard_port}`,
-    `PersistentKeepalive = ${answer.tunnel.keepalive}`,
+    `PublicKey = ${v(answer.node.wireguard_public_key)}`,
+    `AllowedIPs = ${answer.tunnel.allowed_ips.map(v).join(', ')}`,
+    `Endpoint = ${host.includes(':') ? `[${host}]` : host}:${v(answer.node.wireguard_port)}`,
+    `PersistentKeepalive = ${v(answer.tunnel.keepalive)}`,
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -70,10 +70,8 @@ export function buildHandlers(s: Services): HandlerTable {
     adminCreateRegion: ({ body }) => s.inventory.createRegion(body),
     adminCreateNode: ({ body }) => s.inventory.createNode(body),
     adminSetPlan: ({ params, body }) => s.accounts.setPlan(params.number, body.plan),
-    nodeRegister: async ({ auth, body }) =>
-      ok(
-        await s.inventory.register(auth, body.wireguard_public_key, body.ferry_public_key ?? null),
-      ),
+    nodeRegister: ({ auth, body }) =>
+      s.inventory.register(auth, body.wireguard_public_key, body.ferry_public_key ?? null),
     nodeHeartbeat: ({ auth, body }) => s.inventory.heartbeat(auth, body),
     nodePeers: async ({ auth, query, signal }) =>
       ok(await s.feed.read(auth.region_id, query.after, query.wait, signal)),

@@ -10,11 +10,13 @@ import {
 import { FerryError } from '../domain/errors.js';
 import type { EventBus } from '../domain/event-bus.js';
 import type { DeviceAuth } from '../store/devices-repo.js';
+import { methodsOf } from './allowed-methods.js';
 import type { Authenticator } from './auth.js';
 import { streamEvents } from './events.js';
 import type { Handler, HandlerTable, Services } from './handlers.js';
 import { sendProblem } from './problems.js';
 import type { RateLimits } from './rate-limits.js';
+import type { RequestSignals } from './request-signals.js';
 import { parseOrProblem } from './validation.js';
 
 export interface RouteDeps {
@@ -23,8 +25,8 @@ export interface RouteDeps {
   bus: EventBus;
   authenticator: Authenticator;
   limits: RateLimits | undefined;
-  /** Aborted when the server begins to shut down: long polls and streams end. */
-  shutdown: AbortSignal;
+  /** Each request's abort signal: ends with the request, or when the server shuts down. */
+  signals: RequestSignals;
   /** Check every response against its schema (tests). */
   validateResponses: boolean;
 }
@@ -33,17 +35,32 @@ export interface RouteDeps {
 const NODE_BODY_LIMIT = 16 * 1024 * 1024;
 const SIGNUP_ROUTES: ReadonlySet<RouteId> = new Set(['createAccount', 'createSession']);
 
+/** Routes outside the route table (for 405 answers: the methods each path has). */
+export const EXTRA_ROUTES = [{ path: '/openapi.json', methods: ['GET', 'HEAD'] }];
+
 export function registerControlRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  let openapi: string | undefined;
+  // The document names the regions that exist: rebuilt when they change.
+  let openapi: { key: string; text: string } | undefined;
   app.get('/openapi.json', async (_req, reply) => {
-    openapi ??= JSON.stringify(buildOpenApiDocument(deps.services.version));
-    return reply.type('application/json').send(openapi);
+    const regions = (await deps.services.inventory.listRegionRows()).map((r) => ({
+      id: r.id,
+      area: r.area,
+    }));
+    const key = JSON.stringify(regions);
+    if (openapi?.key !== key) {
+      openapi = {
+        key,
+        text: JSON.stringify(buildOpenApiDocument(deps.services.version, { regions })),
+      };
+    }
+    return reply.type('application/json').send(openapi.text);
   });
 
   for (const [id, def] of Object.entries(controlRoutes) as [RouteId, RouteDef][]) {
     app.route({
       method: def.method,
       url: def.path,
+      exposeHeadRoute: methodsOf(def).includes('HEAD'),
       ...(def.auth === 'node' ? { bodyLimit: NODE_BODY_LIMIT } : {}),
       handler: async (request, reply) => {
         try {
@@ -66,19 +83,21 @@ async function serve(
   deps: RouteDeps,
 ): Promise<void> {
   if (deps.limits && SIGNUP_ROUTES.has(id)) {
-    await limit(deps.limits, 'signup', deps.limits.addressKey(request.ip), reply);
+    await limit(deps.limits, 'signup', deps.limits.addressKey(request.ip));
   }
   const auth = await deps.authenticator.authenticate(def.auth, request);
   if (deps.limits && def.auth === 'device') {
-    await limit(deps.limits, 'account', `a${(auth as DeviceAuth).accountId}`, reply);
+    await limit(deps.limits, 'account', `a${(auth as DeviceAuth).accountId}`);
   }
   const parsed = {
     params: def.params ? unwrap(parseOrProblem(def.params, request.params, 'path')) : undefined,
     query: def.query ? unwrap(parseOrProblem(def.query, request.query, 'query')) : undefined,
-    body: def.body ? unwrap(parseOrProblem(def.body, request.body ?? {}, 'body')) : undefined,
+    // No body at all is an empty one; a JSON `null` is not (the schema refuses it).
+    body: def.body
+      ? unwrap(parseOrProblem(def.body, request.body === undefined ? {} : request.body, 'body'))
+      : undefined,
   };
-  const signal =
-    def.auth === 'node' || id === 'events' ? requestSignal(reply, deps.shutdown) : deps.shutdown;
+  const signal = deps.signals.forRequest(reply.raw);
 
   if (id === 'events') {
     await streamEvents(reply, auth as DeviceAuth, { ...deps.services, bus: deps.bus }, signal);
@@ -104,22 +123,10 @@ async function limit(
   limits: RateLimits,
   kind: 'ip' | 'signup' | 'account',
   key: string,
-  reply: FastifyReply,
 ): Promise<void> {
   const retryAfter = await limits.take(kind, key);
   if (retryAfter === undefined) return;
-  reply.header('retry-after', String(retryAfter));
-  throw new FerryError('rate-limited', `too many requests; retry in ${retryAfter} s`);
-}
-
-/** Aborts when the response ends or the client goes away, or when the server shuts down. */
-function requestSignal(reply: FastifyReply, shutdown: AbortSignal): AbortSignal {
-  const controller = new AbortController();
-  const abort = () => {
-    shutdown.removeEventListener('abort', abort);
-    controller.abort();
-  };
-  shutdown.addEventListener('abort', abort, { once: true });
-  reply.raw.once('close', abort);
-  return controller.signal;
+  throw new FerryError('rate-limited', `too many requests; retry in ${retryAfter} s`, {
+    retryAfterSeconds: retryAfter,
+  });
 }

@@ -124,17 +124,6 @@ export class DevicesRepo {
     await db.updateTable('devices').set(set).where('id', '=', id).execute();
   }
 
-  async keyInUse(db: Db, key: string, exceptDeviceId?: string): Promise<boolean> {
-    let q = db
-      .selectFrom('devices')
-      .select('id')
-      .where((eb) =>
-        eb.or([eb('wireguard_public_key', '=', key), eb('ferry_public_key', '=', key)]),
-      );
-    if (exceptDeviceId) q = q.where('id', '!=', exceptDeviceId);
-    return (await q.executeTakeFirst()) !== undefined;
-  }
-
   async authByTokenHash(tokenHash: string): Promise<DeviceAuth | undefined> {
     const row = await this.db
       .selectFrom('devices')

@@ -71,8 +71,13 @@ export class RegionsRepo {
       .executeTakeFirst();
   }
 
-  async setNodeKeys(id: string, wireguardKey: string, ferryKey: string | null): Promise<void> {
-    await this.db
+  async setNodeKeys(
+    id: string,
+    wireguardKey: string,
+    ferryKey: string | null,
+    db: Db = this.db,
+  ): Promise<void> {
+    await db
       .updateTable('nodes')
       .set({ wireguard_public_key: wireguardKey, ferry_public_key: ferryKey })
       .where('id', '=', id)

@@ -5,6 +5,7 @@ import * as initial from './0001-initial.js';
 import * as seedRegions from './0002-seed-regions.js';
 import * as feedPeriod from './0003-feed-period.js';
 import * as nodeDegraded from './0004-node-degraded.js';
+import * as safeNames from './0005-safe-names.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0002-seed-regions': { up: seedRegions.up },
     '0003-feed-period': { up: feedPeriod.up },
     '0004-node-degraded': { up: nodeDegraded.up },
+    '0005-safe-names': { up: safeNames.up },
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,0 +1,66 @@
+// Who holds a public key: devices and nodes, both key kinds. A key must belong to one holder
+// and one kind, or relays cannot tell whose packets are whose.
+import { sql } from 'kysely';
+import type { Db, Dialect } from './schema.js';
+
+export type KeyField = 'wireguard_public_key' | 'ferry_public_key';
+
+export interface KeyHolder {
+  kind: 'device' | 'node';
+  id: string;
+  field: KeyField;
+  key: string;
+}
+
+export class PublicKeysRepo {
+  constructor(private readonly dialect: Dialect) {}
+
+  /**
+   * Serialises, until the transaction ends, the writers of these keys: two sign-ins or node
+   * registrations with the same key cannot both find it free. PostgreSQL only; SQLite has one
+   * writer at a time.
+   */
+  async lock(trx: Db, keys: readonly string[]): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    // In one order, so that two writers of overlapping keys cannot deadlock.
+    for (const key of [...new Set(keys)].sort()) {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 25519))`.execute(trx);
+    }
+  }
+
+  async holders(trx: Db, keys: readonly string[]): Promise<KeyHolder[]> {
+    if (keys.length === 0) return [];
+    const wanted = [...new Set(keys)];
+    const [devices, nodes] = await Promise.all([
+      trx
+        .selectFrom('devices')
+        .select(['id', 'wireguard_public_key', 'ferry_public_key'])
+        .where((eb) =>
+          eb.or([eb('wireguard_public_key', 'in', wanted), eb('ferry_public_key', 'in', wanted)]),
+        )
+        .execute(),
+      trx
+        .selectFrom('nodes')
+        .select(['id', 'wireguard_public_key', 'ferry_public_key'])
+        .where((eb) =>
+          eb.or([eb('wireguard_public_key', 'in', wanted), eb('ferry_public_key', 'in', wanted)]),
+        )
+        .execute(),
+    ]);
+    const out: KeyHolder[] = [];
+    const collect = (
+      kind: KeyHolder['kind'],
+      rows: { id: string; wireguard_public_key: string | null; ferry_public_key: string | null }[],
+    ) => {
+      for (const row of rows) {
+        for (const field of ['wireguard_public_key', 'ferry_public_key'] as const) {
+          const key = row[field];
+          if (key !== null && wanted.includes(key)) out.push({ kind, id: row.id, field, key });
+        }
+      }
+    };
+    collect('device', devices);
+    collect('node', nodes);
+    return out;
+  }
+}

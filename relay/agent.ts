@@ -1,12 +1,14 @@
-// The relay agent: keys, registration, the WireGuard interface, NAT, the peer feed and
-// heartbeats, and a clean teardown.
+// The relay agent: keys, registration, the WireGuard interfaces and the Ferry server, NAT, the
+// peer feed and heartbeats (with the data planes' health), and a clean teardown.
 import type { Logger } from 'pino';
-import { loadOrCreateKey } from './keys.js';
 import { FerryServer } from './ferry/server.js';
+import { RelayHealth } from './health.js';
+import { loadOrCreateKey } from './keys.js';
 import { Firewall } from './nat/firewall.js';
 import { ControlClient, ControlPlaneError } from './sync/control-client.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
-import { HeartbeatReporter } from './sync/heartbeat.js';
+import { peerTableSink } from './sync/feed-sink.js';
+import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
 import { PeerTable } from './wireguard/peer-table.js';
 import { WireGuardShards } from './wireguard/shards.js';
 
@@ -29,6 +31,7 @@ export interface RunningRelay {
   interfaceName: string;
   feed: FeedFollower;
   peers: PeerTable;
+  health: RelayHealth;
   /** Resolves when the relay has stopped on its own (wireguard-go died). */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -79,6 +82,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   );
   log.info({ node: node.id, region: node.region }, 'registered');
 
+  const health = new RelayHealth(log);
   let firewall: Firewall | undefined;
   let shards: WireGuardShards | undefined;
   let ferry: FerryServer | undefined;
@@ -120,6 +124,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
         tcpListenPort: o.ferryPort,
         privateKey: ferryKeys.privateKey,
         firewall,
+        health,
       });
     }
   } catch (e) {
@@ -127,30 +132,53 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     throw e;
   }
   const wg = shards;
-  const peers = new PeerTable(async (k) => (await wg.get(k)).uapi, firewall);
   const ferryServer = ferry;
+  const peers = new PeerTable(async (k) => (await wg.get(k)).uapi, firewall, ferryServer?.peers);
   const feed = new FeedFollower(
     client,
-    {
-      async apply(answer) {
-        const applied = await peers.apply(answer);
-        await ferryServer?.sync(peers.entries());
-        return applied;
-      },
-    },
+    peerTableSink(peers, health, ferryServer !== undefined),
     log,
   );
+  const sources: TrafficSource[] = [
+    {
+      name: 'wireguard',
+      read: async () =>
+        (await wg.status()).peers.map((p) => ({
+          key: p.publicKey,
+          deviceId: peers.deviceOfKey(p.publicKey),
+          rxBytes: p.rxBytes,
+          txBytes: p.txBytes,
+          lastHandshakeMs: p.lastHandshakeMs,
+        })),
+    },
+  ];
+  if (ferryServer) {
+    sources.push({
+      name: 'ferry',
+      // Ferry clients send an encrypted keepalive every 5 s by default: three may go missing.
+      minIdleMs: 15_000,
+      read: async () => {
+        const now = Date.now();
+        return ferryServer.stats().map((s) => ({
+          key: s.id,
+          deviceId: s.id,
+          rxBytes: s.rxBytes,
+          txBytes: s.txBytes,
+          lastHandshakeMs: s.handshakeAgeMs === null ? null : now - s.handshakeAgeMs,
+        }));
+      },
+    });
+  }
   const heartbeat = new HeartbeatReporter(
     client,
-    () => wg.status(),
-    (key) => peers.deviceOfKey(key),
+    sources,
     {
       intervalMs: (o.heartbeatSeconds ?? node.heartbeat_seconds) * 1000,
       peerIdleMs: o.peerIdleSeconds * 1000,
       capacityMbps: node.capacity_mbps,
     },
     log,
-    () => ferryServer?.freshDevices() ?? [],
+    () => health.degraded(),
   );
   const loops = Promise.all([feed.run(stopping.signal), heartbeat.run(stopping.signal)]);
   log.info(
@@ -163,6 +191,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     interfaceName: o.interfaceName,
     feed,
     peers,
+    health,
     done,
     async stop() {
       await teardown();

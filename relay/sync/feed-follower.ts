@@ -1,11 +1,16 @@
 // Follows the control plane's peer feed by long polling, applying each answer as it comes;
-// when the control plane is away it keeps the peers it has and retries with backoff.
+// when the control plane is away it keeps the peers it has and retries with backoff, and an
+// answer that could not be wholly applied is asked for again.
 import type { Logger } from 'pino';
 import type { PeersResponse } from '../../contracts/index.js';
 import type { ControlClient } from './control-client.js';
 
 export interface FeedSink {
-  apply(feed: PeersResponse): Promise<{ upserts: number; removes: number }>;
+  /**
+   * Applies an answer. `retry`: part of it could not be applied (the sink has logged why); the
+   * follower asks again from the same version, whose answer then holds every later change too.
+   */
+  apply(feed: PeersResponse): Promise<{ upserts: number; removes: number; retry?: boolean }>;
 }
 
 const LONG_POLL_SECONDS = 25;
@@ -43,12 +48,17 @@ export class FeedFollower {
           signal,
         );
         if (signal.aborted) return;
-        const applied = await this.sink.apply(feed);
+        const { retry, ...applied } = await this.sink.apply(feed);
         if (feed.snapshot || applied.upserts || applied.removes) {
           this.log.info(
-            { version: feed.version, snapshot: feed.snapshot, ...applied },
+            { version: feed.version, snapshot: feed.snapshot, complete: !retry, ...applied },
             'peer feed applied',
           );
+        }
+        if (retry) {
+          await sleep(backoff, signal);
+          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+          continue;
         }
         this.version = feed.version;
         if (feed.snapshot) {

@@ -1,12 +1,14 @@
 // Tells the control plane the node is alive: load from measured throughput, which devices'
-// tunnels are up (a recent handshake and traffic), and bytes per device for plan quotas.
-// Totals only: nothing about a session is kept beyond what the next heartbeat needs.
+// tunnels are up (a recent handshake and traffic), bytes per device for plan quotas, and which
+// data planes are degraded. Every data plane (WireGuard, Ferry) is a traffic source, counted
+// the same way. Totals only: nothing about a session is kept beyond what the next heartbeat needs.
 import type { Logger } from 'pino';
-import type { DeviceStatus } from '../wireguard/uapi.js';
+import type { Protocol } from '../../contracts/index.js';
+import { reasonOf } from '../health.js';
 import type { ControlClient } from './control-client.js';
 import { sleep } from './feed-follower.js';
 
-/** WireGuard rejects a session 180 s after its handshake (REJECT_AFTER_TIME). */
+/** WireGuard rejects a session 180 s after its handshake (REJECT_AFTER_TIME); Ferry rekeys within 120 s. */
 const HANDSHAKE_VALID_MS = 180_000;
 
 export interface HeartbeatOptions {
@@ -16,6 +18,27 @@ export interface HeartbeatOptions {
   capacityMbps: number;
 }
 
+/** One peer of a data plane as it counts it: bytes since the peer was added, and its last handshake. */
+export interface PeerTraffic {
+  /** The peer's name in its data plane (WireGuard: its public key; Ferry: the device id). */
+  key: string;
+  deviceId: string | undefined;
+  rxBytes: number;
+  txBytes: number;
+  /** Epoch ms of the last completed handshake; null if none. */
+  lastHandshakeMs: number | null;
+}
+
+export interface TrafficSource {
+  name: Protocol;
+  read(): Promise<PeerTraffic[]>;
+  /**
+   * The shortest idle time after which this plane's tunnels count as gone, when its clients
+   * only prove they are there every few seconds (Ferry's keepalive).
+   */
+  minIdleMs?: number;
+}
+
 interface PeerCounters {
   rx: number;
   tx: number;
@@ -23,53 +46,65 @@ interface PeerCounters {
 }
 
 export class HeartbeatReporter {
-  private readonly counters = new Map<string, PeerCounters>();
+  /** Last counters by source and peer key. */
+  private readonly counters = new Map<Protocol, Map<string, PeerCounters>>();
   /** Bytes not yet reported (a heartbeat failed): sent with the next one. */
   private readonly unsentUsage = new Map<string, number>();
+  /** Sources whose last read failed (logged once per failure streak). */
+  private readonly unreadable = new Set<Protocol>();
   private lastAt = Date.now();
 
   constructor(
     private readonly client: ControlClient,
-    private readonly readStatus: () => Promise<DeviceStatus>,
-    private readonly deviceOfKey: (publicKey: string) => string | undefined,
+    private readonly sources: readonly TrafficSource[],
     private readonly opts: HeartbeatOptions,
     private readonly log: Logger,
-    /** Devices whose tunnel is up on another data plane (Ferry) of this node. */
-    private readonly moreFresh: () => string[] = () => [],
+    /** Data planes whose peer set is known not to match the feed. */
+    private readonly degraded: () => Protocol[] = () => [],
   ) {}
 
   async beat(signal?: AbortSignal): Promise<void> {
     const now = Date.now();
-    const status = await this.readStatus();
     const seconds = Math.max(0.001, (now - this.lastAt) / 1000);
     this.lastAt = now;
     let rxTotal = 0;
     let txTotal = 0;
-    const fresh: { device_id: string }[] = [];
-    const seen = new Set<string>();
-    for (const peer of status.peers) {
-      seen.add(peer.publicKey);
-      const prev = this.counters.get(peer.publicKey);
-      // Counters restart when a peer is re-added: count from zero then.
-      const rxDelta = prev && peer.rxBytes >= prev.rx ? peer.rxBytes - prev.rx : peer.rxBytes;
-      const txDelta = prev && peer.txBytes >= prev.tx ? peer.txBytes - prev.tx : peer.txBytes;
-      const rxChangedAt = rxDelta > 0 ? now : (prev?.rxChangedAt ?? 0);
-      this.counters.set(peer.publicKey, { rx: peer.rxBytes, tx: peer.txBytes, rxChangedAt });
-      rxTotal += rxDelta;
-      txTotal += txDelta;
-      const device = this.deviceOfKey(peer.publicKey);
-      if (!device) continue;
-      if (rxDelta + txDelta > 0)
-        this.unsentUsage.set(device, (this.unsentUsage.get(device) ?? 0) + rxDelta + txDelta);
-      const handshakeFresh =
-        peer.lastHandshakeMs !== null && now - peer.lastHandshakeMs < HANDSHAKE_VALID_MS;
-      if (handshakeFresh && now - rxChangedAt <= this.opts.peerIdleMs)
-        fresh.push({ device_id: device });
+    const fresh = new Set<string>();
+    for (const source of this.sources) {
+      let peers: PeerTraffic[];
+      try {
+        peers = await source.read();
+        if (this.unreadable.delete(source.name))
+          this.log.info({ plane: source.name }, 'traffic counters readable again');
+      } catch (e) {
+        // Its counters stay as they were: the next read counts what happened meanwhile.
+        if (!this.unreadable.has(source.name))
+          this.log.warn({ plane: source.name, err: reasonOf(e) }, 'traffic counters unreadable');
+        this.unreadable.add(source.name);
+        continue;
+      }
+      const last = this.counters.get(source.name) ?? new Map<string, PeerCounters>();
+      const next = new Map<string, PeerCounters>();
+      const idleMs = Math.max(this.opts.peerIdleMs, source.minIdleMs ?? 0);
+      for (const peer of peers) {
+        const prev = last.get(peer.key);
+        // Counters restart when a peer is re-added: count from zero then.
+        const rxDelta = prev && peer.rxBytes >= prev.rx ? peer.rxBytes - prev.rx : peer.rxBytes;
+        const txDelta = prev && peer.txBytes >= prev.tx ? peer.txBytes - prev.tx : peer.txBytes;
+        const rxChangedAt = rxDelta > 0 ? now : (prev?.rxChangedAt ?? 0);
+        next.set(peer.key, { rx: peer.rxBytes, tx: peer.txBytes, rxChangedAt });
+        rxTotal += rxDelta;
+        txTotal += txDelta;
+        const device = peer.deviceId;
+        if (!device) continue;
+        if (rxDelta + txDelta > 0)
+          this.unsentUsage.set(device, (this.unsentUsage.get(device) ?? 0) + rxDelta + txDelta);
+        const handshakeFresh =
+          peer.lastHandshakeMs !== null && now - peer.lastHandshakeMs < HANDSHAKE_VALID_MS;
+        if (handshakeFresh && now - rxChangedAt <= idleMs) fresh.add(device);
+      }
+      this.counters.set(source.name, next);
     }
-    for (const key of this.counters.keys()) if (!seen.has(key)) this.counters.delete(key);
-    const freshIds = new Set(fresh.map((f) => f.device_id));
-    for (const device of this.moreFresh())
-      if (!freshIds.has(device)) fresh.push({ device_id: device });
 
     const rxBps = Math.round((rxTotal * 8) / seconds);
     const txBps = Math.round((txTotal * 8) / seconds);
@@ -79,8 +114,9 @@ export class HeartbeatReporter {
         load: Math.min(10, Math.max(rxBps, txBps) / (this.opts.capacityMbps * 1e6)),
         rx_bps: rxBps,
         tx_bps: txBps,
-        fresh_handshakes: fresh,
+        fresh_handshakes: [...fresh].map((device_id) => ({ device_id })),
         usage,
+        degraded: this.degraded(),
       },
       signal,
     );

@@ -1,6 +1,7 @@
-// Applies the control plane's peer feed to the WireGuard interfaces and the firewall,
-// incrementally: only what changed is sent, other peers are never disturbed, and progress is
-// kept batch by batch so that a failure part-way resumes instead of starting over.
+// Applies the control plane's peer feed to the WireGuard interfaces, the firewall and the other
+// data plane (Ferry), incrementally: only what changed is sent, other peers are never
+// disturbed, revocations come before anything else, and progress is kept batch by batch so that
+// a failure part-way resumes instead of starting over.
 import { shardOf, type Peer, type PeersResponse } from '../../contracts/index.js';
 import type { PeerOp, UapiClient } from './uapi.js';
 
@@ -18,6 +19,20 @@ export interface LimitSink {
   setLimit(addresses: readonly string[], mbps: number | null): Promise<void>;
 }
 
+/**
+ * Another data plane serving the same devices (the Ferry server), driven by the same feed. It
+ * keeps its own state: what it holds need not match what WireGuard holds after a failure.
+ */
+export interface DevicePlane {
+  /**
+   * First with every feed answer, before anything that can fail: devices that leave (in a
+   * snapshot: every one not in it) or whose key or address changes lose access. Never throws.
+   */
+  revoke(wanted: ReadonlyMap<string, PeerEntry | null>, snapshot: boolean): void;
+  /** Devices to let in (or keep), once the firewall holds their rate limits. Never rejects. */
+  admit(entries: readonly PeerEntry[]): Promise<void>;
+}
+
 /** The UAPI socket of the interface that serves a shard (started on demand). */
 export type ShardUapi = (shard: number) => Promise<UapiClient>;
 
@@ -30,13 +45,33 @@ interface Change {
   next: PeerEntry | null;
 }
 
+export interface ApplyResult {
+  upserts: number;
+  removes: number;
+  /** Feed entries that could not be used: those devices are kept off the node. */
+  refused: { id: string; reason: string }[];
+}
+
+/** Where applying a feed answer failed: the WireGuard interfaces, or the firewall's rate limits. */
+export class PeerApplyError extends Error {
+  constructor(
+    readonly stage: 'wireguard' | 'limits',
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'PeerApplyError';
+  }
+}
+
 export class PeerTable {
+  /** What the WireGuard interfaces hold, by device. */
   private readonly byDevice = new Map<string, PeerEntry>();
   private readonly byKey = new Map<string, string>();
 
   constructor(
     private readonly uapiOf: ShardUapi,
     private readonly limits: LimitSink,
+    private readonly other?: DevicePlane,
   ) {}
 
   get size(): number {
@@ -51,10 +86,26 @@ export class PeerTable {
     return this.byDevice.values();
   }
 
-  /** Applies one feed answer; returns how many peers were added or changed, and removed. */
-  async apply(feed: PeersResponse): Promise<{ upserts: number; removes: number }> {
+  /**
+   * Applies one feed answer: revocations first on every data plane (so that nothing else
+   * failing can hold them up), then, batch by batch, rate limits before the devices they limit
+   * are let in. Throws a PeerApplyError when a step fails; what was done is kept, and the same
+   * answer applied again resumes.
+   */
+  async apply(feed: PeersResponse): Promise<ApplyResult> {
     const wanted = new Map<string, PeerEntry | null>();
-    for (const p of feed.peers) wanted.set(p.device_id, p.op === 'upsert' ? toEntry(p) : null);
+    const refused: ApplyResult['refused'] = [];
+    for (const p of feed.peers) {
+      if (p.op === 'remove') {
+        wanted.set(p.device_id, null);
+        continue;
+      }
+      const entry = toEntry(p);
+      // Fail closed: an entry that cannot be used removes the device rather than keep its old one.
+      if (typeof entry === 'string') refused.push({ id: p.device_id, reason: entry });
+      wanted.set(p.device_id, typeof entry === 'string' ? null : entry);
+    }
+    this.other?.revoke(wanted, feed.snapshot);
     if (feed.snapshot) {
       for (const id of this.byDevice.keys()) if (!wanted.has(id)) wanted.set(id, null);
     }
@@ -64,72 +115,114 @@ export class PeerTable {
       if (next === null ? old === undefined : old !== undefined && sameEntry(old, next)) continue;
       changes.push({ id, old, next });
     }
-    // Removals first: they free addresses (and wireguard-go's peer slots) for what follows.
-    changes.sort((a, b) => Number(a.next !== null) - Number(b.next !== null));
 
+    const removes = await this.removeLeaving(changes);
     let upserts = 0;
-    let removes = 0;
-    for (let i = 0; i < changes.length; i += DEVICES_PER_BATCH) {
-      const batch = changes.slice(i, i + DEVICES_PER_BATCH);
-      await this.send(batch);
+    const arriving = changes.filter((c) => c.next !== null);
+    for (let i = 0; i < arriving.length; i += DEVICES_PER_BATCH) {
+      const batch = arriving.slice(i, i + DEVICES_PER_BATCH);
+      await this.admit(batch);
       for (const c of batch) {
         if (c.old) this.byKey.delete(c.old.wireguardPublicKey);
-        if (c.next === null) {
-          this.byDevice.delete(c.id);
-          removes++;
-        } else {
-          this.byDevice.set(c.id, c.next);
-          this.byKey.set(c.next.wireguardPublicKey, c.id);
-          upserts++;
-        }
+        this.byDevice.set(c.id, c.next!);
+        this.byKey.set(c.next!.wireguardPublicKey, c.id);
+        upserts++;
       }
     }
-    return { upserts, removes };
+    return { upserts, removes, refused };
   }
 
-  private async send(batch: readonly Change[]): Promise<void> {
-    const opsByShard = new Map<number, PeerOp[]>();
-    const add = (shard: number, op: PeerOp) => {
-      const list = opsByShard.get(shard);
-      if (list) list.push(op);
-      else opsByShard.set(shard, [op]);
-    };
-    const unlimit: string[] = [];
-    const limitBy = new Map<number, string[]>();
-    for (const { old, next } of batch) {
-      const moved =
-        old &&
-        next &&
-        (old.wireguardPublicKey !== next.wireguardPublicKey || old.ipv4 !== next.ipv4);
-      // A rotated key: the old peer goes first so that the addresses move to the new one.
-      if (old && (next === null || moved))
-        add(shardOf(old.ipv4), { kind: 'remove', publicKey: old.wireguardPublicKey });
-      if (old && (next === null || old.ipv4 !== next.ipv4 || old.ipv6 !== next.ipv6))
-        unlimit.push(old.ipv4, old.ipv6);
-      if (next === null) continue;
-      add(shardOf(next.ipv4), {
-        kind: 'upsert',
-        peer: {
-          publicKey: next.wireguardPublicKey,
-          allowedIps: [`${next.ipv4}/32`, `${next.ipv6}/128`],
-        },
-      });
-      if (next.bandwidthLimitMbps === null) unlimit.push(next.ipv4, next.ipv6);
-      else {
-        const list = limitBy.get(next.bandwidthLimitMbps) ?? [];
-        list.push(next.ipv4, next.ipv6);
-        limitBy.set(next.bandwidthLimitMbps, list);
+  /**
+   * Takes every peer that goes (or whose key or address changes) off the interfaces, all before
+   * any upsert, and frees the addresses no longer held from their rate tiers.
+   */
+  private async removeLeaving(changes: readonly Change[]): Promise<number> {
+    const leaving = changes.filter((c) => c.old && (c.next === null || moved(c.old, c.next)));
+    let removes = 0;
+    for (let i = 0; i < leaving.length; i += DEVICES_PER_BATCH) {
+      const batch = leaving.slice(i, i + DEVICES_PER_BATCH);
+      const opsByShard = new Map<number, PeerOp[]>();
+      const unlimit: string[] = [];
+      for (const { old, next } of batch) {
+        addTo(opsByShard, shardOf(old!.ipv4), {
+          kind: 'remove',
+          publicKey: old!.wireguardPublicKey,
+        });
+        if (next === null || old!.ipv4 !== next.ipv4) unlimit.push(old!.ipv4);
+        if (next === null || old!.ipv6 !== next.ipv6) unlimit.push(old!.ipv6);
       }
+      await this.sendOps(opsByShard);
+      for (const c of batch) {
+        if (c.next !== null) continue;
+        this.byDevice.delete(c.id);
+        this.byKey.delete(c.old!.wireguardPublicKey);
+        removes++;
+      }
+      await this.setLimits(unlimit, null);
     }
-    for (const [shard, ops] of opsByShard) await (await this.uapiOf(shard)).set({}, ops);
-    if (unlimit.length) await this.limits.setLimit(unlimit, null);
-    for (const [mbps, addresses] of limitBy) await this.limits.setLimit(addresses, mbps);
+    return removes;
+  }
+
+  /** Rate limits first, then the other data plane and the interfaces let the devices in. */
+  private async admit(batch: readonly Change[]): Promise<void> {
+    const limitBy = new Map<number | null, string[]>();
+    const opsByShard = new Map<number, PeerOp[]>();
+    for (const { next } of batch) {
+      const e = next!;
+      const list = limitBy.get(e.bandwidthLimitMbps) ?? [];
+      list.push(e.ipv4, e.ipv6);
+      limitBy.set(e.bandwidthLimitMbps, list);
+      addTo(opsByShard, shardOf(e.ipv4), {
+        kind: 'upsert',
+        peer: { publicKey: e.wireguardPublicKey, allowedIps: [`${e.ipv4}/32`, `${e.ipv6}/128`] },
+      });
+    }
+    for (const [mbps, addresses] of limitBy) await this.setLimits(addresses, mbps);
+    await this.other?.admit(batch.map((c) => c.next!));
+    await this.sendOps(opsByShard);
+  }
+
+  private async sendOps(opsByShard: ReadonlyMap<number, PeerOp[]>): Promise<void> {
+    try {
+      for (const [shard, ops] of opsByShard) await (await this.uapiOf(shard)).set({}, ops);
+    } catch (e) {
+      throw new PeerApplyError('wireguard', e);
+    }
+  }
+
+  private async setLimits(addresses: readonly string[], mbps: number | null): Promise<void> {
+    if (addresses.length === 0) return;
+    try {
+      await this.limits.setLimit(addresses, mbps);
+    } catch (e) {
+      throw new PeerApplyError('limits', e);
+    }
   }
 }
 
-function toEntry(p: Peer): PeerEntry {
-  if (!p.wireguard_public_key || !p.tunnel_ipv4 || !p.tunnel_ipv6) {
-    throw new Error(`feed upsert for ${p.device_id} lacks keys or addresses`);
+function addTo(opsByShard: Map<number, PeerOp[]>, shard: number, op: PeerOp): void {
+  const list = opsByShard.get(shard);
+  if (list) list.push(op);
+  else opsByShard.set(shard, [op]);
+}
+
+/** A new key or address: the old peer goes before the new one comes. */
+function moved(old: PeerEntry, next: PeerEntry): boolean {
+  return (
+    old.wireguardPublicKey !== next.wireguardPublicKey ||
+    old.ipv4 !== next.ipv4 ||
+    old.ipv6 !== next.ipv6
+  );
+}
+
+/** The entry of a feed upsert, or why it cannot be used. */
+function toEntry(p: Peer): PeerEntry | string {
+  if (!p.wireguard_public_key || !p.tunnel_ipv4 || !p.tunnel_ipv6)
+    return 'feed upsert lacks keys or addresses';
+  try {
+    shardOf(p.tunnel_ipv4);
+  } catch (e) {
+    return (e as Error).message;
   }
   return {
     deviceId: p.device_id,

@@ -1,0 +1,95 @@
+// A feed answer that cannot be applied: the relay says which data plane is degraded and why,
+// counts it, asks again from the same version, and recovers once the answer applies.
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { PeersResponse } from '../../contracts/index.js';
+import { RelayHealth } from '../health.js';
+import type { UapiClient } from '../wireguard/uapi.js';
+import { PeerTable, type LimitSink } from '../wireguard/peer-table.js';
+import type { ControlClient } from './control-client.js';
+import { FeedFollower } from './feed-follower.js';
+import { peerTableSink } from './feed-sink.js';
+
+const key = (n: number) => Buffer.alloc(32, n).toString('base64');
+const answer = (version: number, ids: number[]): PeersResponse => ({
+  version,
+  snapshot: version === 1,
+  peers: ids.map((n) => ({
+    device_id: `dev_${n}`,
+    op: 'upsert',
+    wireguard_public_key: key(n),
+    ferry_public_key: key(100 + n),
+    tunnel_ipv4: `10.64.0.${n}`,
+    tunnel_ipv6: `fd66:6572:7279::${n}`,
+    bandwidth_limit_mbps: 20,
+  })),
+});
+
+function setup() {
+  const failures = { uapi: 0, limits: 0 };
+  const uapi = {
+    set: async () => {
+      if (failures.uapi > 0 && failures.uapi--) throw new Error('UAPI errno -12');
+    },
+  } as unknown as UapiClient;
+  const limits: LimitSink = {
+    setLimit: async () => {
+      if (failures.limits > 0 && failures.limits--) throw new Error('nft: Operation not permitted');
+    },
+  };
+  const health = new RelayHealth(pino({ level: 'silent' }));
+  const table = new PeerTable(async () => uapi, limits);
+  return { failures, health, table, sink: peerTableSink(table, health, true) };
+}
+
+describe('applying the feed', () => {
+  it('reports WireGuard degraded while its updates fail, and recovers', async () => {
+    const { failures, health, table, sink } = setup();
+    failures.uapi = 1;
+    expect(await sink.apply(answer(1, [2, 3]))).toMatchObject({ retry: true });
+    expect(health.degraded()).toEqual(['wireguard']);
+    expect(health.reasons('wireguard')).toEqual(['UAPI errno -12']);
+    expect(health.counters().peerUpdateFailures.wireguard).toBe(1);
+
+    expect(await sink.apply(answer(1, [2, 3]))).toEqual({ upserts: 2, removes: 0 });
+    expect(table.size).toBe(2);
+    expect(health.degraded()).toEqual([]);
+  });
+
+  it('reports Ferry degraded too when rate limits fail, since its devices wait for them', async () => {
+    const { failures, health, sink } = setup();
+    failures.limits = 1;
+    expect(await sink.apply(answer(1, [2]))).toMatchObject({ retry: true });
+    expect(health.degraded().sort()).toEqual(['ferry', 'wireguard']);
+    await sink.apply(answer(1, [2]));
+    expect(health.degraded()).toEqual([]);
+  });
+
+  it('asks again from the same version when an answer could not be applied', async () => {
+    const asked: number[] = [];
+    const answers = [answer(1, [2]), answer(2, [3]), answer(3, [3, 4])];
+    const stop = new AbortController();
+    const client = {
+      peers: async (after: number) => {
+        asked.push(after);
+        const next = answers.shift();
+        if (!next) stop.abort();
+        return next ?? answer(9, []);
+      },
+    } as unknown as ControlClient;
+    let applies = 0;
+    const follower = new FeedFollower(
+      client,
+      {
+        apply: async () => ({
+          upserts: 1,
+          removes: 0,
+          ...(++applies === 2 ? { retry: true } : {}),
+        }),
+      },
+      pino({ level: 'silent' }),
+    );
+    await follower.run(stop.signal);
+    expect(asked).toEqual([0, 1, 1, 3]);
+  });
+});

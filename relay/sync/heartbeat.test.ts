@@ -1,0 +1,165 @@
+// Heartbeats from several data planes: Ferry bytes count per device beside WireGuard's (quota
+// and load), tunnels count as up from either plane, an unreadable plane does not silence the
+// node or lose bytes, and degraded planes are reported.
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import type { Protocol } from '../../contracts/index.js';
+import type { ControlClient } from './control-client.js';
+import { HeartbeatReporter, type PeerTraffic, type TrafficSource } from './heartbeat.js';
+
+const silent = pino({ level: 'silent' });
+
+interface Sent {
+  load: number;
+  rx_bps: number;
+  tx_bps: number;
+  fresh_handshakes: { device_id: string }[];
+  usage: { device_id: string; bytes: number }[];
+  degraded: Protocol[];
+}
+
+function setup(opts: { failHeartbeat?: () => boolean; degraded?: () => Protocol[] } = {}) {
+  const sent: Sent[] = [];
+  const client = {
+    heartbeat: async (body: Sent) => {
+      if (opts.failHeartbeat?.()) throw new Error('control plane unreachable');
+      sent.push(body);
+      return { feed_version: 1, healthy_for_seconds: 30 };
+    },
+  } as unknown as ControlClient;
+  const wg: PeerTraffic[] = [];
+  const ferry: PeerTraffic[] = [];
+  let ferryBroken = false;
+  const sources: TrafficSource[] = [
+    { name: 'wireguard', read: async () => wg.map((p) => ({ ...p })) },
+    {
+      name: 'ferry',
+      minIdleMs: 15_000,
+      read: async () => {
+        if (ferryBroken) throw new Error('peerStats: tunnel failed');
+        return ferry.map((p) => ({ ...p }));
+      },
+    },
+  ];
+  const reporter = new HeartbeatReporter(
+    client,
+    sources,
+    { intervalMs: 1_000, peerIdleMs: 3_000, capacityMbps: 1 },
+    silent,
+    opts.degraded,
+  );
+  const usageOf = (s: Sent) => Object.fromEntries(s.usage.map((u) => [u.device_id, u.bytes]));
+  return {
+    reporter,
+    sent,
+    wg,
+    ferry,
+    usageOf,
+    breakFerry: (b: boolean) => (ferryBroken = b),
+  };
+}
+
+const now = () => Date.now();
+
+describe('HeartbeatReporter', () => {
+  it('counts Ferry bytes per device with the WireGuard ones, for the quota and the load', async () => {
+    const { reporter, sent, wg, ferry, usageOf } = setup();
+    wg.push({
+      key: 'wgkey-a',
+      deviceId: 'dev_a',
+      rxBytes: 1_000,
+      txBytes: 500,
+      lastHandshakeMs: now(),
+    });
+    ferry.push(
+      { key: 'dev_b', deviceId: 'dev_b', rxBytes: 40_000, txBytes: 60_000, lastHandshakeMs: now() },
+      { key: 'dev_a', deviceId: 'dev_a', rxBytes: 10, txBytes: 20, lastHandshakeMs: now() },
+    );
+    await reporter.beat();
+    expect(usageOf(sent[0]!)).toEqual({ dev_a: 1_530, dev_b: 100_000 });
+
+    // Only what was carried since the last heartbeat is reported again.
+    ferry[0]!.rxBytes += 2_000_000;
+    ferry[0]!.txBytes += 3_000_000;
+    await reporter.beat();
+    expect(usageOf(sent[1]!)).toEqual({ dev_b: 5_000_000 });
+    expect(sent[1]!.rx_bps).toBeGreaterThan(0);
+    expect(sent[1]!.load).toBeGreaterThan(1);
+  });
+
+  it('reports a Ferry tunnel up between keepalives, and gone once its handshakes stop', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const { reporter, sent, wg, ferry } = setup();
+      wg.push({ key: 'k', deviceId: 'dev_a', rxBytes: 10, txBytes: 10, lastHandshakeMs: now() });
+      ferry.push({
+        key: 'dev_b',
+        deviceId: 'dev_b',
+        rxBytes: 100,
+        txBytes: 100,
+        lastHandshakeMs: now() - 1_000,
+      });
+      await reporter.beat();
+      expect(sent[0]!.fresh_handshakes.map((f) => f.device_id).sort()).toEqual(['dev_a', 'dev_b']);
+      // 5 s without a byte (Ferry's keepalive interval): WireGuard's 3 s idle time has passed.
+      vi.setSystemTime(now() + 5_000);
+      await reporter.beat();
+      expect(sent[1]!.fresh_handshakes).toEqual([{ device_id: 'dev_b' }]);
+      // The client went away: no handshake for longer than a session lives.
+      ferry[0]!.rxBytes += 50;
+      ferry[0]!.lastHandshakeMs = now() - 200_000;
+      await reporter.beat();
+      expect(sent[2]!.fresh_handshakes).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps reporting when one plane cannot be read, and loses none of its bytes', async () => {
+    const { reporter, sent, wg, ferry, usageOf, breakFerry } = setup();
+    wg.push({ key: 'k', deviceId: 'dev_a', rxBytes: 10, txBytes: 10, lastHandshakeMs: now() });
+    ferry.push({
+      key: 'dev_b',
+      deviceId: 'dev_b',
+      rxBytes: 100,
+      txBytes: 0,
+      lastHandshakeMs: now(),
+    });
+    await reporter.beat();
+    breakFerry(true);
+    ferry[0]!.rxBytes = 700;
+    wg[0]!.rxBytes = 30;
+    await reporter.beat();
+    expect(usageOf(sent[1]!)).toEqual({ dev_a: 20 });
+    breakFerry(false);
+    await reporter.beat();
+    expect(usageOf(sent[2]!)).toEqual({ dev_b: 600 });
+  });
+
+  it('sends the bytes of a failed heartbeat with the next one', async () => {
+    let fail = false;
+    const { reporter, sent, ferry, usageOf } = setup({ failHeartbeat: () => fail });
+    ferry.push({
+      key: 'dev_b',
+      deviceId: 'dev_b',
+      rxBytes: 100,
+      txBytes: 0,
+      lastHandshakeMs: now(),
+    });
+    fail = true;
+    await expect(reporter.beat()).rejects.toThrow(/unreachable/);
+    ferry[0]!.rxBytes = 250;
+    fail = false;
+    await reporter.beat();
+    expect(usageOf(sent[0]!)).toEqual({ dev_b: 250 });
+  });
+
+  it('reports the degraded data planes', async () => {
+    let degraded: Protocol[] = ['ferry'];
+    const { reporter, sent } = setup({ degraded: () => degraded });
+    await reporter.beat();
+    degraded = [];
+    await reporter.beat();
+    expect(sent.map((s) => s.degraded)).toEqual([['ferry'], []]);
+  });
+});

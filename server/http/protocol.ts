@@ -115,6 +115,14 @@ function onClientError(error: ClientError, socket: Socket, allowed: AllowedMetho
   closeGracefully(socket, LINGER_MS);
 }
 
+function notFound(request: FastifyRequest): FerryError {
+  const path = request.url.split('?')[0]!;
+  return new FerryError(
+    'not-found',
+    `no route ${request.method.slice(0, 32)} ${path.slice(0, 200)}`,
+  );
+}
+
 function methodNotAllowed(method: string, methods: string[]): FerryError {
   return new FerryError(
     'method-not-allowed',
@@ -201,10 +209,11 @@ export function installProtocol(app: FastifyInstance, deps: ProtocolDeps): void 
     // type would be refused as a bad body, not a wrong method).
     if (request.is404) {
       const methods = allowed.of(request.url);
-      if (methods)
-        return sendProblem(reply, methodNotAllowed(request.method, methods), {
-          allow: methods.join(', '),
-        });
+      return methods
+        ? sendProblem(reply, methodNotAllowed(request.method, methods), {
+            allow: methods.join(', '),
+          })
+        : sendProblem(reply, notFound(request));
     }
   });
 
@@ -262,13 +271,8 @@ export function installProtocol(app: FastifyInstance, deps: ProtocolDeps): void 
     return sendProblem(reply, new FerryError('internal', 'something went wrong on our side'));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    return sendProblem(
-      reply,
-      new FerryError('not-found', `no route ${request.method.slice(0, 32)} ${path.slice(0, 200)}`),
-    );
-  });
+  // Unknown paths are answered in onRequest above; this is Fastify's own last resort.
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(request)));
 
   const server = app.server as Server;
   // With a listener Node leaves 100 Continue to us (the preParsing hook above).

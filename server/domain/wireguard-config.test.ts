@@ -2,7 +2,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConnectResponse } from '../../contracts/index.js';
-import { publicKeyOf, qrSvg, renderWgQuick } from './wireguard-config.js';
+import { oneLine, publicKeyOf, qrSvg, renderWgQuick } from './wireguard-config.js';
 
 const answer = {
   session_id: 'ses_1',
@@ -67,5 +67,35 @@ describe('wg-quick configuration', () => {
     const svg = await qrSvg(renderWgQuick(answer, 'phone', 'PRIVATE='));
     expect(svg).toMatch(/^<svg /);
     expect(svg.length).toBeGreaterThan(1000);
+  });
+
+  // How the readers of these files split lines: wg-quick (bash `read`), the Windows and
+  // Android apps (\n, \r\n, \r), and the Apple apps (every Unicode newline).
+  const SPLITTERS: Record<string, RegExp> = {
+    'wg-quick': /\n/,
+    android: /\r\n|\r|\n/,
+    apple: /\r\n|[\n\v\f\r\u0085\u2028\u2029]/,
+  };
+  const SEPARATORS = ['\n', '\r', '\r\n', '\v', '\f', '\u0085', '\u2028', '\u2029'];
+
+  it('keeps a hostile device name on its comment line for every reader', () => {
+    const clean = renderWgQuick(answer, 'phone', 'PRIVATE=');
+    for (const sep of SEPARATORS) {
+      const name = `x${sep}DNS = 9.9.9.9${sep}[Peer]${sep}AllowedIPs = 0.0.0.0/1${sep}#`;
+      const text = renderWgQuick(answer, name, 'PRIVATE=');
+      for (const [reader, split] of Object.entries(SPLITTERS)) {
+        const lines = text.split(split);
+        expect(lines.length, `${reader} ${JSON.stringify(sep)}`).toBe(clean.split(split).length);
+        expect(lines.filter((l) => /^\s*DNS\s*=/.test(l))).toEqual(['DNS = 10.64.0.1']);
+        expect(lines.filter((l) => /^\s*\[Peer\]/.test(l))).toHaveLength(1);
+        expect(lines[1]).toMatch(/^# Ferry: x DNS = 9\.9\.9\.9 \[Peer\] AllowedIPs/);
+      }
+    }
+  });
+
+  it('drops controls, separators and bidi overrides from any value, keeping emoji whole', () => {
+    expect(oneLine('a\u0000b\u001b[31mc\u202ed\u2066e\u200ff')).toBe('a b [31mc d e f');
+    expect(oneLine('Zoë’s 👩‍💻 laptop')).toBe('Zoë’s 👩‍💻 laptop');
+    expect(oneLine(51820)).toBe('51820');
   });
 });

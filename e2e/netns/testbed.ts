@@ -265,6 +265,32 @@ export class Testbed {
   }
 
   private observer?: Device;
+  private ledgerNode?: { token: string };
+
+  /**
+   * Reports `bytes` carried for a device by another node, through the node API, as a node in a
+   * region the free plan does not reach would: this month's usage without hours of traffic. The
+   * node reports itself fully loaded, so it is never offered for a session.
+   */
+  async reportUsageElsewhere(deviceId: string, bytes: number): Promise<void> {
+    if (!this.ledgerNode) {
+      const node = await this.admin('POST', '/admin/nodes', {
+        region: 'eu-west',
+        endpoint_host: `198.18.${this.net.n}.250`,
+        wireguard_port: WG_PORT,
+        capacity_mbps: 1,
+      });
+      await this.api('POST', '/node/register', {
+        token: node.token,
+        body: { wireguard_public_key: generateKeyPair().publicKey },
+      });
+      this.ledgerNode = { token: node.token };
+    }
+    await this.api('POST', '/node/heartbeat', {
+      token: this.ledgerNode.token,
+      body: { load: 10, rx_bps: 0, tx_bps: 0, usage: [{ device_id: deviceId, bytes }] },
+    });
+  }
 
   async newAccount(plan: 'basic' | 'premium' = 'basic'): Promise<string> {
     const { account_number } = await this.api('POST', '/accounts', { body: {} });
@@ -365,10 +391,13 @@ export class Testbed {
       '--transport',
       transport,
     ]);
+    // ferry-tun creates the interface first and sets it up a moment later: routes need it up.
     await this.net.waitFor(`${interfaceName} to come up`, 10_000, () => {
       try {
-        this.net.exec(host, ['ip', 'link', 'show', interfaceName]);
-        return true;
+        const flags = /<([^>]*)>/.exec(
+          this.net.exec(host, ['ip', '-o', 'link', 'show', interfaceName]),
+        );
+        return flags?.[1]!.split(',').includes('UP') ? true : undefined;
       } catch {
         return undefined;
       }

@@ -1,7 +1,6 @@
 // The event bus across instances sharing PostgreSQL: LISTEN/NOTIFY on one channel.
-import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import type { BusEvent, EventBus } from '../domain/event-bus.js';
+import { Subscribers, type BusEvent, type EventBus } from '../domain/event-bus.js';
 import { QueryBatcher } from './query-batcher.js';
 
 const CHANNEL = 'ferry_events';
@@ -9,7 +8,7 @@ const CHANNEL = 'ferry_events';
 export class PostgresEventBus implements EventBus {
   /** Other instances (and this one) hear an event only when its notification arrives. */
   readonly instant = false;
-  private readonly emitter = new EventEmitter().setMaxListeners(0);
+  private readonly subscribers = new Subscribers();
   /**
    * Under load each publish would take a pool connection for a round trip of its own; those
    * made while a NOTIFY is in flight go out together in the next. A publish still resolves
@@ -32,11 +31,14 @@ export class PostgresEventBus implements EventBus {
   ) {
     listener.on('notification', (msg) => {
       if (msg.channel !== CHANNEL || !msg.payload) return;
+      let event: BusEvent;
       try {
-        this.emitter.emit('event', JSON.parse(msg.payload) as BusEvent);
+        event = JSON.parse(msg.payload) as BusEvent;
       } catch {
         // Our own payloads are JSON; anything else on the channel is ignored.
+        return;
       }
+      this.subscribers.deliver(event);
     });
   }
 
@@ -52,12 +54,11 @@ export class PostgresEventBus implements EventBus {
   }
 
   subscribe(listener: (event: BusEvent) => void): () => void {
-    this.emitter.on('event', listener);
-    return () => this.emitter.off('event', listener);
+    return this.subscribers.add(listener);
   }
 
   async close(): Promise<void> {
-    this.emitter.removeAllListeners();
+    this.subscribers.clear();
     this.listener.release();
   }
 }

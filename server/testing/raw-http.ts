@@ -43,8 +43,10 @@ export function parseResponses(raw: Buffer): RawResponse[] {
 
 /**
  * Sends `head`, then `body` in chunks whatever the server answers (as an uploading client
- * does), then closes our side; reads until the connection is closed or `waitMs` pass, and says
- * how it ended: `fin` for an orderly close, `error:ECONNRESET` when the server reset it.
+ * does), and closes our side only after the server has closed its own (a client that closes
+ * first would have Node drop its request). Reads until the connection is closed or `waitMs`
+ * pass, and says how it ended: `fin` for an orderly close, `error:ECONNRESET` (or EPIPE) when
+ * the server reset it. Send `connection: close` where the server would keep it alive.
  */
 export function rawExchange(
   port: number,
@@ -55,7 +57,6 @@ export function rawExchange(
     /** A pause between chunks: the upload goes on while the server answers. */
     pauseMs?: number;
     waitMs?: number;
-    keepOpen?: boolean;
   } = {},
 ): Promise<RawExchange> {
   return new Promise((resolve) => {
@@ -91,7 +92,7 @@ export function rawExchange(
         }
       }
       writing = false;
-      if (!socket.destroyed && (!opts.keepOpen || socket.readableEnded)) socket.end();
+      if (!socket.destroyed && socket.readableEnded) socket.end();
     });
   });
 }

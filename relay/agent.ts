@@ -136,7 +136,14 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const peers = new PeerTable(async (k) => (await wg.get(k)).uapi, firewall, ferryServer?.peers);
   const feed = new FeedFollower(
     client,
-    peerTableSink(peers, health, ferryServer !== undefined),
+    peerTableSink(peers, health, {
+      ferry: ferryServer !== undefined,
+      failClosed: (reason) => {
+        if (stopping.signal.aborted) return;
+        log.error({ reason }, 'revocations cannot be applied; stopping the relay');
+        void teardown().then(resolveDone);
+      },
+    }),
     log,
   );
   const sources: TrafficSource[] = [

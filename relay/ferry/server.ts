@@ -3,7 +3,7 @@
 // find their way back to Ferry clients by connection mark, since a device's address is routed
 // to WireGuard too.
 import { GATEWAY_IPV4, shardRoutes } from '../../contracts/index.js';
-import { nativeDataPlane, type PeerStats } from '../../native/index.js';
+import { nativeDataPlane, type PeerStats, type ServerTunnel } from '../../native/index.js';
 import type { RelayHealth } from '../health.js';
 import type { Firewall } from '../nat/firewall.js';
 import { run } from '../system.js';
@@ -15,10 +15,13 @@ const FERRY_TABLE = '4646';
 
 export class FerryServer {
   private constructor(
-    private readonly close_: () => void,
+    private readonly tunnel: ServerTunnel,
     readonly peers: FerryPeers,
-    readonly interfaceName: string,
   ) {}
+
+  get interfaceName(): string {
+    return this.tunnel.interfaceName;
+  }
 
   static async start(o: {
     interfaceName: string;
@@ -67,14 +70,7 @@ export class FerryServer {
       },
     });
     self.peers = peers;
-    const server = new FerryServer(
-      () => {
-        peers.close();
-        tunnel.close();
-      },
-      peers,
-      interfaceName,
-    );
+    const server = new FerryServer(tunnel, peers);
     try {
       await o.firewall.addTunnelInterface(interfaceName);
       await o.firewall.markConnections(interfaceName, FERRY_MARK);
@@ -101,7 +97,8 @@ export class FerryServer {
   }
 
   async close(): Promise<void> {
-    this.close_();
+    this.peers.close();
+    this.tunnel.close();
     await run('ip', ['rule', 'del', 'fwmark', String(FERRY_MARK), 'lookup', FERRY_TABLE], {
       allowFailure: true,
     });

@@ -1,5 +1,6 @@
 // A feed answer that cannot be applied: the relay says which data plane is degraded and why,
-// counts it, asks again from the same version, and recovers once the answer applies.
+// counts it, asks again from the same version, and recovers once the answer applies; a
+// revocation WireGuard will not apply stops the relay.
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { PeersResponse } from '../../contracts/index.js';
@@ -39,7 +40,9 @@ function setup() {
   };
   const health = new RelayHealth(pino({ level: 'silent' }));
   const table = new PeerTable(async () => uapi, limits);
-  return { failures, health, table, sink: peerTableSink(table, health, true) };
+  const stops: string[] = [];
+  const sink = peerTableSink(table, health, { ferry: true, failClosed: (r) => stops.push(r) });
+  return { failures, health, table, sink, stops };
 }
 
 describe('applying the feed', () => {
@@ -63,6 +66,26 @@ describe('applying the feed', () => {
     expect(health.degraded().sort()).toEqual(['ferry', 'wireguard']);
     await sink.apply(answer(1, [2]));
     expect(health.degraded()).toEqual([]);
+  });
+
+  it('stops the relay when WireGuard will not let a revoked peer go', async () => {
+    const { failures, health, table, sink, stops } = setup();
+    await sink.apply(answer(1, [2, 3]));
+    // One failed removal is tried again at once; it goes through.
+    failures.uapi = 1;
+    const revoke = (version: number, n: number): PeersResponse => ({
+      version,
+      snapshot: false,
+      peers: [{ device_id: `dev_${n}`, op: 'remove' }],
+    });
+    expect(await sink.apply(revoke(2, 2))).toEqual({ upserts: 0, removes: 1 });
+    expect(stops).toEqual([]);
+    // Twice in a row: the relay must not keep serving a peer it cannot revoke.
+    failures.uapi = 2;
+    expect(await sink.apply(revoke(3, 3))).toMatchObject({ retry: true });
+    expect(stops).toEqual(['WireGuard peers could not be removed: UAPI errno -12']);
+    expect(health.degraded()).toEqual(['wireguard']);
+    expect(table.deviceOfKey(key(3))).toBe('dev_3');
   });
 
   it('asks again from the same version when an answer could not be applied', async () => {

@@ -52,10 +52,14 @@ export interface ApplyResult {
   refused: { id: string; reason: string }[];
 }
 
-/** Where applying a feed answer failed: the WireGuard interfaces, or the firewall's rate limits. */
+/**
+ * Where applying a feed answer failed: the WireGuard interfaces would not take peers, the
+ * firewall's rate limits, or the WireGuard interfaces would not let peers go (twice in a row:
+ * revocations cannot be applied, and the caller must stop serving WireGuard).
+ */
 export class PeerApplyError extends Error {
   constructor(
-    readonly stage: 'wireguard' | 'limits',
+    readonly stage: 'wireguard' | 'limits' | 'revocations',
     cause: unknown,
   ) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
@@ -151,7 +155,16 @@ export class PeerTable {
         if (next === null || old!.ipv4 !== next.ipv4) unlimit.push(old!.ipv4);
         if (next === null || old!.ipv6 !== next.ipv6) unlimit.push(old!.ipv6);
       }
-      await this.sendOps(opsByShard);
+      try {
+        await this.sendOps(opsByShard);
+      } catch {
+        // A revocation is not left for later: one more try, then it is the caller's to fail closed.
+        try {
+          await this.sendOps(opsByShard);
+        } catch (e) {
+          throw new PeerApplyError('revocations', (e as Error).cause ?? e);
+        }
+      }
       for (const c of batch) {
         if (c.next !== null) continue;
         this.byDevice.delete(c.id);

@@ -7,6 +7,7 @@
         "src/core/crypto.cc",
         "src/core/offload.cc",
         "src/core/protocol.cc",
+        "src/core/secret.cc",
         "src/core/tcp-framing.cc",
         "src/napi/addon.cc"
       ],
@@ -19,7 +20,18 @@
       "xcode_settings": {"GCC_ENABLE_CPP_EXCEPTIONS": "YES", "CLANG_CXX_LANGUAGE_STANDARD": "c++17"},
       "msvs_settings": {"VCCLCompilerTool": {"ExceptionHandling": 1}},
       "conditions": [
-        ["OS=='linux'", {"sources": ["src/core/tun.linux.cc", "src/core/tunnel.cc"]}],
+        ["OS=='linux'", {"sources": [
+          "src/core/client-engine.cc",
+          "src/core/endpoint.cc",
+          "src/core/engine-base.cc",
+          "src/core/handshake-worker.cc",
+          "src/core/packet-pipe.cc",
+          "src/core/peer-registry.cc",
+          "src/core/server-engine.cc",
+          "src/core/tcp-conn.cc",
+          "src/core/tun.linux.cc",
+          "src/core/tunnel.cc"
+        ]}],
         ["OS!='linux'", {"sources": ["src/core/tun.unsupported.cc", "src/core/tunnel.unsupported.cc"]}]
       ]
     }

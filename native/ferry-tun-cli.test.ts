@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { main, parseHostPort, parsePeer, readPeersFile } from './ferry-tun-cli.js';
+import { main, parseHostPort, parsePeer, readPeersFile, scanPeersFile } from './ferry-tun-cli.js';
 import { FakeDataPlane } from './tunnel.fake.js';
 
 afterEach(() => vi.restoreAllMocks());
@@ -28,7 +28,9 @@ describe('argument parsers', () => {
 
   it('parses PUBKEY=ADDR/32 whose key itself ends in =', () => {
     const key = Buffer.alloc(32, 7).toString('base64');
-    expect(parsePeer(`${key}=10.99.0.2/32`)).toEqual([{ publicKey: key, address: '10.99.0.2' }]);
+    expect(parsePeer(`${key}=10.99.0.2/32`)).toEqual([
+      { id: '10.99.0.2', publicKey: key, address: '10.99.0.2' },
+    ]);
     for (const bad of [
       `${key}=10.99.0.2/24`,
       `${key}=10.99.0.300/32`,
@@ -47,11 +49,17 @@ describe('peers file', () => {
     const b = Buffer.alloc(32, 2).toString('base64');
     writeFileSync(join(dir, 'ok'), `# devices\n${a}=10.99.0.2/32\n\n${b}=10.99.0.3/32 # laptop\n`);
     expect(readPeersFile(join(dir, 'ok'))).toEqual([
-      { publicKey: a, address: '10.99.0.2' },
-      { publicKey: b, address: '10.99.0.3' },
+      { id: '10.99.0.2', publicKey: a, address: '10.99.0.2' },
+      { id: '10.99.0.3', publicKey: b, address: '10.99.0.3' },
     ]);
     writeFileSync(join(dir, 'bad'), `${a}=10.99.0.2/32\nnonsense\n`);
     expect(() => readPeersFile(join(dir, 'bad'))).toThrow(/line 2/);
+    // A reload keeps the good lines and names the bad ones (the caller fails closed on those).
+    expect(scanPeersFile(join(dir, 'bad'))).toEqual({
+      peers: [{ id: '10.99.0.2', publicKey: a, address: '10.99.0.2' }],
+      problems: [`${join(dir, 'bad')} line 2: expected PUBKEY=ADDR/32`],
+    });
+    expect(scanPeersFile(join(dir, 'missing')).problems[0]).toMatch(/cannot read peers file/);
   });
 });
 

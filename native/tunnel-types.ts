@@ -25,6 +25,8 @@ export interface ClientTunnelOptions {
   transport?: Transport;
   /** TUN TSO and UDP GSO/GRO (default true); off only to measure their effect. */
   offload?: boolean;
+  /** The largest IP packet the path to the server carries (576..65535, default 1500); bounds padding. */
+  pathMtu?: number;
 }
 
 export interface ServerPeer {
@@ -84,6 +86,12 @@ export interface ServerTunnelOptions {
   tcpListenPort?: number;
   /** Unauthenticated TCP connections are closed this long after accept, whatever they sent (default 10000). */
   tcpAuthTimeoutMs?: number;
+  /** Authenticated TCP connections held at once, all peers together (default 16384; each peer keeps at most 4). */
+  tcpMaxConnections?: number;
+  /** Initiations a second one source address may have checked (default 20); more are dropped and counted. */
+  handshakesPerSource?: number;
+  /** The largest IP packet the paths to clients carry (576..65535, default 1500); bounds padding. */
+  pathMtu?: number;
   peers: ServerPeer[];
   offload?: boolean;
 }
@@ -98,6 +106,8 @@ export interface TunnelCounters {
   replayDropped: number;
   authDropped: number;
   handshakes: number;
+  /** Initiations dropped unexamined: over a source's budget, or the handshake queue was full. */
+  handshakesDropped: number;
 }
 
 /** Counters before anything happened. */
@@ -110,6 +120,7 @@ export const ZERO_COUNTERS: Readonly<TunnelCounters> = Object.freeze({
   replayDropped: 0,
   authDropped: 0,
   handshakes: 0,
+  handshakesDropped: 0,
 });
 
 interface EventBase {
@@ -238,6 +249,7 @@ export function validateClientOptions(o: ClientTunnelOptions): void {
   checkInt('keepaliveSeconds', o.keepaliveSeconds, 1, 60);
   if (o.transport !== undefined && o.transport !== 'udp' && o.transport !== 'tcp')
     bad('transport must be udp or tcp');
+  checkInt('pathMtu', o.pathMtu, 576, 65535);
 }
 
 export function validateServerOptions(o: ServerTunnelOptions): void {
@@ -247,6 +259,9 @@ export function validateServerOptions(o: ServerTunnelOptions): void {
     bad('tcpListenHost and tcpListenPort go together');
   checkInt('tcpListenPort', o.tcpListenPort, 1, 65535);
   checkInt('tcpAuthTimeoutMs', o.tcpAuthTimeoutMs, 100, 600_000);
+  checkInt('tcpMaxConnections', o.tcpMaxConnections, 1, 1 << 20);
+  checkInt('handshakesPerSource', o.handshakesPerSource, 1, 100_000);
+  checkInt('pathMtu', o.pathMtu, 576, 65535);
   validatePeers(o.peers);
 }
 

@@ -12,8 +12,10 @@ fi
 
 bash scripts/setup/system-packages.sh
 bash scripts/setup/node-deps.sh --native
-echo "test: the native addon's C++ tests and test vectors" >&2
+echo "test: the native addon's C++ tests, engine tests and test vectors" >&2
 make -s -C native test
+echo "test: the C++ tests under ThreadSanitizer and AddressSanitizer+UBSan" >&2
+make -s -j2 -C native sanitize
 
 echo "test: lint, types, format" >&2
 npx --no-install eslint .

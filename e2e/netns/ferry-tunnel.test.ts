@@ -163,10 +163,10 @@ it('drops a packet with a flipped bit and a replayed packet', async () => {
   await sleep(300);
   await stopWire();
 
-  // The echo request is 1028 bytes of IP; with 0..15 bytes of padding and 32 of overhead: 1060..1075
+  // The echo request is 1028 bytes of IP; with 0..63 bytes of padding and 32 of overhead: 1060..1123
   // (a size nothing else the client sends, such as IPv6 neighbour discovery, comes near).
   const data = readPcapUdp(wire).filter(
-    (p) => p.dport === FERRY_PORT && p.payload.length >= 1060 && p.payload.length <= 1075,
+    (p) => p.dport === FERRY_PORT && p.payload.length >= 1060 && p.payload.length <= 1123,
   );
   expect(data.length).toBe(1);
   const original = data[0]!.payload;
@@ -197,7 +197,10 @@ it('drops a packet with a flipped bit and a replayed packet', async () => {
     'four drops',
   );
   expect(after.rxPackets).toBe(before.rxPackets);
-  expect((after.replayDropped ?? 0) - (before.replayDropped ?? 0)).toBeGreaterThanOrEqual(1);
+  // Sent from another port than the client's, none of them can even be matched to a session (the node
+  // finds sessions by sender); replays from the client's own address meet the replay window, which the
+  // C++ tests cover.
+  expect((after.authDropped ?? 0) - (before.authDropped ?? 0)).toBeGreaterThanOrEqual(4);
   await stopInner();
   // Exactly one echo request ever reached the server's TUN interface: the original.
   const records = countPcapRecords(inner);
@@ -224,8 +227,8 @@ it('never answers random probes of many lengths or a replayed handshake', async 
   await stopWire();
   const init = readPcapUdp(wire).find((p) => p.dport === FERRY_PORT);
   expect(init).toBeDefined();
-  expect(init!.payload.length).toBeGreaterThanOrEqual(121);
-  expect(init!.payload.length).toBeLessThanOrEqual(248);
+  expect(init!.payload.length).toBeGreaterThanOrEqual(137);
+  expect(init!.payload.length).toBeLessThanOrEqual(264);
 
   const before = await server.waitCounters(
     (c) => (c.handshakes ?? 0) >= 1,
@@ -330,19 +333,26 @@ it('rotates keys on volume as well as on time', async () => {
   expect(c.authDropped).toBe(0);
 }, 40_000);
 
-it('keeps the session when the client changes address', async () => {
-  const { server } = await connect(['--keepalive-seconds', '1']);
+it('keeps the tunnel when the client changes address', async () => {
+  const { server, client } = await connect(['--keepalive-seconds', '1']);
   expect(ping(2)).toBe(true);
+  const before = await server.waitCounters((x) => (x.rxPackets ?? 0) >= 2, 5000, 'traffic');
   topo.exec(topo.clientNs, ['ip', 'addr', 'flush', 'dev', topo.clientVeth]);
   topo.exec(topo.clientNs, ['ip', 'addr', 'add', '192.168.240.3/24', 'dev', topo.clientVeth]);
-  // The old address no longer exists, so replies only arrive if the server follows the client.
-  expect(ping(3)).toBe(true);
+  // The old address no longer exists, so replies only arrive if the server follows the client. The node
+  // finds sessions by sender, so the client tells it where it is now with one handshake (its socket's
+  // source address went away: it reopens it and handshakes at once).
+  expect(ping(5)).toBe(true);
   const c = await server.waitCounters(
-    (x) => (x.rxPackets ?? 0) >= 5,
+    (x) => (x.rxPackets ?? 0) >= (before.rxPackets ?? 0) + 3,
     5000,
     'traffic after roaming',
   );
-  expect(c.handshakes).toBe(1);
+  expect(c.handshakes).toBe(2);
+  // The tunnel never went down on the way.
+  expect(client.events.filter((e) => e.type === 'state' && e.state === 'connecting').length).toBe(
+    1,
+  );
   expect(CLIENT_TUNNEL).toBe('10.99.0.2');
 }, 40_000);
 
@@ -357,11 +367,12 @@ it('re-handshakes by itself when the server restarts and loses the session', asy
     10_000,
     'server up again',
   );
-  // Pings every second go unanswered; after three intervals (floor 5 s) the client handshakes again.
+  // Pings every second go unanswered; one second after an unanswered ping the client handshakes again,
+  // which the restarted server (a start before the initiation) answers.
   await client.waitFor(
-    (e) => e.type === 'state' && e.state === 'connecting' && client.events.indexOf(e) >= before,
+    (e) => e.type === 'rekey' && client.events.indexOf(e) >= before,
     15_000,
-    'client notices',
+    'client handshakes again',
   );
   await restarted.waitFor((e) => e.type === 'peer', 15_000, 'client back on the new server');
   expect(ping(3)).toBe(true);

@@ -60,23 +60,27 @@ static VectorOut run_vector(Cipher cipher) {
   const Key32 client_eph = seq_key(0x41), server_eph = seq_key(0x61);
   const Key32 client_pub = x25519_public_from_private(client_priv);
   const Key32 server_pub = x25519_public_from_private(server_priv);
-  const Key32 mask_key = derive_mask_key(server_pub);
+  const Key32 mask_key = derive_handshake_mask_key(server_pub);
+  const Key32 mac1_key = derive_mac1_key(server_pub);
   Masker m(mask_key);
+  Mac16 mac1(mac1_key);
+  X25519Key server(server_priv);
   v.kv["client_public"] = hex(client_pub.data(), 32);
   v.kv["server_public"] = hex(server_pub.data(), 32);
-  v.kv["mask_key"] = hex(mask_key.data(), 32);
+  v.kv["hs_mask_key"] = hex(mask_key.data(), 32);
+  v.kv["mac1_key"] = hex(mac1_key.data(), 32);
 
   InitParams ip{client_eph, 0x11223344u, 1700000000000ull, cipher, 7};
   InitiatorState ist;
   uint8_t init[kInitMaxLen];
-  size_t init_len = write_init(client_priv, client_pub, server_pub, m, ip, ist, init);
+  size_t init_len = write_init(client_priv, client_pub, server_pub, m, mac1, ip, ist, init);
   v.kv["init"] = hex(init, init_len);
 
   uint8_t rx[kInitMaxLen];
   std::memcpy(rx, init, init_len);
   ResponderState rst;
-  bool ok = unmask_datagram(m, rx, init_len) == uint8_t(MsgType::kInit) &&
-            read_init(server_priv, server_pub, rx, init_len, rst);
+  bool ok = unmask_handshake(m, rx, init_len) == uint8_t(MsgType::kInit) && check_mac1(mac1, rx, init_len) &&
+            read_init(server, rx, init_len, rst);
   v.kv["server_reads_init"] = ok ? "yes" : "no";
   v.kv["init_timestamp_ms"] = std::to_string(rst.timestamp_ms);
 
@@ -89,25 +93,43 @@ static VectorOut run_vector(Cipher cipher) {
   SessionKeys ckeys;
   uint8_t rx2[kResponseMaxLen];
   std::memcpy(rx2, resp, resp_len);
-  ok = unmask_datagram(m, rx2, resp_len) == uint8_t(MsgType::kResponse) &&
+  ok = unmask_handshake(m, rx2, resp_len) == uint8_t(MsgType::kResponse) &&
        read_response(ist, client_priv, rx2, resp_len, ckeys);
   v.kv["client_reads_response"] = ok ? "yes" : "no";
   v.kv["key_c2s"] = hex(ckeys.send.data(), 32);
   v.kv["key_s2c"] = hex(ckeys.recv.data(), 32);
-  v.kv["keys_agree"] = (ckeys.send == skeys.recv && ckeys.recv == skeys.send) ? "yes" : "no";
+  v.kv["hdr_c2s"] = hex(ckeys.hdr_send.data(), 32);
+  v.kv["hdr_s2c"] = hex(ckeys.hdr_recv.data(), 32);
+  v.kv["keys_agree"] = (ckeys.send == skeys.recv && ckeys.recv == skeys.send && ckeys.hdr_send == skeys.hdr_recv &&
+                        ckeys.hdr_recv == skeys.hdr_send)
+                           ? "yes"
+                           : "no";
 
   // Data packet client -> server, counter 0, the inner packet followed by 4 padding bytes.
   Aead csend(ckeys.cipher, ckeys.send);
+  Masker chdr(ckeys.hdr_send);
   uint8_t data[kHeaderLen + 32 + kTagLen] = {0};
   std::memcpy(data + kHeaderLen, kInnerPacket, sizeof kInnerPacket);
-  size_t data_len = seal_data(csend, m, ckeys.remote_index, 0, data, sizeof kInnerPacket + 4);
+  size_t data_len = seal_data(csend, chdr, ckeys.remote_index, 0, data, sizeof kInnerPacket + 4);
   v.kv["data_c2s_0"] = hex(data, data_len);
+  // The server reads it with its own keys and with nothing else.
+  {
+    uint8_t b[sizeof data];
+    std::memcpy(b, data, data_len);
+    Masker shdr(skeys.hdr_recv);
+    Aead srecv(skeys.cipher, skeys.recv);
+    const bool not_handshake = unmask_handshake(m, b, data_len) == 0;
+    const bool read = unmask_data(shdr, skeys.local_index, b, data_len) && data_counter(b) == 0 &&
+                      open_data(srecv, b, data_len) && std::memcmp(b + kHeaderLen, kInnerPacket, 28) == 0;
+    v.kv["server_reads_data"] = not_handshake && read ? "yes" : "no";
+  }
   // Data packet server -> client, counter 1, a ping carrying 0x0102030405060708 and no padding.
   Aead ssend(skeys.cipher, skeys.send);
+  Masker shdr(skeys.hdr_send);
   uint8_t ping[kHeaderLen + 9 + kTagLen] = {0};
   ping[kHeaderLen] = kInnerPing;
   for (int i = 0; i < 8; ++i) ping[kHeaderLen + 1 + i] = uint8_t(i + 1);
-  size_t ping_len = seal_data(ssend, m, skeys.remote_index, 1, ping, 9);
+  size_t ping_len = seal_data(ssend, shdr, skeys.remote_index, 1, ping, 9);
   v.kv["data_s2c_1"] = hex(ping, ping_len);
   return v;
 }
@@ -186,43 +208,54 @@ static void test_tamper() {
   const Key32 client_priv = x25519_generate_private(), server_priv = x25519_generate_private();
   const Key32 client_pub = x25519_public_from_private(client_priv);
   const Key32 server_pub = x25519_public_from_private(server_priv);
-  Masker m(derive_mask_key(server_pub));
+  Masker m(derive_handshake_mask_key(server_pub));
+  Mac16 mac1(derive_mac1_key(server_pub));
+  X25519Key server(server_priv);
   InitParams ip{x25519_generate_private(), 7, 1700000000000ull, Cipher::kChaCha20Poly1305, 20};
   InitiatorState ist;
   uint8_t init[kInitMaxLen];
-  size_t len = write_init(client_priv, client_pub, server_pub, m, ip, ist, init);
+  size_t len = write_init(client_priv, client_pub, server_pub, m, mac1, ip, ist, init);
   CHECK(len == kInitMinLen + 20);
-  int accepted = 0;
+  int accepted = 0, passed_mac1 = 0;
   for (size_t bit = 0; bit < len * 8; ++bit) {
     uint8_t b[kInitMaxLen];
     std::memcpy(b, init, len);
     b[bit / 8] ^= uint8_t(1u << (bit % 8));
     ResponderState rs;
-    if (unmask_datagram(m, b, len) == uint8_t(MsgType::kInit) && read_init(server_priv, server_pub, b, len, rs))
-      ++accepted;
+    if (unmask_handshake(m, b, len) == uint8_t(MsgType::kInit) && check_mac1(mac1, b, len)) {
+      ++passed_mac1;
+      if (read_init(server, b, len, rs)) ++accepted;
+    }
   }
   CHECK(accepted == 0);
+  CHECK(passed_mac1 == 0);  // mac1 covers every byte: no flipped bit even reaches the public-key work
   // Truncated and extended copies are rejected too.
   for (size_t l = 0; l < len + 8 && l < kInitMaxLen; ++l) {
     if (l == len) continue;
     uint8_t b[kInitMaxLen] = {0};
     std::memcpy(b, init, l < len ? l : len);
     ResponderState rs;
-    bool ok = l >= kDataMinLen && unmask_datagram(m, b, l) == uint8_t(MsgType::kInit) &&
-              read_init(server_priv, server_pub, b, l, rs);
+    bool ok = l >= kDataMinLen && unmask_handshake(m, b, l) == uint8_t(MsgType::kInit) && check_mac1(mac1, b, l) &&
+              read_init(server, b, l, rs);
     CHECK(!ok);
   }
 
   for (Cipher c : {Cipher::kAes256Gcm, Cipher::kChaCha20Poly1305}) {
-    Key32 k = x25519_generate_private();
+    Key32 k = x25519_generate_private(), hk = x25519_generate_private();
     Aead tx(c, k), rx(c, k);
+    Masker htx(hk), hrx(hk), other(x25519_generate_private());
     uint8_t pkt[kHeaderLen + 40 + kTagLen] = {0};
     std::memcpy(pkt + kHeaderLen, kInnerPacket, sizeof kInnerPacket);
-    size_t dl = seal_data(tx, m, 99, 5, pkt, 40);
+    size_t dl = seal_data(tx, htx, 99, 5, pkt, 40);
     {
       uint8_t b[sizeof pkt];
       std::memcpy(b, pkt, dl);
-      CHECK(unmask_datagram(m, b, dl) == uint8_t(MsgType::kData));
+      // Neither another session's mask nor the node's handshake mask reads the header; a wrong index neither.
+      CHECK(!unmask_data(other, 99, b, dl));
+      CHECK(unmask_handshake(m, b, dl) == 0);
+      CHECK(!unmask_data(hrx, 98, b, dl));
+      CHECK(std::memcmp(b, pkt, dl) == 0);  // refused attempts leave the message as it was
+      CHECK(unmask_data(hrx, 99, b, dl));
       CHECK(data_receiver(b) == 99 && data_counter(b) == 5);
       CHECK(open_data(rx, b, dl));
       CHECK(std::memcmp(b + kHeaderLen, kInnerPacket, sizeof kInnerPacket) == 0);
@@ -232,7 +265,7 @@ static void test_tamper() {
       uint8_t b[sizeof pkt];
       std::memcpy(b, pkt, dl);
       b[bit / 8] ^= uint8_t(1u << (bit % 8));
-      if (unmask_datagram(m, b, dl) == uint8_t(MsgType::kData) && open_data(rx, b, dl)) ++ok_count;
+      if (unmask_data(hrx, 99, b, dl) && open_data(rx, b, dl)) ++ok_count;
     }
     CHECK(ok_count == 0);
   }
@@ -245,40 +278,50 @@ static void test_wrong_keys() {
   const Key32 server_pub = x25519_public_from_private(server_priv);
   const Key32 other_pub = x25519_public_from_private(other_priv);
   // An initiation made for another server's key is not readable here (and is not even unmasked).
-  Masker m_other(derive_mask_key(other_pub));
-  Masker m(derive_mask_key(server_pub));
+  Masker m_other(derive_handshake_mask_key(other_pub));
+  Mac16 mac1_other(derive_mac1_key(other_pub));
+  Masker m(derive_handshake_mask_key(server_pub));
+  Mac16 mac1(derive_mac1_key(server_pub));
+  X25519Key server(server_priv);
   InitParams ip{x25519_generate_private(), 1, 1, Cipher::kAes256Gcm, 0};
   InitiatorState ist;
   uint8_t init[kInitMaxLen];
-  size_t len = write_init(client_priv, client_pub, other_pub, m_other, ip, ist, init);
+  size_t len = write_init(client_priv, client_pub, other_pub, m_other, mac1_other, ip, ist, init);
   ResponderState rs;
-  bool ok =
-      unmask_datagram(m, init, len) == uint8_t(MsgType::kInit) && read_init(server_priv, server_pub, init, len, rs);
+  bool ok = unmask_handshake(m, init, len) == uint8_t(MsgType::kInit) && check_mac1(mac1, init, len) &&
+            read_init(server, init, len, rs);
   CHECK(!ok);
   // A low-order ephemeral (all zero) is refused rather than producing a predictable key.
   uint8_t bad[kInitMinLen] = {0};
   bad[0] = uint8_t(MsgType::kInit);
-  CHECK(!read_init(server_priv, server_pub, bad, sizeof bad, rs));
+  CHECK(!read_init(server, bad, sizeof bad, rs));
 }
 
 // Random datagrams of every length never authenticate (probing: nothing for the server to answer).
 static void test_random_probes() {
   const Key32 server_priv = x25519_generate_private();
   const Key32 server_pub = x25519_public_from_private(server_priv);
-  Masker m(derive_mask_key(server_pub));
+  Masker m(derive_handshake_mask_key(server_pub));
+  Mac16 mac1(derive_mac1_key(server_pub));
+  X25519Key server(server_priv);
+  Masker hdr(x25519_generate_private());
   Aead rx(Cipher::kAes256Gcm, x25519_generate_private());
-  int authenticated = 0;
+  int authenticated = 0, passed_mac1 = 0;
   for (size_t len = 0; len < 1500; ++len) {
     for (int rep = 0; rep < 4; ++rep) {
       std::vector<uint8_t> b(len + 1);
       if (len) random_bytes(b.data(), len);
-      uint8_t t = unmask_datagram(m, b.data(), len);
+      if (unmask_data(hdr, 7, b.data(), len) && open_data(rx, b.data(), len)) ++authenticated;
+      uint8_t t = unmask_handshake(m, b.data(), len);
       ResponderState rs;
-      if (t == uint8_t(MsgType::kInit) && read_init(server_priv, server_pub, b.data(), len, rs)) ++authenticated;
-      if (t == uint8_t(MsgType::kData) && open_data(rx, b.data(), len)) ++authenticated;
+      if (t == uint8_t(MsgType::kInit) && check_mac1(mac1, b.data(), len)) {
+        ++passed_mac1;
+        if (read_init(server, b.data(), len, rs)) ++authenticated;
+      }
     }
   }
   CHECK(authenticated == 0);
+  CHECK(passed_mac1 == 0);
 }
 
 static void test_replay_window() {

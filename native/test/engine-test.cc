@@ -106,9 +106,9 @@ void test_revocation_cuts_sessions_and_tcp() {
   Server s = start_server({{a, b}});
   Node cb = start_client(s, b);
   CHECK(wait_connected(cb));
-  int fd = tcp_connect_and_init(s.tcp_port, s.pub, make_init(a, s.pub));
+  const int fd = raw_tcp_session(s.tcp_port, s.pub, a).fd;
   CHECK(fd >= 0);
-  CHECK(s.events->wait_for([](const Event& e) { return e.type == "peer"; }, 3000));
+  CHECK(s.events->wait_for([](const Event& e) { return e.type == "peer" && e.peer == "dev_a"; }, 3000));
   CHECK(round_trip(cb, s, b, 2000) >= 0);
   s.tunnel->set_peers({b.config()});
   int waited = 0;
@@ -197,7 +197,7 @@ void test_replay_after_peer_update() {
     c.offload = false;
     c.peers = {a.config()};
     auto pipe = std::make_unique<ferry::PacketPipe>("pipe-restart");
-    restarted.pipe = dup(pipe->peer_fd());
+    restarted.pipe = pipe->release_peer();
     restarted.events = std::make_shared<Recorder>();
     restarted.udp_port = c.listen_port;
     restarted.tunnel = ferry::start_server(c, std::move(pipe), restarted.events);
@@ -218,7 +218,7 @@ void test_slow_tcp_client() {
   // a authenticates over TCP with a tiny receive window and then never reads.
   RawTcpSession slow = raw_tcp_session(s.tcp_port, s.pub, a, 4096);
   CHECK(slow.fd >= 0);
-  CHECK(s.events->wait_for([](const Event& e) { return e.type == "peer"; }, 3000));
+  CHECK(s.events->wait_for([](const Event& e) { return e.type == "peer" && e.peer == "dev_a"; }, 3000));
   std::atomic<bool> stop{false};
   std::thread flood([&] {
     const Bytes big = udp_packet(ip4("10.99.0.1"), a.address, 7, 1300);

@@ -60,6 +60,85 @@ bool x25519_shared(const Key32& priv, const Key32& peer_pub, Key32& out) {
   return acc != 0;
 }
 
+X25519Key::X25519Key(const Key32& priv) {
+  pkey_ = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nullptr, priv.data(), priv.size());
+  if (!pkey_) throw CryptoError("invalid X25519 private key");
+  size_t len = pub_.size();
+  if (EVP_PKEY_get_raw_public_key(pkey_, pub_.data(), &len) != 1 || len != 32) {
+    EVP_PKEY_free(pkey_);
+    throw CryptoError("X25519 public key derivation failed");
+  }
+}
+
+X25519Key::~X25519Key() { EVP_PKEY_free(pkey_); }
+
+bool X25519Key::shared(const Key32& peer_pub, Key32& out) const {
+  PkeyPtr peer(EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nullptr, peer_pub.data(), peer_pub.size()));
+  if (!peer) return false;
+  PkeyCtxPtr ctx(EVP_PKEY_CTX_new(pkey_, nullptr));
+  if (!ctx || EVP_PKEY_derive_init(ctx.get()) != 1) return false;
+  if (EVP_PKEY_derive_set_peer(ctx.get(), peer.get()) != 1) return false;
+  size_t len = out.size();
+  if (EVP_PKEY_derive(ctx.get(), out.data(), &len) != 1 || len != 32) return false;
+  uint8_t acc = 0;
+  for (uint8_t b : out) acc |= b;
+  return acc != 0;
+}
+
+Mac16::Mac16(const Key32& key) {
+  mac_ = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  ctx_ = mac_ ? EVP_MAC_CTX_new(mac_) : nullptr;
+  OSSL_PARAM params[2] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>("SHA256"), 0),
+                          OSSL_PARAM_construct_end()};
+  if (!ctx_ || EVP_MAC_init(ctx_, key.data(), key.size(), params) != 1) {
+    EVP_MAC_CTX_free(ctx_);
+    EVP_MAC_free(mac_);
+    throw CryptoError("HMAC unavailable");
+  }
+}
+
+Mac16::~Mac16() {
+  EVP_MAC_CTX_free(ctx_);
+  EVP_MAC_free(mac_);
+}
+
+bool Mac16::compute(const uint8_t* data, size_t len, uint8_t out[16]) {
+  uint8_t full[32];
+  size_t outl = 0;
+  // A null key re-initialises with the key already set (OpenSSL 3).
+  if (EVP_MAC_init(ctx_, nullptr, 0, nullptr) != 1 || EVP_MAC_update(ctx_, data, len) != 1 ||
+      EVP_MAC_final(ctx_, full, &outl, sizeof full) != 1 || outl != 32)
+    return false;
+  std::memcpy(out, full, 16);
+  return true;
+}
+
+bool Mac16::verify(const uint8_t* data, size_t len, const uint8_t tag[16]) {
+  uint8_t want[16];
+  return compute(data, len, want) && CRYPTO_memcmp(want, tag, 16) == 0;
+}
+
+void RandomPool::refill() {
+  random_bytes(buf_, sizeof buf_);
+  pos_ = 0;
+}
+
+uint32_t RandomPool::below(uint32_t n) {
+  if (n <= 1) return 0;
+  // Rejection sampling over one byte keeps every value equally likely.
+  const uint32_t limit = 256 - 256 % n;
+  for (;;) {
+    const uint32_t b = byte();
+    if (b < limit) return b % n;
+  }
+}
+
+uint32_t RandomPool::u32() {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = v << 8 | byte();
+  return v;
+}
+
 void sha256(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, Key32& out) {
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   unsigned int len = 0;
@@ -211,17 +290,22 @@ std::string base64_encode(const uint8_t* data, size_t len) {
 }
 
 bool base64_decode_key(const std::string& text, Key32& out) {
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  size_t n = text.size();
+  while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ')) --n;
   // 32 bytes encode to exactly 44 characters ending in one '='.
-  if (t.size() != 44 || t[43] != '=' || t[42] == '=') return false;
+  if (n != 44 || text[43] != '=' || text[42] == '=') return false;
   unsigned char buf[33];
-  int n = EVP_DecodeBlock(buf, reinterpret_cast<const unsigned char*>(t.data()), 44);
-  if (n != 33) return false;  // EVP_DecodeBlock counts the padding byte
-  std::memcpy(out.data(), buf, 32);
+  int got = EVP_DecodeBlock(buf, reinterpret_cast<const unsigned char*>(text.data()), 44);
+  bool ok = got == 33;  // EVP_DecodeBlock counts the padding byte
+  if (ok) std::memcpy(out.data(), buf, 32);
   OPENSSL_cleanse(buf, sizeof buf);
-  // Reject non-canonical encodings by re-encoding.
-  return base64_encode(out.data(), 32) == t;
+  if (!ok) return false;
+  // Reject non-canonical encodings by re-encoding (the copy may be a private key: erase it).
+  std::string again = base64_encode(out.data(), 32);
+  ok = again.size() == 44 && CRYPTO_memcmp(again.data(), text.data(), 44) == 0;
+  OPENSSL_cleanse(&again[0], again.size());
+  if (!ok) OPENSSL_cleanse(out.data(), out.size());
+  return ok;
 }
 
 bool equal_ct(const uint8_t* a, const uint8_t* b, size_t len) { return CRYPTO_memcmp(a, b, len) == 0; }

@@ -28,6 +28,57 @@ Key32 x25519_public_from_private(const Key32& priv);
 // Returns false when the shared secret is all zero (low-order peer point): the handshake must fail.
 bool x25519_shared(const Key32& priv, const Key32& peer_pub, Key32& out);
 
+// A static X25519 private key parsed into OpenSSL once, for the many handshakes that use it.
+// shared() may be called from one thread at a time.
+class X25519Key {
+ public:
+  explicit X25519Key(const Key32& priv);
+  ~X25519Key();
+  X25519Key(const X25519Key&) = delete;
+  X25519Key& operator=(const X25519Key&) = delete;
+  const Key32& public_key() const { return pub_; }
+  // Same contract as x25519_shared.
+  bool shared(const Key32& peer_pub, Key32& out) const;
+
+ private:
+  EVP_PKEY* pkey_ = nullptr;
+  Key32 pub_{};
+};
+
+// MAC(k, x) of docs/protocol.md: the first 16 bytes of HMAC-SHA256. One instance per thread.
+class Mac16 {
+ public:
+  explicit Mac16(const Key32& key);
+  ~Mac16();
+  Mac16(const Mac16&) = delete;
+  Mac16& operator=(const Mac16&) = delete;
+  bool compute(const uint8_t* data, size_t len, uint8_t out[16]);
+  // Constant-time check of a 16-byte tag.
+  bool verify(const uint8_t* data, size_t len, const uint8_t tag[16]);
+
+ private:
+  EVP_MAC* mac_ = nullptr;
+  EVP_MAC_CTX* ctx_ = nullptr;
+};
+
+// Random bytes from OpenSSL's CSPRNG, fetched in blocks so that the per-packet cost is a memory read.
+// One instance per thread.
+class RandomPool {
+ public:
+  uint8_t byte() {
+    if (pos_ == sizeof buf_) refill();
+    return buf_[pos_++];
+  }
+  // Uniform in [0, n) for n <= 256, without modulo bias.
+  uint32_t below(uint32_t n);
+  uint32_t u32();
+
+ private:
+  void refill();
+  uint8_t buf_[1024];
+  size_t pos_ = sizeof buf_;
+};
+
 void sha256(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, Key32& out);
 // HKDF-SHA256 with salt=ck, ikm, empty info, 64 output bytes split into (out1, out2), as Noise's HKDF.
 void hkdf2(const Key32& ck, const uint8_t* ikm, size_t ikm_len, Key32& out1, Key32& out2);
@@ -72,6 +123,7 @@ class Masker {
   Masker& operator=(const Masker&) = delete;
   // XORs len bytes of buf with AES-256-CTR(key, iv) starting at block 0.
   bool apply(const uint8_t iv[16], uint8_t* buf, size_t len);
+  bool valid() const { return ctx_ != nullptr; }
 
  private:
   EVP_CIPHER_CTX* ctx_ = nullptr;

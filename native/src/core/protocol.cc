@@ -9,8 +9,9 @@ namespace ferry {
 
 namespace {
 
-constexpr char kConstruction[] = "Ferry_v1_IK_25519_ChaChaPoly_SHA256";
-constexpr char kMaskSalt[] = "ferry-v1-obfuscation";
+constexpr char kConstruction[] = "Ferry_v2_IK_25519_ChaChaPoly_SHA256";
+constexpr char kNodeKeySalt[] = "ferry-v2-obfuscation";
+constexpr char kHeaderMaskLabel[] = "data-header-mask";
 
 void put_le32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
@@ -34,13 +35,32 @@ void initial_state(const Key32& server_pub, Key32& ck, Key32& h) {
   sha256(ck.data(), ck.size(), server_pub.data(), server_pub.size(), h);
 }
 
-bool mix_dh(Key32& ck, Key32& k, const Key32& priv, const Key32& pub) {
-  Key32 dh;
-  if (!x25519_shared(priv, pub, dh)) return false;
+// Erases a key on every path out of a scope.
+struct Wipe {
+  explicit Wipe(Key32& k) : k_(k) {}
+  ~Wipe() { OPENSSL_cleanse(k_.data(), k_.size()); }
+  Key32& k_;
+};
+
+void mix_dh_result(Key32& ck, Key32& k, Key32& dh) {
   Key32 ck2;
   hkdf2(ck, dh.data(), dh.size(), ck2, k);
   ck = ck2;
+  OPENSSL_cleanse(ck2.data(), ck2.size());
   OPENSSL_cleanse(dh.data(), dh.size());
+}
+
+bool mix_dh(Key32& ck, Key32& k, const Key32& priv, const Key32& pub) {
+  Key32 dh;
+  if (!x25519_shared(priv, pub, dh)) return false;
+  mix_dh_result(ck, k, dh);
+  return true;
+}
+
+bool mix_dh(Key32& ck, Key32& k, const X25519Key& priv, const Key32& pub) {
+  Key32 dh;
+  if (!priv.shared(pub, dh)) return false;
+  mix_dh_result(ck, k, dh);
   return true;
 }
 
@@ -55,42 +75,58 @@ bool mask_prefix(Masker& m, uint8_t* buf, size_t len, size_t n) {
 
 }  // namespace
 
-Key32 derive_mask_key(const Key32& server_pub) {
+static Key32 node_key(const Key32& server_pub, const char* info) {
   Key32 k;
-  hkdf_label(reinterpret_cast<const uint8_t*>(kMaskSalt), sizeof kMaskSalt - 1, server_pub.data(), server_pub.size(),
-             "header-mask", k);
+  hkdf_label(reinterpret_cast<const uint8_t*>(kNodeKeySalt), sizeof kNodeKeySalt - 1, server_pub.data(),
+             server_pub.size(), info, k);
   return k;
 }
 
-uint8_t unmask_datagram(Masker& m, uint8_t* buf, size_t len) {
-  if (len < kDataMinLen) return 0;
+Key32 derive_handshake_mask_key(const Key32& server_pub) { return node_key(server_pub, "handshake-mask"); }
+Key32 derive_mac1_key(const Key32& server_pub) { return node_key(server_pub, "mac1"); }
+
+uint8_t unmask_handshake(Masker& m, uint8_t* buf, size_t len) {
+  if (len < kResponseMinLen) return 0;
   uint8_t ks[kMaskedHandshakePrefix] = {0};
   uint8_t iv[16];
   std::memcpy(iv, buf + len - 16, 16);
   if (!m.apply(iv, ks, sizeof ks)) return 0;
-  uint8_t type = buf[0] ^ ks[0];
+  const uint8_t type = buf[0] ^ ks[0];
   if (buf[1] != ks[1] || buf[2] != ks[2] || buf[3] != ks[3]) return 0;  // reserved bytes must be zero
-  size_t n = 0;
   switch (static_cast<MsgType>(type)) {
-    case MsgType::kData:
-      n = kHeaderLen;
-      break;
     case MsgType::kInit:
       if (len < kInitMinLen || len > kInitMaxLen) return 0;
-      n = kMaskedHandshakePrefix;
       break;
     case MsgType::kResponse:
       if (len < kResponseMinLen || len > kResponseMaxLen) return 0;
-      n = kMaskedHandshakePrefix;
       break;
     default:
       return 0;
   }
-  for (size_t i = 0; i < n; ++i) buf[i] ^= ks[i];
+  for (size_t i = 0; i < kMaskedHandshakePrefix; ++i) buf[i] ^= ks[i];
   return type;
 }
 
-size_t write_init(const Key32& client_priv, const Key32& client_pub, const Key32& server_pub, Masker& m,
+bool check_mac1(Mac16& mac1, const uint8_t* init, size_t len) {
+  return len >= kInitMinLen && mac1.verify(init, len - kMac1Len, init + len - kMac1Len);
+}
+
+bool unmask_data(Masker& m, uint32_t local_index, uint8_t* buf, size_t len) {
+  if (len < kDataMinLen) return false;
+  uint8_t ks[kHeaderLen] = {0};
+  uint8_t iv[16];
+  std::memcpy(iv, buf + len - 16, 16);
+  if (!m.apply(iv, ks, sizeof ks)) return false;
+  if ((buf[0] ^ ks[0]) != uint8_t(MsgType::kData) || buf[1] != ks[1] || buf[2] != ks[2] || buf[3] != ks[3])
+    return false;
+  if ((uint32_t(buf[4] ^ ks[4]) | uint32_t(buf[5] ^ ks[5]) << 8 | uint32_t(buf[6] ^ ks[6]) << 16 |
+       uint32_t(buf[7] ^ ks[7]) << 24) != local_index)
+    return false;
+  for (size_t i = 0; i < kHeaderLen; ++i) buf[i] ^= ks[i];
+  return true;
+}
+
+size_t write_init(const Key32& client_priv, const Key32& client_pub, const Key32& server_pub, Masker& m, Mac16& mac1,
                   const InitParams& p, InitiatorState& st, uint8_t* out) {
   if (p.pad_len > kMaxHandshakePad) return 0;
   const size_t payload_len = 9 + p.pad_len;
@@ -109,6 +145,7 @@ size_t write_init(const Key32& client_priv, const Key32& client_pub, const Key32
   mix_hash(st.h, st.e_pub.data(), 32);
 
   Key32 k;
+  Wipe wipe_k(k);
   if (!mix_dh(st.ck, k, st.e_priv, server_pub)) return 0;  // es
   {
     Aead a(Cipher::kChaCha20Poly1305, k);
@@ -126,36 +163,37 @@ size_t write_init(const Key32& client_priv, const Key32& client_pub, const Key32
     if (!a.seal(kZeroNonce, st.h.data(), 32, payload, payload_len, payload)) return 0;
   }
   mix_hash(st.h, payload, payload_len + kTagLen);
-  OPENSSL_cleanse(k.data(), k.size());
+  if (!mac1.compute(out, len - kMac1Len, out + len - kMac1Len)) return 0;
   if (!mask_prefix(m, out, len, kMaskedHandshakePrefix)) return 0;
   return len;
 }
 
-bool read_init(const Key32& server_priv, const Key32& server_pub, const uint8_t* buf, size_t len, ResponderState& st) {
+bool read_init(const X25519Key& server, const uint8_t* buf, size_t len, ResponderState& st) {
   if (len < kInitMinLen || len > kInitMaxLen || buf[0] != uint8_t(MsgType::kInit)) return false;
   for (int i = 8; i < 16; ++i)
     if (buf[i] != 0) return false;
+  const size_t body = len - kMac1Len;  // mac1 was checked by the caller and is not part of the transcript
   st.client_index = get_le32(buf + 4);
-  initial_state(server_pub, st.ck, st.h);
+  initial_state(server.public_key(), st.ck, st.h);
   mix_hash(st.h, buf, kHeaderLen);
   std::memcpy(st.e_c.data(), buf + 16, 32);
   mix_hash(st.h, st.e_c.data(), 32);
   Key32 k;
-  if (!mix_dh(st.ck, k, server_priv, st.e_c)) return false;
+  Wipe wipe_k(k);
+  if (!mix_dh(st.ck, k, server, st.e_c)) return false;
   {
     Aead a(Cipher::kChaCha20Poly1305, k);
     if (!a.open(kZeroNonce, st.h.data(), 32, buf + 48, 32, st.client_pub.data())) return false;
   }
   mix_hash(st.h, buf + 48, 48);
-  if (!mix_dh(st.ck, k, server_priv, st.client_pub)) return false;
-  const size_t payload_len = len - 96 - kTagLen;
+  if (!mix_dh(st.ck, k, server, st.client_pub)) return false;
+  const size_t payload_len = body - 96 - kTagLen;
   uint8_t payload[9 + kMaxHandshakePad];
   {
     Aead a(Cipher::kChaCha20Poly1305, k);
     if (!a.open(kZeroNonce, st.h.data(), 32, buf + 96, payload_len, payload)) return false;
   }
   mix_hash(st.h, buf + 96, payload_len + kTagLen);
-  OPENSSL_cleanse(k.data(), k.size());
   st.timestamp_ms = 0;
   for (int i = 0; i < 8; ++i) st.timestamp_ms = (st.timestamp_ms << 8) | payload[i];
   if (payload[8] != uint8_t(Cipher::kAes256Gcm) && payload[8] != uint8_t(Cipher::kChaCha20Poly1305)) return false;
@@ -164,14 +202,19 @@ bool read_init(const Key32& server_priv, const Key32& server_pub, const uint8_t*
 }
 
 // The cipher byte is mixed in so that one key is never used with two algorithms.
-static void split(const Key32& ck, Cipher c, Key32& c2s, Key32& s2c) {
+static void split(const Key32& ck, Cipher c, Key32& c2s, Key32& s2c, Key32& hdr_c2s, Key32& hdr_s2c) {
   const uint8_t id = uint8_t(c);
   hkdf2(ck, &id, 1, c2s, s2c);
+  uint8_t ikm[sizeof kHeaderMaskLabel];  // the label without its terminating zero, then the cipher byte
+  std::memcpy(ikm, kHeaderMaskLabel, sizeof kHeaderMaskLabel - 1);
+  ikm[sizeof kHeaderMaskLabel - 1] = id;
+  hkdf2(ck, ikm, sizeof ikm, hdr_c2s, hdr_s2c);
 }
 
 size_t write_response(const ResponderState& in, Masker& m, const ResponseParams& p, SessionKeys& keys, uint8_t* out) {
   if (p.pad_len > kMaxHandshakePad) return 0;
   Key32 ck = in.ck, h = in.h;
+  Wipe wipe_ck(ck), wipe_h(h);
   const size_t payload_len = 1 + p.pad_len;
   const size_t len = kResponseMinLen + p.pad_len;
   std::memset(out, 0, len);
@@ -183,6 +226,7 @@ size_t write_response(const ResponderState& in, Masker& m, const ResponseParams&
   std::memcpy(out + 16, e_pub.data(), 32);
   mix_hash(h, e_pub.data(), 32);
   Key32 k;
+  Wipe wipe_k(k);
   if (!mix_dh(ck, k, p.ephemeral_priv, in.e_c)) return 0;         // ee
   if (!mix_dh(ck, k, p.ephemeral_priv, in.client_pub)) return 0;  // se
   uint8_t* payload = out + 48;
@@ -191,11 +235,7 @@ size_t write_response(const ResponderState& in, Masker& m, const ResponseParams&
     Aead a(Cipher::kChaCha20Poly1305, k);
     if (!a.seal(kZeroNonce, h.data(), 32, payload, payload_len, payload)) return 0;
   }
-  OPENSSL_cleanse(k.data(), k.size());
-  Key32 c2s, s2c;
-  split(ck, in.cipher, c2s, s2c);
-  keys.send = s2c;
-  keys.recv = c2s;
+  split(ck, in.cipher, keys.recv, keys.send, keys.hdr_recv, keys.hdr_send);
   keys.cipher = in.cipher;
   keys.local_index = p.sender_index;
   keys.remote_index = in.client_index;
@@ -210,11 +250,13 @@ bool read_response(const InitiatorState& st, const Key32& client_priv, const uin
   for (int i = 12; i < 16; ++i)
     if (buf[i] != 0) return false;
   Key32 ck = st.ck, h = st.h;
+  Wipe wipe_ck(ck), wipe_h(h);
   mix_hash(h, buf, kHeaderLen);
   Key32 e_s;
   std::memcpy(e_s.data(), buf + 16, 32);
   mix_hash(h, e_s.data(), 32);
   Key32 k;
+  Wipe wipe_k(k);
   if (!mix_dh(ck, k, st.e_priv, e_s)) return false;    // ee
   if (!mix_dh(ck, k, client_priv, e_s)) return false;  // se
   const size_t payload_len = len - 48 - kTagLen;
@@ -223,13 +265,9 @@ bool read_response(const InitiatorState& st, const Key32& client_priv, const uin
     Aead a(Cipher::kChaCha20Poly1305, k);
     if (!a.open(kZeroNonce, h.data(), 32, buf + 48, payload_len, payload)) return false;
   }
-  OPENSSL_cleanse(k.data(), k.size());
   // The server must confirm the client's choice; anything else means a confused or hostile peer.
   if (payload[0] != uint8_t(st.cipher)) return false;
-  Key32 c2s, s2c;
-  split(ck, st.cipher, c2s, s2c);
-  keys.send = c2s;
-  keys.recv = s2c;
+  split(ck, st.cipher, keys.send, keys.recv, keys.hdr_send, keys.hdr_recv);
   keys.cipher = st.cipher;
   keys.local_index = st.sender_index;
   keys.remote_index = get_le32(buf + 8);

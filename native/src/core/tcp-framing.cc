@@ -7,7 +7,7 @@ namespace ferry {
 
 namespace {
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr char kTcpSalt[] = "ferry-v1-tcp";
+constexpr char kTcpSalt[] = "ferry-v2-tcp";
 
 int alphabet_index(uint8_t c) {
   const char* p = c ? std::strchr(kAlphabet, c) : nullptr;

@@ -56,6 +56,12 @@ class PacketPipe final : public PacketIo {
   ~PacketPipe() override;
   int fd() const override { return fd_; }
   int peer_fd() const { return peer_fd_; }
+  // Hands the test's end over to the caller (who closes it; closing it is how a test removes the "device").
+  int release_peer() {
+    int fd = peer_fd_;
+    peer_fd_ = -1;
+    return fd;
+  }
   const std::string& name() const override { return name_; }
   bool vnet_hdr() const override { return false; }
   void close() override;

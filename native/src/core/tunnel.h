@@ -14,21 +14,23 @@ namespace ferry {
 
 struct Counters {
   uint64_t tx_packets = 0, tx_bytes = 0, rx_packets = 0, rx_bytes = 0;
-  uint64_t dropped = 0;         // every silently dropped datagram or packet (auth, replay, unknown, routing)
-  uint64_t replay_dropped = 0;  // subset of dropped: counter already seen or too old
-  uint64_t auth_dropped = 0;    // subset of dropped: not a Ferry message or failed authentication
-  uint64_t handshakes = 0;      // completed handshakes (including rotations)
+  uint64_t dropped = 0;             // every silently dropped datagram or packet (auth, replay, unknown, routing)
+  uint64_t replay_dropped = 0;      // subset of dropped: counter already seen or too old
+  uint64_t auth_dropped = 0;        // subset of dropped: not a Ferry message or failed authentication
+  uint64_t handshakes = 0;          // completed handshakes (including rotations)
+  uint64_t handshakes_dropped = 0;  // subset of dropped: initiations over a source's budget or a full queue
 };
 
 // Events leave the data-plane threads through this seam. emit() must never block (the napi side
 // counts drops when its queue is full) and never throw. Events carry no keys and no addresses.
 struct Event {
-  std::string type;     // "state" | "rtt" | "counters" | "rekey" | "error" | "peer"
-  std::string state;    // state: "connecting" | "connected" | "closed"; peer: "connected"
-  std::string message;  // error text
+  std::string type;     // "state" | "rtt" | "counters" | "rekey" | "error" | "peer" | "warning"
+  std::string state;    // state: "connecting" | "connected" | "closed" | "failed"; peer: "connected"
+  std::string message;  // error and warning text
+  std::string code;     // warning: a stable code ("handshake-unanswered")
   std::string cipher;   // rekey: cipher in effect
   double rtt_ms = 0;
-  int peer = -1;  // server: index of the peer in the configuration
+  std::string peer;  // server: the peer's id (as given in its PeerConfig)
   Counters counters;
 };
 
@@ -52,6 +54,7 @@ struct ClientConfig {
   int keepalive_seconds = 5;
   bool offload = true;  // TUN TSO + UDP GSO/GRO; off only to measure their effect
   bool tcp = false;     // TCP transport (records, preamble) instead of UDP datagrams
+  int path_mtu = 1500;  // the largest IP packet the path to the server carries (bounds padding)
 };
 
 struct PeerConfig {
@@ -71,7 +74,20 @@ struct ServerConfig {
   bool offload = true;
   std::string tcp_listen_host;  // TCP transport listener; tcp_listen_port 0 disables it
   uint16_t tcp_listen_port = 0;
-  int tcp_auth_timeout_ms = 10000;  // unauthenticated TCP connections are closed this long after accept
+  int tcp_auth_timeout_ms = 10000;    // unauthenticated TCP connections are closed this long after accept
+  int tcp_max_authenticated = 16384;  // authenticated TCP connections held at once (all peers)
+  int path_mtu = 1500;
+  int handshakes_per_source = 20;  // initiations per second per source address (and burst)
+};
+
+struct PeerRejection {
+  std::string id, reason;
+};
+
+struct PeerStats {
+  std::string id;
+  uint64_t rx_bytes = 0, tx_bytes = 0;  // Ferry message bytes received from / sent to the peer
+  int64_t handshake_age_ms = -1;        // since the last completed handshake; -1: never
 };
 
 // A running tunnel. Construction creates the interface and starts the threads (throws on failure);
@@ -82,8 +98,19 @@ class Tunnel {
   virtual void close() = 0;
   virtual Counters counters() const = 0;
   virtual const std::string& interface_name() const = 0;
-  // Server only: replaces the allowed peers while running (any thread). Throws on duplicates.
-  virtual void set_peers(const std::vector<PeerConfig>&) { throw std::runtime_error("only a server has peers"); }
+  // Server only (any thread): removes `remove` (ids), then adds or changes each of `upsert` on its own; with
+  // replace_all, every peer not in `upsert` is removed. Removals always apply. A refused upsert (its key or
+  // address belongs to another peer, a duplicate id) is reported and leaves no earlier entry of its id.
+  // A removed or changed peer's sessions and TCP connections end at once.
+  virtual std::vector<PeerRejection> update_peers(const std::vector<PeerConfig>& upsert,
+                                                  const std::vector<std::string>& remove, bool replace_all) {
+    (void)upsert;
+    (void)remove;
+    (void)replace_all;
+    throw std::runtime_error("only a server has peers");
+  }
+  std::vector<PeerRejection> set_peers(const std::vector<PeerConfig>& peers) { return update_peers(peers, {}, true); }
+  virtual std::vector<PeerStats> peer_stats() const { throw std::runtime_error("only a server has peers"); }
 };
 
 // Start on a new TUN interface (created, addressed and brought up here).

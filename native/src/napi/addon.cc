@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #endif
 #include <napi.h>
+#include <openssl/crypto.h>
 
 #include <atomic>
 #include <memory>
@@ -72,10 +73,11 @@ class NapiSink final : public ferry::EventSink {
     o.Set("type", e.type);
     if (!e.state.empty()) o.Set("state", e.state);
     if (!e.message.empty()) o.Set("message", e.message);
+    if (!e.code.empty()) o.Set("code", e.code);
     if (!e.cipher.empty()) o.Set("cipher", e.cipher);
     if (e.type == "rtt") o.Set("rttMs", e.rtt_ms);
-    if (e.peer >= 0) o.Set("peer", e.peer);
-    if (e.type == "counters" || (e.type == "state" && e.state == "closed"))
+    if (!e.peer.empty()) o.Set("peer", e.peer);
+    if (e.type == "counters" || (e.type == "state" && (e.state == "closed" || e.state == "failed")))
       o.Set("counters", counters_to_js(env, e.counters));
     o.Set("eventDrops", double(drops));
     return o;
@@ -92,6 +94,7 @@ class NapiSink final : public ferry::EventSink {
     o.Set("replayDropped", double(c.replay_dropped));
     o.Set("authDropped", double(c.auth_dropped));
     o.Set("handshakes", double(c.handshakes));
+    o.Set("handshakesDropped", double(c.handshakes_dropped));
     return o;
   }
 
@@ -110,7 +113,8 @@ class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
         {InstanceMethod<&TunnelHandle::Close>("close"), InstanceMethod<&TunnelHandle::Counters>("counters"),
          InstanceMethod<&TunnelHandle::EventDrops>("eventDrops"),
          InstanceMethod<&TunnelHandle::InterfaceName>("interfaceName"),
-         InstanceMethod<&TunnelHandle::SetPeers>("setPeers")});
+         InstanceMethod<&TunnelHandle::UpdatePeers>("updatePeers"),
+         InstanceMethod<&TunnelHandle::PeerStats>("peerStats")});
   }
 
   explicit TunnelHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TunnelHandle>(info) {}
@@ -138,7 +142,8 @@ class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
   Napi::Value EventDrops(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), sink_ ? double(sink_->drops()) : 0);
   }
-  Napi::Value SetPeers(const Napi::CallbackInfo& info);
+  Napi::Value UpdatePeers(const Napi::CallbackInfo& info);
+  Napi::Value PeerStats(const Napi::CallbackInfo& info);
   Napi::Value InterfaceName(const Napi::CallbackInfo& info) {
     return Napi::String::New(info.Env(), tunnel_ ? tunnel_->interface_name() : "");
   }
@@ -160,6 +165,11 @@ std::string get_string(Napi::Env env, const Napi::Object& o, const char* key) {
   return v.As<Napi::String>().Utf8Value();
 }
 
+// Erases a string that held key material (the JavaScript heap's copy is out of our reach).
+void wipe(std::string& s) {
+  if (!s.empty()) OPENSSL_cleanse(&s[0], s.size());
+}
+
 double get_number(Napi::Env env, const Napi::Object& o, const char* key, double fallback) {
   Napi::Value v = o.Get(key);
   if (v.IsUndefined()) return fallback;
@@ -176,8 +186,10 @@ bool get_bool(Napi::Env env, const Napi::Object& o, const char* key, bool fallba
 
 Key32 get_key(Napi::Env env, const Napi::Object& o, const char* key) {
   Key32 k;
-  if (!ferry::base64_decode_key(get_string(env, o, key), k))
-    fail(env, "ERR_FERRY_KEY", std::string("option ") + key + " is not a base64 32-byte key");
+  std::string text = get_string(env, o, key);
+  const bool ok = ferry::base64_decode_key(text, k);
+  wipe(text);
+  if (!ok) fail(env, "ERR_FERRY_KEY", std::string("option ") + key + " is not a base64 32-byte key");
   return k;
 }
 
@@ -205,6 +217,8 @@ std::vector<ferry::PeerConfig> parse_peers(Napi::Env env, Napi::Value peers) {
     if (!pv.IsObject()) fail(env, "ERR_FERRY_OPTIONS", "each peer must be an object");
     Napi::Object po = pv.As<Napi::Object>();
     ferry::PeerConfig p;
+    p.id = get_string(env, po, "id");
+    if (p.id.empty() || p.id.size() > 64) fail(env, "ERR_FERRY_OPTIONS", "peer id must be 1-64 characters");
     p.public_key = get_key(env, po, "publicKey");
     std::string addr = get_string(env, po, "address");
     in_addr a;
@@ -241,16 +255,58 @@ Napi::Value start(const Napi::CallbackInfo& info, F make) {
   return handle;
 }
 
-Napi::Value TunnelHandle::SetPeers(const Napi::CallbackInfo& info) {
+// updatePeers(upsert, removeIds, replaceAll) -> [{id, reason}] of the refused upserts.
+Napi::Value TunnelHandle::UpdatePeers(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!tunnel_) fail(env, "ERR_FERRY_START", "the tunnel is closed");
-  auto peers = parse_peers(env, info.Length() > 0 ? info[0] : env.Undefined());
-  try {
-    tunnel_->set_peers(peers);
-  } catch (const std::exception& ex) {
-    fail(env, "ERR_FERRY_OPTIONS", ex.what());
+  if (info.Length() < 3 || !info[1].IsArray() || !info[2].IsBoolean())
+    fail(env, "ERR_FERRY_OPTIONS", "expected (upsert, remove, replaceAll)");
+  auto upsert = parse_peers(env, info[0]);
+  std::vector<std::string> remove;
+  Napi::Array ids = info[1].As<Napi::Array>();
+  for (uint32_t i = 0; i < ids.Length(); ++i) {
+    Napi::Value v = ids.Get(i);
+    if (!v.IsString()) fail(env, "ERR_FERRY_OPTIONS", "peer ids to remove must be strings");
+    remove.push_back(v.As<Napi::String>().Utf8Value());
   }
-  return env.Undefined();
+  std::vector<ferry::PeerRejection> rejected;
+  try {
+    rejected = tunnel_->update_peers(upsert, remove, info[2].As<Napi::Boolean>().Value());
+  } catch (const std::exception& ex) {
+    fail(env, "ERR_FERRY_START", ex.what());
+  }
+  Napi::Array out = Napi::Array::New(env, rejected.size());
+  for (size_t i = 0; i < rejected.size(); ++i) {
+    Napi::Object r = Napi::Object::New(env);
+    r.Set("id", rejected[i].id);
+    r.Set("reason", rejected[i].reason);
+    out.Set(uint32_t(i), r);
+  }
+  return out;
+}
+
+Napi::Value TunnelHandle::PeerStats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!tunnel_) fail(env, "ERR_FERRY_START", "the tunnel is closed");
+  std::vector<ferry::PeerStats> stats;
+  try {
+    stats = tunnel_->peer_stats();
+  } catch (const std::exception& ex) {
+    fail(env, "ERR_FERRY_START", ex.what());
+  }
+  Napi::Array out = Napi::Array::New(env, stats.size());
+  for (size_t i = 0; i < stats.size(); ++i) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("id", stats[i].id);
+    o.Set("rxBytes", double(stats[i].rx_bytes));
+    o.Set("txBytes", double(stats[i].tx_bytes));
+    if (stats[i].handshake_age_ms < 0)
+      o.Set("handshakeAgeMs", env.Null());
+    else
+      o.Set("handshakeAgeMs", double(stats[i].handshake_age_ms));
+    out.Set(uint32_t(i), o);
+  }
+  return out;
 }
 
 Napi::Value StartClient(const Napi::CallbackInfo& info) {
@@ -275,7 +331,10 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
     std::string transport = o.Get("transport").IsUndefined() ? "udp" : get_string(env, o, "transport");
     if (transport != "udp" && transport != "tcp") fail(env, "ERR_FERRY_OPTIONS", "transport must be udp or tcp");
     c.tcp = transport == "tcp";
-    return ferry::start_client(c, std::move(sink));
+    c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
+    auto t = ferry::start_client(c, std::move(sink));
+    OPENSSL_cleanse(c.private_key.data(), c.private_key.size());
+    return t;
   });
 }
 
@@ -295,22 +354,34 @@ Napi::Value StartServer(const Napi::CallbackInfo& info) {
       c.tcp_listen_port = get_port(env, o, "tcpListenPort");
     }
     c.tcp_auth_timeout_ms = get_int(env, o, "tcpAuthTimeoutMs", 10000, 100, 600000);
-    return ferry::start_server(c, std::move(sink));
+    c.tcp_max_authenticated = get_int(env, o, "tcpMaxConnections", 16384, 1, 1 << 20);
+    c.handshakes_per_source = get_int(env, o, "handshakesPerSource", 20, 1, 100000);
+    c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
+    auto t = ferry::start_server(c, std::move(sink));
+    OPENSSL_cleanse(c.private_key.data(), c.private_key.size());
+    return t;
   });
 }
 
 Napi::Value GeneratePrivateKey(const Napi::CallbackInfo& info) {
   Key32 k = ferry::x25519_generate_private();
-  return Napi::String::New(info.Env(), ferry::base64_encode(k.data(), k.size()));
+  std::string text = ferry::base64_encode(k.data(), k.size());
+  OPENSSL_cleanse(k.data(), k.size());
+  Napi::String out = Napi::String::New(info.Env(), text);
+  wipe(text);
+  return out;
 }
 
 Napi::Value PublicKey(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) fail(env, "ERR_FERRY_KEY", "expected a base64 private key");
   Key32 k;
-  if (!ferry::base64_decode_key(info[0].As<Napi::String>().Utf8Value(), k))
-    fail(env, "ERR_FERRY_KEY", "not a base64 32-byte key");
+  std::string text = info[0].As<Napi::String>().Utf8Value();
+  const bool ok = ferry::base64_decode_key(text, k);
+  wipe(text);
+  if (!ok) fail(env, "ERR_FERRY_KEY", "not a base64 32-byte key");
   Key32 pub = ferry::x25519_public_from_private(k);
+  OPENSSL_cleanse(k.data(), k.size());
   return Napi::String::New(env, ferry::base64_encode(pub.data(), pub.size()));
 }
 

@@ -1,0 +1,597 @@
+// The server engine: many peers over UDP and TCP. The network thread demultiplexes by sender, opens data
+// packets, screens initiations cheaply and hands them to the handshake worker, installs the sessions it
+// returns, and keeps TCP connections within their limits; the TUN thread routes by destination address.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "engine-base.h"
+#include "engines.h"
+#include "handshake-worker.h"
+#include "peer-registry.h"
+#include "source-limiter.h"
+
+namespace ferry {
+
+namespace {
+
+constexpr auto kPreviousKeep = seconds(15);
+constexpr auto kTcpIdle = seconds(kRejectAfterSeconds);  // no authentic record for this long: closed
+constexpr size_t kTcpPerPeer = 4;                        // a fifth connection of one peer closes its oldest
+constexpr auto kAcceptPause = milliseconds(100);         // after EMFILE and the like
+constexpr int kAcceptsPerLoop = 256;
+
+int64_t steady_ms() { return std::chrono::duration_cast<milliseconds>(Clock::now().time_since_epoch()).count(); }
+
+// Descriptors bound how many connections a node holds: take what the hard limit allows.
+void raise_fd_limit() {
+  rlimit r{};
+  if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+    r.rlim_cur = r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+  }
+}
+
+// The server's view of one TCP connection (network thread only).
+struct ServerConn {
+  enum class Stage { kAwaitInit, kPending, kAuthenticated, kDraining };
+  TcpConnPtr conn;
+  Endpoint from;  // the remote address (for the per-source budget) with conn set
+  Stage stage = Stage::kAwaitInit;
+  ServerPeerPtr peer;  // authenticated only
+  Clock::time_point last_authentic{};
+};
+
+class ServerEngine final : public EngineBase {
+ public:
+  ServerEngine(const ServerConfig& cfg, std::unique_ptr<PacketIo> io, std::shared_ptr<EventSink> sink)
+      : EngineBase(std::move(io), cfg.mtu, cfg.path_mtu, std::move(sink)),
+        pub_(x25519_public_from_private(cfg.private_key)),
+        hs_mask_(derive_handshake_mask_key(pub_)),
+        mac1_(derive_mac1_key(pub_)),
+        limiter_(cfg.handshakes_per_source),
+        tcp_auth_timeout_(milliseconds(cfg.tcp_auth_timeout_ms)),
+        tcp_max_authenticated_(size_t(cfg.tcp_max_authenticated)) {
+    if (cfg.tcp_auth_timeout_ms < 100 || cfg.tcp_auth_timeout_ms > 600000)
+      throw std::runtime_error("TCP authentication timeout out of range");
+    if (cfg.tcp_max_authenticated < 1) throw std::runtime_error("tcp_max_authenticated must be at least 1");
+    std::vector<ServerPeerPtr> gone;
+    auto rejected = registry_.update(cfg.peers, {}, true, gone);
+    if (!rejected.empty()) throw std::runtime_error("peer " + rejected[0].id + ": " + rejected[0].reason);
+    raise_fd_limit();
+    Endpoint listen = resolve(cfg.listen_host, cfg.listen_port, true);
+    udp_fd_ = make_udp_socket(listen.addr.ss_family);
+    if (bind(udp_fd_, reinterpret_cast<sockaddr*>(&listen.addr), listen.len) < 0)
+      throw std::runtime_error(std::string("cannot bind UDP listen address: ") + std::strerror(errno));
+    if (cfg.tcp_listen_port != 0) {
+      Endpoint tl = resolve(cfg.tcp_listen_host, cfg.tcp_listen_port, true);
+      tcp_listen_fd_ = socket(tl.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      int one = 1;
+      if (tcp_listen_fd_ < 0 || setsockopt(tcp_listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+          bind(tcp_listen_fd_, reinterpret_cast<sockaddr*>(&tl.addr), tl.len) < 0 ||
+          ::listen(tcp_listen_fd_, 512) < 0) {
+        int e = errno;
+        if (tcp_listen_fd_ >= 0) ::close(tcp_listen_fd_);
+        tcp_listen_fd_ = -1;
+        throw std::runtime_error(std::string("cannot listen on the TCP address: ") + std::strerror(e));
+      }
+    }
+    worker_ = std::make_unique<HandshakeWorker>(cfg.private_key, registry_, counters_, wake_fd_, system_ms());
+    start_threads();
+  }
+
+  ~ServerEngine() override {
+    close();
+    conns_.clear();
+    if (tcp_listen_fd_ >= 0) ::close(tcp_listen_fd_);
+  }
+
+  void close() override {
+    EngineBase::close();
+    if (worker_) worker_->stop();
+  }
+
+  std::vector<PeerRejection> update_peers(const std::vector<PeerConfig>& upsert, const std::vector<std::string>& remove,
+                                          bool replace_all) override {
+    std::vector<ServerPeerPtr> gone;
+    std::vector<PeerRejection> rejected;
+    {
+      std::lock_guard<std::mutex> lock(update_mu_);
+      rejected = registry_.update(upsert, remove, replace_all, gone);
+    }
+    if (!gone.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(gone_mu_);
+        gone_.insert(gone_.end(), gone.begin(), gone.end());
+      }
+      wake();  // the network thread ends their sessions and connections now, not at the next sweep
+    }
+    return rejected;
+  }
+
+  std::vector<PeerStats> peer_stats() const override { return registry_.stats(steady_ms()); }
+
+ private:
+  // Cryptokey routing: the peer is chosen by destination address. Only IPv4 peers so far.
+  bool route(const uint8_t* ip, size_t len, Target& t) override {
+    if (len < 20 || (ip[0] >> 4) != 4) return false;
+    const uint32_t dst = uint32_t(ip[16]) << 24 | uint32_t(ip[17]) << 16 | uint32_t(ip[18]) << 8 | ip[19];
+    ServerPeerPtr peer = registry_.by_address(dst);
+    if (!peer) return false;
+    {
+      std::lock_guard<std::mutex> lock(peer->mu);
+      if (!peer->current || !peer->has_endpoint) return false;
+      t.session = peer->current;
+      t.endpoint = peer->endpoint;
+    }
+    t.tx_meter = &peer->tx_bytes;
+    t.keep = std::move(peer);
+    return true;
+  }
+
+  // ---- receiving ----
+
+  // Tries a message against the sessions of `peer`: -1 no session's, 0 one's but refused, 1 accepted.
+  int try_sessions(const ServerPeerPtr& peer, uint8_t* d, size_t len, const Endpoint& from, RandomPool& rng) {
+    SessionPtr candidates[3];
+    {
+      std::lock_guard<std::mutex> lock(peer->mu);
+      candidates[0] = peer->current;
+      candidates[1] = peer->next;
+      candidates[2] = peer->previous;
+    }
+    for (auto& s : candidates)
+      if (s && s->matches(d, len)) return on_data(peer, s, d, len, from, rng) ? 1 : 0;
+    return -1;
+  }
+
+  void dispatch_udp(uint8_t* d, size_t len, const Endpoint& from, RandomPool& rng) {
+    auto it = sources_.find(endpoint_key(from));
+    if (it != sources_.end()) {
+      ServerPeerPtr peer = it->second;
+      if (peer->removed.load()) {
+        sources_.erase(it);
+      } else if (try_sessions(peer, d, len, from, rng) >= 0) {
+        return;
+      }
+    }
+    screen_initiation(d, len, from);
+  }
+
+  // The cheap checks (mask, header, mac1, the source's budget) and then the worker's queue. True: queued.
+  bool screen_initiation(uint8_t* d, size_t len, const Endpoint& from) {
+    if (unmask_handshake(hs_mask_, d, len) != uint8_t(MsgType::kInit) || !check_mac1(mac1_, d, len)) {
+      counters_.drop_auth();
+      return false;
+    }
+    if (!limiter_.allow(from, Clock::now())) {
+      counters_.drop_handshake();
+      return false;
+    }
+    auto job = std::make_unique<HandshakeJob>();
+    std::memcpy(job->msg, d, len);
+    job->len = len;
+    job->from = from;
+    if (!worker_->submit(std::move(job))) {
+      counters_.drop_handshake();
+      return false;
+    }
+    return true;
+  }
+
+  bool on_data(const ServerPeerPtr& peer, const SessionPtr& s, uint8_t* buf, size_t len, const Endpoint& from,
+               RandomPool& rng) {
+    const auto now = Clock::now();
+    if (now - s->created >= seconds(kRejectAfterSeconds)) {
+      counters_.drop_auth();
+      return false;
+    }
+    uint64_t c;
+    bool replay = false;
+    if (!s->open(buf, len, c, replay)) {
+      if (replay)
+        counters_.drop_replay();
+      else
+        counters_.drop_auth();
+      return false;
+    }
+    if (peer->removed.load()) {  // revoked: its sessions die with it
+      counters_.drop_auth();
+      return false;
+    }
+    s->commit(c);
+    peer->rx_bytes.fetch_add(len, std::memory_order_relaxed);
+    bool promoted = false, first = false;
+    {
+      std::lock_guard<std::mutex> lock(peer->mu);
+      // Roaming: the latest authentic packet says where the client is now.
+      peer->endpoint = from;
+      peer->has_endpoint = true;
+      if (peer->next == s) {
+        if (peer->current) {
+          peer->current->replaced_at = now;
+          peer->previous = peer->current;
+        }
+        peer->current = s;
+        peer->next.reset();
+        promoted = true;
+        first = !peer->ever_connected;
+        peer->ever_connected = true;
+      }
+    }
+    if (!from.conn) note_udp_source(*peer, endpoint_key(from), false);
+    if (promoted) {
+      counters_.handshakes.fetch_add(1, std::memory_order_relaxed);
+      peer->last_handshake_ms = steady_ms();
+      Event e;
+      e.type = first ? "peer" : "rekey";
+      e.state = "connected";
+      e.peer = peer->id;
+      e.cipher = cipher_name(s->cipher);
+      emit(e);
+    }
+    uint8_t* pt = buf + kHeaderLen;
+    const size_t pt_len = len - kDataOverhead;
+    if (pt[0] == kInnerPing && pt_len >= 9) {
+      send_control(*s, rng, kInnerPong, read_control_time(pt), from);
+      return true;
+    }
+    if (pt[0] == kInnerPong) return true;
+    const size_t ip_len = ip_packet_length(pt, pt_len);
+    // Cryptokey routing: a peer may only send from its own tunnel address.
+    if (!ip_len || (pt[0] >> 4) != 4 ||
+        (uint32_t(pt[12]) << 24 | uint32_t(pt[13]) << 16 | uint32_t(pt[14]) << 8 | pt[15]) != peer->address_v4) {
+      counters_.drop();
+      return true;
+    }
+    deliver(pt, ip_len);
+    return true;
+  }
+
+  // Records that `key` is (pending=false) or may soon be (pending=true, an accepted initiation) the peer's
+  // UDP source; forgets the source it replaces. Each peer maps at most two sources.
+  void note_udp_source(ServerPeer& p, const EndpointKey& key, bool pending) {
+    auto forget = [&](const EndpointKey& old) {
+      auto it = sources_.find(old);
+      if (it != sources_.end() && it->second.get() == &p) sources_.erase(it);
+    };
+    if (pending) {
+      if (p.has_pending_source && !(p.pending_source == key) && !(p.has_udp_source && p.udp_source == p.pending_source))
+        forget(p.pending_source);
+      p.pending_source = key;
+      p.has_pending_source = true;
+      return;
+    }
+    if (p.has_udp_source && p.udp_source == key) return;
+    if (p.has_udp_source && !(p.has_pending_source && p.pending_source == p.udp_source)) forget(p.udp_source);
+    p.udp_source = key;
+    p.has_udp_source = true;
+    if (p.has_pending_source && p.pending_source == key) p.has_pending_source = false;
+  }
+
+  // ---- handshake outcomes and peer changes ----
+
+  ServerConn* find_conn(const TcpConnPtr& c) {
+    auto it = conns_.find(c.get());
+    return it == conns_.end() ? nullptr : &it->second;
+  }
+
+  void process_results(RandomPool& rng, std::vector<TcpConn*>& to_close) {
+    for (HandshakeResult& r : worker_->take_results()) {
+      ServerConn* sc = r.from.conn ? find_conn(r.from.conn) : nullptr;
+      if (r.from.conn && !sc) continue;  // the connection ended meanwhile
+      if (!r.ok || r.peer->removed.load()) {
+        if (sc && sc->stage == ServerConn::Stage::kPending) drain(*sc);
+        continue;
+      }
+      ServerPeerPtr peer = r.peer;
+      if (sc) {
+        if (sc->stage == ServerConn::Stage::kPending) {
+          if (authenticated_ >= tcp_max_authenticated_) {
+            // At the limit a new connection is treated like any other that does not authenticate.
+            counters_.drop_handshake();
+            drain(*sc);
+            continue;
+          }
+          bind_conn(*sc, peer, to_close);
+        } else if (sc->peer != peer) {
+          continue;  // another key's initiation on a bound connection: ignored
+        }
+      }
+      auto s = std::make_shared<Session>(**r.keys);
+      r.keys.reset();  // erases the raw keys
+      {
+        std::lock_guard<std::mutex> lock(peer->mu);
+        peer->next = s;  // an unconfirmed earlier attempt (e.g. its response was lost) is superseded
+      }
+      if (!r.from.conn) {
+        const EndpointKey key = endpoint_key(r.from);
+        sources_[key] = peer;
+        note_udp_source(*peer, key, true);
+      }
+      send_to(r.response, r.response_len, r.from);
+      if (sc && sc->stage == ServerConn::Stage::kAuthenticated && sc->conn->rx_len > 0) {
+        // Records that arrived behind the initiation were held while it was checked.
+        if (!parse_buffered(*sc->conn, [&](uint8_t* p, size_t avail, size_t& consumed) {
+              return on_record(*sc, p, avail, consumed, rng);
+            }))
+          to_close.push_back(sc->conn.get());
+      }
+    }
+  }
+
+  void bind_conn(ServerConn& sc, const ServerPeerPtr& peer, std::vector<TcpConn*>& to_close) {
+    sc.stage = ServerConn::Stage::kAuthenticated;
+    sc.peer = peer;
+    sc.last_authentic = Clock::now();
+    sc.conn->paused = false;
+    sc.conn->grow_rx();
+    ++authenticated_;
+    auto& list = peer->tcp_conns;
+    list.erase(std::remove_if(list.begin(), list.end(), [](const std::weak_ptr<TcpConn>& w) { return w.expired(); }),
+               list.end());
+    list.push_back(sc.conn);
+    // A client that reconnects keeps its newest connections; one key cannot hoard the node's slots.
+    while (list.size() > kTcpPerPeer) {
+      if (TcpConnPtr old = list.front().lock()) to_close.push_back(old.get());
+      list.erase(list.begin());
+    }
+  }
+
+  void process_gone(std::vector<TcpConn*>& to_close) {
+    std::vector<ServerPeerPtr> gone;
+    {
+      std::lock_guard<std::mutex> lock(gone_mu_);
+      gone.swap(gone_);
+    }
+    for (const auto& p : gone) {
+      {
+        std::lock_guard<std::mutex> lock(p->mu);
+        p->current.reset();
+        p->next.reset();
+        p->previous.reset();
+        p->endpoint = Endpoint();
+        p->has_endpoint = false;
+      }
+      for (const EndpointKey* k : {&p->udp_source, &p->pending_source}) {
+        auto it = sources_.find(*k);
+        if (it != sources_.end() && it->second == p) sources_.erase(it);
+      }
+      for (auto& w : p->tcp_conns)
+        if (TcpConnPtr c = w.lock()) to_close.push_back(c.get());
+      p->tcp_conns.clear();
+    }
+  }
+
+  // ---- TCP ----
+
+  void accept_all(Clock::time_point now) {
+    for (int i = 0; i < kAcceptsPerLoop; ++i) {
+      Endpoint from;
+      from.len = sizeof from.addr;
+      int fd =
+          accept4(tcp_listen_fd_, reinterpret_cast<sockaddr*>(&from.addr), &from.len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+          // Out of descriptors: stop polling the listener for a moment instead of spinning on it.
+          accept_paused_until_ = now + kAcceptPause;
+          counters_.drop();
+        }
+        return;
+      }
+      set_tcp_options(fd);
+      auto conn = std::make_shared<TcpConn>(fd, now, true, wake_fd_);
+      ServerConn sc;
+      from.conn = conn;
+      sc.conn = conn;
+      sc.from = from;
+      conns_.emplace(conn.get(), std::move(sc));
+    }
+  }
+
+  // Probing resistance: after bad input an unauthenticated connection reads and discards until its fixed
+  // closing time.
+  void drain(ServerConn& sc) {
+    sc.stage = ServerConn::Stage::kDraining;
+    sc.conn->paused = false;
+  }
+
+  bool bad_input(ServerConn& sc) {
+    if (sc.stage != ServerConn::Stage::kAuthenticated) drain(sc);
+    return false;
+  }
+
+  bool on_record(ServerConn& sc, uint8_t* p, size_t avail, size_t& consumed, RandomPool& rng) {
+    TcpConn& c = *sc.conn;
+    consumed = 0;
+    if (!c.preamble_done) {
+      if (avail < 1) return true;
+      const size_t plen = preamble_length(p[0]);
+      if (plen == 0) return bad_input(sc);
+      if (avail < plen) return true;
+      if (!preamble_valid(p, plen)) return bad_input(sc);
+      c.set_masks(std::make_unique<RecordMasks>(pub_, p, plen));
+      c.preamble_done = true;
+      consumed = plen;
+      return true;
+    }
+    const bool authed = sc.stage == ServerConn::Stage::kAuthenticated;
+    const bool good = parse_record(
+        p, avail, consumed, authed ? kDataMinLen : kInitMinLen, authed ? kMaxRecord : kInitMaxLen, c.pending_len,
+        [&](uint8_t* l) { c.masks().c2s(l); },
+        [&](uint8_t* msg, size_t len) {
+          if (!authed) {
+            if (!screen_initiation(msg, len, sc.from)) return false;
+            sc.stage = ServerConn::Stage::kPending;
+            c.paused = true;  // nothing more is read until the worker has decided
+            return true;
+          }
+          if (sc.peer->removed.load()) return false;
+          const int r = try_sessions(sc.peer, msg, len, sc.from, rng);
+          if (r == 1) sc.last_authentic = Clock::now();
+          if (r < 0) screen_initiation(msg, len, sc.from);  // a rekey of the bound peer (others are ignored)
+          return true;
+        });
+    return good ? true : bad_input(sc);
+  }
+
+  // False when the connection must be closed now (the other side closed it, or it failed after authenticating).
+  bool on_tcp_readable(ServerConn& sc, RandomPool& rng) {
+    TcpConn& c = *sc.conn;
+    if (sc.stage == ServerConn::Stage::kDraining) {
+      uint8_t sink[4096];
+      for (int i = 0; i < 64; ++i) {
+        ssize_t n = recv(c.fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (n == 0) return false;  // the prober closed first: so do we
+        if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+      }
+      return true;
+    }
+    const bool ok = tcp_receive(
+        c, [&](uint8_t* p, size_t avail, size_t& consumed) { return on_record(sc, p, avail, consumed, rng); });
+    return ok || sc.stage == ServerConn::Stage::kDraining;
+  }
+
+  // Reads and discards what is pending (so that close sends FIN, not RST), shuts down, forgets.
+  void close_conn(TcpConn* key) {
+    auto it = conns_.find(key);
+    if (it == conns_.end()) return;
+    ServerConn& sc = it->second;
+    uint8_t sink[4096];
+    for (int i = 0; i < 64 && recv(sc.conn->fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+    }
+    ::shutdown(sc.conn->fd, SHUT_RDWR);
+    sc.conn->broken = true;
+    if (sc.stage == ServerConn::Stage::kAuthenticated) {
+      --authenticated_;
+      std::lock_guard<std::mutex> lock(sc.peer->mu);
+      if (sc.peer->endpoint.conn == sc.conn) {
+        sc.peer->endpoint = Endpoint();
+        sc.peer->has_endpoint = false;
+      }
+    }
+    conns_.erase(it);
+  }
+
+  // ---- timers ----
+
+  void timers(std::vector<TcpConn*>& to_close) {
+    const auto now = Clock::now();
+    if (now - last_sweep_ >= seconds(1)) {
+      last_sweep_ = now;
+      // The registry is held for the whole walk: a concurrent update cannot free an entry under it.
+      registry_.for_each([&](ServerPeer& p) {
+        std::lock_guard<std::mutex> lock(p.mu);
+        if (p.previous && now - p.previous->replaced_at >= kPreviousKeep) p.previous.reset();
+        if (p.next && now - p.next->created >= seconds(kRejectAfterSeconds)) p.next.reset();
+        if (p.current && now - p.current->created >= seconds(kRejectAfterSeconds)) p.current.reset();
+      });
+      for (auto it = sources_.begin(); it != sources_.end();)
+        it = it->second->removed.load() ? sources_.erase(it) : std::next(it);
+      for (auto& entry : conns_) {
+        const ServerConn& sc = entry.second;
+        if (sc.stage == ServerConn::Stage::kAuthenticated &&
+            (sc.peer->removed.load() || now - sc.last_authentic >= kTcpIdle))
+          to_close.push_back(entry.first);
+      }
+    }
+    for (auto& entry : conns_) {
+      const ServerConn& sc = entry.second;
+      // Probing resistance: every unauthenticated connection, whatever it sent, ends at the same time.
+      if ((sc.stage != ServerConn::Stage::kAuthenticated && now - sc.conn->opened >= tcp_auth_timeout_) ||
+          sc.conn->broken.load())
+        to_close.push_back(entry.first);
+    }
+    maybe_emit_counters(now);
+  }
+
+  void net_loop() override {
+    RandomPool rng;
+    Event e;
+    e.type = "state";
+    e.state = "connected";  // listening: the server is up as soon as its socket is bound
+    emit(e);
+    std::vector<pollfd> fds;
+    std::vector<TcpConn*> polled, to_close;
+    for (;;) {
+      const auto now = Clock::now();
+      fds.clear();
+      polled.clear();
+      fds.push_back({stop_fd_, POLLIN, 0});
+      fds.push_back({wake_fd_, POLLIN, 0});
+      fds.push_back({udp_fd_, POLLIN, 0});
+      fds.push_back({now >= accept_paused_until_ ? tcp_listen_fd_ : -1, POLLIN, 0});  // -1: ignored by poll
+      for (auto& entry : conns_) {
+        short events = entry.second.conn->paused ? 0 : POLLIN;
+        if (entry.second.conn->wants_write()) events |= POLLOUT;
+        fds.push_back({entry.second.conn->fd, events, 0});
+        polled.push_back(entry.first);
+      }
+      int rc = poll(fds.data(), fds.size(), kTimerTickMs);
+      if (rc < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+      if (fds[0].revents & POLLIN) break;
+      to_close.clear();
+      if (fds[1].revents & POLLIN) {
+        drain_wake();
+        process_gone(to_close);
+        process_results(rng, to_close);
+      }
+      if (fds[2].revents & POLLIN) {
+        receive_burst([&](uint8_t* d, size_t len, const Endpoint& from) { dispatch_udp(d, len, from, rng); });
+      }
+      flush_deliveries();
+      if (fds[3].revents & POLLIN) accept_all(Clock::now());
+      for (size_t i = 0; i < polled.size(); ++i) {
+        const short ev = fds[4 + i].revents;
+        if (!ev) continue;
+        auto it = conns_.find(polled[i]);
+        if (it == conns_.end()) continue;
+        ServerConn& sc = it->second;
+        if ((ev & POLLOUT) && !sc.conn->flush()) {
+          to_close.push_back(polled[i]);
+          continue;
+        }
+        if ((ev & (POLLIN | POLLHUP | POLLERR)) && !on_tcp_readable(sc, rng)) to_close.push_back(polled[i]);
+      }
+      flush_deliveries();
+      timers(to_close);
+      for (TcpConn* c : to_close) close_conn(c);
+    }
+  }
+
+  const Key32 pub_;
+  PeerRegistry registry_;
+  std::mutex update_mu_;  // serialises peer updates
+  std::mutex gone_mu_;
+  std::vector<ServerPeerPtr> gone_;  // guarded by gone_mu_: left the set, for the network thread to cut off
+  std::unique_ptr<HandshakeWorker> worker_;
+
+  // Network thread only:
+  Masker hs_mask_;
+  Mac16 mac1_;
+  SourceLimiter limiter_;
+  std::unordered_map<EndpointKey, ServerPeerPtr, EndpointKeyHash> sources_;  // UDP sender -> peer
+  std::unordered_map<TcpConn*, ServerConn> conns_;
+  size_t authenticated_ = 0;
+  const Clock::duration tcp_auth_timeout_;
+  const size_t tcp_max_authenticated_;
+  int tcp_listen_fd_ = -1;
+  Clock::time_point last_sweep_{}, accept_paused_until_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Tunnel> make_server_engine(const ServerConfig& cfg, std::unique_ptr<PacketIo> io,
+                                           std::shared_ptr<EventSink> sink) {
+  return std::make_unique<ServerEngine>(cfg, std::move(io), std::move(sink));
+}
+
+}  // namespace ferry

@@ -1,0 +1,112 @@
+// TcpConn: masking records, non-blocking sends with a bounded queue, lazily grown receive buffers.
+#include "tcp-conn.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace ferry {
+
+void set_tcp_options(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+TcpConn::TcpConn(int f, std::chrono::steady_clock::time_point now, bool server, int wake_fd)
+    : fd(f), opened(now), server_side(server), wake_fd_(wake_fd) {}
+
+TcpConn::~TcpConn() {
+  if (fd >= 0) ::close(fd);
+}
+
+void TcpConn::grow_rx() {
+  if (big_) return;
+  big_.reset(new uint8_t[kRxSize]);
+  std::memcpy(big_.get(), small_, rx_len);
+}
+
+bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size_t prefix_len) {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(send_mu_);
+    if (broken.load()) return false;
+    for (size_t off = 0; off + kRecordLenBytes <= len;) {
+      const size_t l = (size_t(buf[off]) << 8) | buf[off + 1];
+      if (server_side)
+        masks_->s2c(buf + off);
+      else
+        masks_->c2s(buf + off);
+      off += kRecordLenBytes + l;
+    }
+    const size_t total = prefix_len + len;
+    size_t done = 0;
+    if (out_.size() == out_head_) {
+      iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len}, {buf, len}};
+      msghdr msg{};
+      msg.msg_iov = prefix_len ? iov : iov + 1;
+      msg.msg_iovlen = prefix_len ? 2 : 1;
+      ssize_t n;
+      do {
+        n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+      } while (n < 0 && errno == EINTR);
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        broken = true;
+        return false;
+      }
+      done = n > 0 ? size_t(n) : 0;
+    }
+    if (done == total) return true;
+    const size_t queued = out_.size() - out_head_;
+    if (queued + (total - done) > kMaxQueued) {
+      broken = true;  // the reader is not keeping up: give this connection up, nobody else waits for it
+      return false;
+    }
+    wake = queued == 0;
+    if (done < prefix_len) {
+      out_.insert(out_.end(), prefix + done, prefix + prefix_len);
+      done = prefix_len;
+    }
+    out_.insert(out_.end(), buf + (done - prefix_len), buf + len);
+  }
+  if (wake && wake_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t w = write(wake_fd_, &one, sizeof one);
+    (void)w;
+  }
+  return true;
+}
+
+bool TcpConn::wants_write() {
+  std::lock_guard<std::mutex> lock(send_mu_);
+  return out_.size() > out_head_;
+}
+
+bool TcpConn::flush() {
+  std::lock_guard<std::mutex> lock(send_mu_);
+  while (out_head_ < out_.size()) {
+    ssize_t n = send(fd, out_.data() + out_head_, out_.size() - out_head_, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      broken = true;
+      return false;
+    }
+    out_head_ += size_t(n);
+  }
+  if (out_head_ == out_.size()) {
+    out_.clear();
+    out_head_ = 0;
+    if (out_.capacity() > kMaxQueued / 4) out_.shrink_to_fit();  // a burst's buffer is not kept per idle connection
+  } else if (out_head_ > out_.size() / 2) {
+    out_.erase(out_.begin(), out_.begin() + long(out_head_));
+    out_head_ = 0;
+  }
+  return !broken.load();
+}
+
+}  // namespace ferry

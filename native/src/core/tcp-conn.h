@@ -1,0 +1,75 @@
+// One TCP connection carrying Ferry records: length masks, a bounded send queue, and the reader's buffer.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tcp-framing.h"
+
+namespace ferry {
+
+// Never blocks. Writers (TUN thread, network thread) serialise on an internal lock, which also keeps the
+// length keystream in record order; what the socket does not take at once waits in a queue of at most
+// kMaxQueued bytes that the network thread flushes when the socket is writable. The network thread alone
+// reads. The descriptor is non-blocking and closed with the object.
+class TcpConn {
+ public:
+  static constexpr size_t kSmallRx = 512;                // a preamble and an initiation record fit
+  static constexpr size_t kRxSize = 64 * 1024;           // after authentication
+  static constexpr size_t kMaxQueued = size_t(1) << 20;  // a client that stops reading loses its connection
+
+  // wake_fd: an eventfd written when the queue turns non-empty, so that the network thread polls for
+  // writability (-1: none).
+  TcpConn(int fd, std::chrono::steady_clock::time_point opened, bool server_side, int wake_fd);
+  ~TcpConn();
+  TcpConn(const TcpConn&) = delete;
+  TcpConn& operator=(const TcpConn&) = delete;
+
+  const int fd;
+  const std::chrono::steady_clock::time_point opened;
+  const bool server_side;
+  // Set on any write error or queue overflow; the network thread then closes the connection.
+  std::atomic<bool> broken{false};
+
+  // Must be called before the connection is shared between threads.
+  void set_masks(std::unique_ptr<RecordMasks> masks) { masks_ = std::move(masks); }
+  RecordMasks& masks() { return *masks_; }
+
+  // buf holds records laid out as [2-byte length, big-endian, unmasked][message]...; masks each length in
+  // order, then sends what the socket takes now and queues the rest (prefix, e.g. a preamble, goes first).
+  // False when the connection is broken or the queue would exceed kMaxQueued (it breaks then).
+  bool send_records(uint8_t* buf, size_t len, const uint8_t* prefix = nullptr, size_t prefix_len = 0);
+  // Network thread: whether bytes wait for the socket, and write what it takes now (false: it failed).
+  bool wants_write();
+  bool flush();
+
+  // Reader state, network thread only. The buffer is small until grow_rx() (after authentication), so an
+  // unauthenticated connection costs a few hundred bytes.
+  uint8_t* rx() { return big_ ? big_.get() : small_; }
+  size_t rx_cap() const { return big_ ? kRxSize : kSmallRx; }
+  void grow_rx();
+  size_t rx_len = 0;
+  bool preamble_done = false;
+  size_t pending_len = 0;  // length of a record whose length bytes were already unmasked
+  bool paused = false;     // stop reading (the server waits for a handshake's outcome)
+
+ private:
+  std::unique_ptr<RecordMasks> masks_;
+  const int wake_fd_;
+  std::mutex send_mu_;
+  std::vector<uint8_t> out_;  // guarded by send_mu_: queued bytes from out_head_ on
+  size_t out_head_ = 0;       // guarded by send_mu_
+  std::unique_ptr<uint8_t[]> big_;
+  uint8_t small_[kSmallRx];
+};
+
+using TcpConnPtr = std::shared_ptr<TcpConn>;
+
+// TCP_NODELAY on an accepted or connected socket.
+void set_tcp_options(int fd);
+
+}  // namespace ferry

@@ -250,7 +250,8 @@ export const TypedAccountNumber = z
 export function queryInteger(min: number, max: number, fallback: number) {
   return z
     .string()
-    .regex(/^[0-9]{1,15}$/, 'a whole number')
+    // 16 digits hold every safe integer; the range check below says which are allowed.
+    .regex(/^[0-9]{1,16}$/, 'a whole number')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
     .optional()

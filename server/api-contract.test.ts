@@ -436,6 +436,24 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
     expect(missing).toEqual([]);
   });
 
+  it('answers every method a documented path does not have with 405 and its Allow', async () => {
+    const problem = compile({ $ref: '#/components/schemas/Problem' });
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      const documented = Object.keys(methods).map((m) => m.toUpperCase());
+      const allow = [...documented];
+      if (documented.includes('GET') && !path.endsWith('/events')) allow.push('HEAD');
+      const url = path.replace(/\{[a-z_]+\}/g, 'x');
+      for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'] as const) {
+        if (documented.includes(method)) continue;
+        const r = await h.plane.app.inject({ method, url });
+        expect(r.statusCode, `${method} ${path}`).toBe(405);
+        expect(r.headers.allow).toBe(allow.sort().join(', '));
+        expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(problem(JSON.parse(r.body))).toBe(true);
+      }
+    }
+  });
+
   it('streams events as documented', async () => {
     const r = await h.plane.app.inject({ method: 'GET', url: '/v1/events' });
     conforms('events', {

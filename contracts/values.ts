@@ -248,15 +248,17 @@ export const TypedAccountNumber = z
 
 /** A whole number in a query string: decimal digits only (no sign, exponent or spaces). */
 export function queryInteger(min: number, max: number, fallback: number) {
-  return z
-    .string()
-    // 16 digits hold every safe integer; the range check below says which are allowed.
-    .regex(/^[0-9]{1,16}$/, 'a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .optional()
-    .transform((n) => n ?? fallback)
-    .meta({
-      [JSON_SCHEMA]: { type: 'integer', minimum: min, maximum: max, default: fallback },
-    });
+  return (
+    z
+      .string()
+      // 16 digits hold every safe integer; the range check below says which are allowed.
+      .regex(/^[0-9]{1,16}$/, 'a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max))
+      .optional()
+      .transform((n) => n ?? fallback)
+      .meta({
+        [JSON_SCHEMA]: { type: 'integer', minimum: min, maximum: max, default: fallback },
+      })
+  );
 }

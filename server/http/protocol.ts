@@ -226,8 +226,9 @@ export function installProtocol(app: FastifyInstance, deps: ProtocolDeps): void 
         'request bodies are read as sent: send them without Content-Encoding',
       );
     }
-    // Expect: 100-continue is decided here, before any byte of the body is asked for.
-    if (/^100-continue$/i.test(request.headers.expect ?? '')) {
+    // Expect: 100-continue (matched as Node matches it) is decided here, before any byte of
+    // the body is asked for.
+    if (/(?:^|\W)100-continue(?:$|\W)/i.test(request.headers.expect ?? '')) {
       if (Number(request.headers['content-length']) > request.routeOptions.bodyLimit) {
         throw payloadTooLarge(request.routeOptions.bodyLimit);
       }

@@ -208,6 +208,7 @@ Server start_server(const ServerOptions& o) {
     c.tcp_listen_port = s.tcp_port;
   }
   c.tcp_auth_timeout_ms = o.tcp_auth_timeout_ms;
+  c.tcp_max_authenticated = o.tcp_max_authenticated;
   c.offload = false;
   for (auto& p : o.peers) c.peers.push_back(p.config());
   auto pipe = std::make_unique<ferry::PacketPipe>("pipe-server");
@@ -225,7 +226,7 @@ Node start_client(const Server& s, const Peer& me, const ClientOptions& o) {
   c.interface_name = "pipe-" + me.id;
   c.private_key = me.priv;
   c.server_host = "127.0.0.1";
-  c.server_port = o.tcp ? s.tcp_port : s.udp_port;
+  c.server_port = o.port ? o.port : o.tcp ? s.tcp_port : s.udp_port;
   c.server_public = s.pub;
   c.cipher = o.cipher;
   c.rekey_seconds = o.rekey_seconds;
@@ -256,6 +257,65 @@ double round_trip(Node& client, Server& server, const Peer& me, int timeout_ms) 
   if (!client.receive([&](const Bytes& p) { return packet_tag(p) == (tag | (uint64_t{1} << 63)); }, timeout_ms))
     return -1;
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+WireTap::WireTap(uint16_t server_port) {
+  fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) < 0 ||
+      getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) < 0)
+    std::abort();
+  port_ = ntohs(a.sin_port);
+  up_ = udp_socket_to(server_port);
+  int sz = 4 << 20;
+  setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz);
+  setsockopt(up_, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof sz);
+  thread_ = std::thread([this] { run(); });
+}
+
+WireTap::~WireTap() {
+  stop_ = true;
+  thread_.join();
+  ::close(fd_);
+  ::close(up_);
+}
+
+std::vector<WireTap::Datagram> WireTap::seen() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seen_;
+}
+
+void WireTap::run() {
+  sockaddr_in client{};
+  socklen_t client_len = 0;
+  uint8_t buf[65536];
+  while (!stop_.load()) {
+    pollfd p[2] = {{fd_, POLLIN, 0}, {up_, POLLIN, 0}};
+    if (poll(p, 2, 50) <= 0) continue;
+    if (p[0].revents & POLLIN) {
+      sockaddr_in from{};
+      socklen_t fl = sizeof from;
+      ssize_t n = recvfrom(fd_, buf, sizeof buf, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &fl);
+      if (n > 0) {
+        client = from;
+        client_len = fl;
+        send(up_, buf, size_t(n), MSG_DONTWAIT);
+        std::lock_guard<std::mutex> lock(mu_);
+        seen_.push_back({now_ms(), size_t(n), true});
+      }
+    }
+    if (p[1].revents & POLLIN) {
+      ssize_t n = recv(up_, buf, sizeof buf, MSG_DONTWAIT);
+      if (n > 0 && client_len) {
+        sendto(fd_, buf, size_t(n), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&client), client_len);
+        std::lock_guard<std::mutex> lock(mu_);
+        seen_.push_back({now_ms(), size_t(n), false});
+      }
+    }
+  }
 }
 
 static int64_t system_ms() {

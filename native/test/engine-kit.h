@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../src/core/crypto.h"
@@ -105,6 +106,7 @@ struct ServerOptions {
   std::vector<Peer> peers;
   bool tcp = true;
   int tcp_auth_timeout_ms = 10000;
+  int tcp_max_authenticated = 16384;
 };
 struct Server : Node {
   uint16_t udp_port = 0, tcp_port = 0;
@@ -113,6 +115,7 @@ Server start_server(const ServerOptions& o);
 
 struct ClientOptions {
   bool tcp = false;
+  uint16_t port = 0;  // connect here instead of the server's own port (a WireTap in between)
   int rekey_seconds = 120;
   int keepalive_seconds = 1;
   ferry::Cipher cipher = ferry::Cipher::kAes256Gcm;
@@ -125,6 +128,29 @@ bool wait_connected(Node& client, int timeout_ms = 5000);
 // A packet from the client's tunnel address to 10.99.0.1 arrives at the server's pipe, and the reply
 // arrives at the client's pipe. Returns the round-trip time in ms, or -1 when either leg timed out.
 double round_trip(Node& client, Server& server, const Peer& me, int timeout_ms);
+
+// ---- a UDP forwarder between a client and the server that records what crosses the wire ----
+class WireTap {
+ public:
+  struct Datagram {
+    int64_t at_ms;
+    size_t len;
+    bool to_server;
+  };
+  explicit WireTap(uint16_t server_port);
+  ~WireTap();
+  uint16_t port() const { return port_; }
+  std::vector<Datagram> seen();
+
+ private:
+  void run();
+  int fd_ = -1, up_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<Datagram> seen_;
+  std::thread thread_;
+};
 
 // ---- a protocol-level client that the test drives byte by byte (captures, replays, misbehaves) ----
 struct RawInit {

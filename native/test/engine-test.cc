@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -313,6 +314,133 @@ void test_unanswered_handshakes_warn() {
   CHECK(!is_state(c.events->snapshot().back(), "connected"));
 }
 
+// Peer changes apply one by one: removals always, a refused upsert removes its id's old entry, unchanged
+// peers keep their sessions; statistics count each peer's bytes.
+void test_peer_updates_and_stats() {
+  Peer a = make_peer("dev_a", "10.99.0.2");
+  Peer b = make_peer("dev_b", "10.99.0.3");
+  Peer c = make_peer("dev_c", "10.99.0.4");
+  Server s = start_server({{a, b}});
+  Node ca = start_client(s, a);
+  CHECK(wait_connected(ca));
+  for (int i = 0; i < 10; ++i) CHECK(round_trip(ca, s, a, 2000) >= 0);
+  auto stat_of = [&](const std::string& id) {
+    for (auto& st : s.tunnel->peer_stats())
+      if (st.id == id) return st;
+    return ferry::PeerStats{};
+  };
+  const auto sa = stat_of("dev_a");
+  CHECK_MSG(sa.rx_bytes >= 10 * (28 + 64 + 32) && sa.tx_bytes >= 10 * (28 + 64 + 32), "rx %llu tx %llu",
+            (unsigned long long)sa.rx_bytes, (unsigned long long)sa.tx_bytes);
+  CHECK(sa.handshake_age_ms >= 0 && sa.handshake_age_ms < 10000);
+  CHECK(stat_of("dev_b").handshake_age_ms == -1);
+  const uint64_t handshakes = s.tunnel->counters().handshakes;
+
+  // c takes b's address (refused) while b is removed in the same change: the removal still applies.
+  ferry::PeerConfig clash = c.config();
+  clash.address_v4 = a.address;
+  auto rejected = s.tunnel->update_peers({clash}, {"dev_b"}, false);
+  CHECK(rejected.size() == 1 && rejected[0].id == "dev_c" && rejected[0].reason == "address in use by another peer");
+  CHECK(s.tunnel->peer_stats().size() == 1);
+  // Re-stating a (unchanged) keeps its session: no new handshake is needed for traffic to flow.
+  CHECK(s.tunnel->update_peers({a.config()}, {}, false).empty());
+  CHECK(round_trip(ca, s, a, 2000) >= 0);
+  CHECK(s.tunnel->counters().handshakes == handshakes);
+  // A refused upsert of an existing id leaves no old entry behind (fail closed).
+  ferry::PeerConfig moved = a.config();
+  moved.public_key = c.pub;
+  moved.address_v4 = ip4("10.99.0.9");
+  CHECK(s.tunnel->update_peers({c.config(), moved}, {}, false).size() == 1);
+  CHECK(round_trip(ca, s, a, 500) < 0);
+  bool a_left = true;
+  for (auto& st : s.tunnel->peer_stats()) a_left = a_left && st.id != "dev_a";
+  CHECK(a_left);
+}
+
+// At the node's limit of authenticated TCP connections a new one meets the probe reaction, and so do
+// probes: nothing tells the limit from a refusal.
+void test_tcp_limit_reaction() {
+  Peer a = make_peer("dev_a", "10.99.0.2");
+  Peer b = make_peer("dev_b", "10.99.0.3");
+  Peer c = make_peer("dev_c", "10.99.0.4");
+  ServerOptions so{{a, b, c}};
+  so.tcp_auth_timeout_ms = 400;
+  so.tcp_max_authenticated = 2;
+  Server s = start_server(so);
+  RawTcpSession sa = raw_tcp_session(s.tcp_port, s.pub, a);
+  RawTcpSession sb = raw_tcp_session(s.tcp_port, s.pub, b);
+  CHECK(sa.fd >= 0 && sb.fd >= 0);
+  // c's initiation is authentic, but the node is full: no answer, and the same end as any probe.
+  const int fd = tcp_connect_and_init(s.tcp_port, s.pub, make_init(c, s.pub));
+  int waited = 0;
+  TcpEnd end = tcp_wait_end(fd, 3000, &waited);
+  CHECK_MSG(end == TcpEnd::kFin && waited >= 300 && waited <= 1500, "over the limit: end=%d after %d ms", int(end),
+            waited);
+  ::close(fd);
+  const int probe = tcp_connect(s.tcp_port);
+  end = tcp_wait_end(probe, 3000, &waited);
+  CHECK_MSG(end == TcpEnd::kFin && waited >= 300 && waited <= 1500, "probe at the limit: end=%d after %d ms", int(end),
+            waited);
+  ::close(probe);
+  CHECK(s.tunnel->counters().handshakes_dropped >= 1);
+  // The two that got in are still served.
+  CHECK(tcp_wait_end(sa.fd, 200) == TcpEnd::kOpen && tcp_wait_end(sb.fd, 200) == TcpEnd::kOpen);
+  ::close(sa.fd);
+  ::close(sb.fd);
+}
+
+// On the wire: padding drawn per packet (sizes vary, full-size packets included, within the path budget)
+// and keepalives at jittered intervals.
+void test_padding_and_jitter() {
+  Peer a = make_peer("dev_a", "10.99.0.2");
+  Server s = start_server({{a}});
+  WireTap tap(s.udp_port);
+  ClientOptions co;
+  co.port = tap.port();
+  co.keepalive_seconds = 1;
+  Node c = start_client(s, a, co);
+  CHECK(wait_connected(c));
+  sleep_ms(200);
+  const size_t before = tap.seen().size();
+  const uint32_t far = ip4("10.99.0.1");
+  for (int i = 0; i < 200; ++i) c.send(udp_packet(a.address, far, 1000 + i, 200 - 28));   // 200-byte IP packets
+  for (int i = 0; i < 200; ++i) c.send(udp_packet(a.address, far, 2000 + i, 1420 - 28));  // full-size packets
+  sleep_ms(500);
+  std::vector<size_t> small, full;
+  auto seen = tap.seen();
+  for (size_t i = before; i < seen.size(); ++i) {
+    if (!seen[i].to_server) continue;
+    if (seen[i].len >= 200 + 32 && seen[i].len <= 200 + 32 + 63) small.push_back(seen[i].len);
+    if (seen[i].len >= 1420 + 32) full.push_back(seen[i].len);
+  }
+  auto distinct = [](std::vector<size_t> v) {
+    std::sort(v.begin(), v.end());
+    return size_t(std::unique(v.begin(), v.end()) - v.begin());
+  };
+  // (Under the sanitizers the tap may miss some; the sizes are what matters.)
+  CHECK_MSG(small.size() >= 100 && distinct(small) >= 30, "%zu small packets, %zu sizes", small.size(),
+            distinct(small));
+  const size_t full_max = full.empty() ? 0 : *std::max_element(full.begin(), full.end());
+  // IPv4 path of 1500: a 1420-byte packet may carry up to 1500 - 28 - 32 - 1420 = 20 bytes of padding.
+  CHECK_MSG(full.size() >= 100 && distinct(full) >= 10 && full_max <= 1472, "%zu full packets, %zu sizes, max %zu",
+            full.size(), distinct(full), full_max);
+  // Idle: only keepalive pings cross, at intervals of 0.7..1.3 s that are not all the same.
+  const size_t idle_from = tap.seen().size();
+  sleep_ms(6500);
+  seen = tap.seen();
+  std::vector<int64_t> times;
+  for (size_t i = idle_from; i < seen.size(); ++i)
+    if (seen[i].to_server) times.push_back(seen[i].at_ms);
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
+  CHECK_MSG(gaps.size() >= 3, "%zu keepalives", times.size());
+  if (!gaps.empty()) {
+    const auto mm = std::minmax_element(gaps.begin(), gaps.end());
+    CHECK_MSG(*mm.first >= 600 && *mm.second <= 1400 && *mm.second - *mm.first >= 20, "gaps %lld..%lld ms",
+              (long long)*mm.first, (long long)*mm.second);
+  }
+}
+
 struct Test {
   const char* name;
   void (*fn)();
@@ -328,6 +456,9 @@ const Test kTests[] = {
     {"handshake-flood", test_handshake_flood},
     {"dead-thread-reports-failed", test_dead_thread_reports_failed},
     {"unanswered-handshakes-warn", test_unanswered_handshakes_warn},
+    {"peer-updates-and-stats", test_peer_updates_and_stats},
+    {"tcp-limit-reaction", test_tcp_limit_reaction},
+    {"padding-and-jitter", test_padding_and_jitter},
 };
 
 }  // namespace

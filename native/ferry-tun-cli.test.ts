@@ -98,6 +98,41 @@ describe('main', () => {
     expect(out.join('')).toBe('');
   });
 
+  it('exits 1 with the reason when the tunnel fails, instead of running on carrying nothing', async () => {
+    const { err } = captureOutput();
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-cli-'));
+    const plane = new FakeDataPlane();
+    writeFileSync(join(dir, 'k'), plane.generatePrivateKey());
+    const running = main(
+      [
+        'client',
+        '--interface',
+        'fc0',
+        '--address',
+        '10.99.0.2/24',
+        '--server',
+        '127.0.0.1:51820',
+        '--server-public-key',
+        plane.publicKey(plane.generatePrivateKey()),
+        '--private-key',
+        join(dir, 'k'),
+      ],
+      plane,
+    );
+    for (let i = 0; i < 50 && plane.tunnels.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    plane.tunnels[0]!.emit({
+      type: 'error',
+      message: 'tun thread stopped: reading the TUN device failed',
+    });
+    plane.tunnels[0]!.emit({ type: 'state', state: 'failed' });
+    expect(await running).toBe(1);
+    expect(err.join('')).toMatch(
+      /the tunnel failed: tun thread stopped: reading the TUN device failed/,
+    );
+    expect(plane.tunnels[0]!.closed).toBe(true);
+  });
+
   it('passes the TCP transport and listener through to the data plane', async () => {
     captureOutput();
     const dir = mkdtempSync(join(tmpdir(), 'ferry-cli-'));

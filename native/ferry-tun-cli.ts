@@ -135,27 +135,39 @@ function formatEvent(e: TunnelEvent): string {
 }
 
 // Runs a tunnel in the foreground until SIGTERM/SIGINT, then closes it (threads joined, interface removed).
+// A tunnel that fails (a data-plane thread stopped) or that `attach` gives up on ends the command with an
+// error instead of leaving a process that looks alive and carries nothing.
 function runUntilSignal<T extends Tunnel>(
   start: (onEvent: (e: TunnelEvent) => void) => T,
   json: boolean,
-  attach?: (tunnel: T) => () => void,
+  attach?: (tunnel: T, fail: (why: string) => void) => () => void,
 ): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let lastError = 'a data-plane thread stopped';
+    let done = false;
+    const finish = (failure?: string): void => {
+      if (done) return;
+      done = true;
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      detach?.();
+      tunnel.close();
+      if (failure === undefined) resolve();
+      else reject(new NativeTunnelError('ERR_FERRY_START', failure));
+    };
+    const onSignal = (): void => finish();
     const onEvent = (e: TunnelEvent): void => {
       if (json) process.stdout.write(`${JSON.stringify(e)}\n`);
       else if (e.type !== 'counters') process.stderr.write(`ferry-tun: ${formatEvent(e)}\n`);
+      if (e.type === 'error') lastError = e.message;
+      // Events arrive on the event loop, after start() has returned.
+      if (e.type === 'state' && e.state === 'failed') finish(`the tunnel failed: ${lastError}`);
     };
+    // finish() runs only after these two are set: events and signals arrive on later turns of the loop.
     const tunnel = start(onEvent);
-    const detach = attach?.(tunnel);
-    const stop = (): void => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      detach?.();
-      tunnel.close();
-      resolve();
-    };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    const detach = attach?.(tunnel, (why) => finish(why));
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
   });
 }
 
@@ -242,7 +254,7 @@ export function buildProgram(plane: DataPlane): Command {
               onEvent,
             ),
           o.json === true,
-          (tunnel) => {
+          (tunnel, fail) => {
             // SIGHUP re-reads the peers: rotation and revocation without a restart. It fails
             // closed: a peer whose line is unreadable is not kept, and every problem is reported.
             const reload = (): void => {
@@ -256,8 +268,7 @@ export function buildProgram(plane: DataPlane): Command {
               } catch (err) {
                 // Not even the removals could be applied: stop serving rather than keep revoked peers.
                 const why = err instanceof Error ? err.message : String(err);
-                process.stderr.write(`ferry-tun: peers not reloaded, stopping: ${why}\n`);
-                process.kill(process.pid, 'SIGTERM');
+                fail(`peers not reloaded, stopping: ${why}`);
                 return;
               }
               for (const p of problems) process.stderr.write(`ferry-tun: ${p}\n`);

@@ -35,29 +35,14 @@ Key32 x25519_generate_private() {
   return k;
 }
 
-Key32 x25519_public_from_private(const Key32& priv) {
-  PkeyPtr pk(EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nullptr, priv.data(), priv.size()));
-  if (!pk) throw CryptoError("invalid X25519 private key");
-  Key32 pub;
-  size_t len = pub.size();
-  if (EVP_PKEY_get_raw_public_key(pk.get(), pub.data(), &len) != 1 || len != 32)
-    throw CryptoError("X25519 public key derivation failed");
-  return pub;
-}
+Key32 x25519_public_from_private(const Key32& priv) { return X25519Key(priv).public_key(); }
 
 bool x25519_shared(const Key32& priv, const Key32& peer_pub, Key32& out) {
-  PkeyPtr pk(EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, nullptr, priv.data(), priv.size()));
-  PkeyPtr peer(EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, nullptr, peer_pub.data(), peer_pub.size()));
-  if (!pk || !peer) return false;
-  PkeyCtxPtr ctx(EVP_PKEY_CTX_new(pk.get(), nullptr));
-  if (!ctx || EVP_PKEY_derive_init(ctx.get()) != 1) return false;
-  if (EVP_PKEY_derive_set_peer(ctx.get(), peer.get()) != 1) return false;
-  size_t len = out.size();
-  // OpenSSL itself rejects an all-zero result (low-order points) in derive; we double check.
-  if (EVP_PKEY_derive(ctx.get(), out.data(), &len) != 1 || len != 32) return false;
-  uint8_t acc = 0;
-  for (uint8_t b : out) acc |= b;
-  return acc != 0;
+  try {
+    return X25519Key(priv).shared(peer_pub, out);
+  } catch (const CryptoError&) {
+    return false;
+  }
 }
 
 X25519Key::X25519Key(const Key32& priv) {
@@ -79,6 +64,7 @@ bool X25519Key::shared(const Key32& peer_pub, Key32& out) const {
   if (!ctx || EVP_PKEY_derive_init(ctx.get()) != 1) return false;
   if (EVP_PKEY_derive_set_peer(ctx.get(), peer.get()) != 1) return false;
   size_t len = out.size();
+  // OpenSSL itself rejects an all-zero result (low-order points) in derive; we double check.
   if (EVP_PKEY_derive(ctx.get(), out.data(), &len) != 1 || len != 32) return false;
   uint8_t acc = 0;
   for (uint8_t b : out) acc |= b;

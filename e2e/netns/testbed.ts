@@ -499,7 +499,11 @@ export class Testbed {
     this.net.spawn('echo', `iperf3-${port}`, ['iperf3', '-s', '-p', String(port)]);
   }
 
-  /** Runs iperf3 from `host` to the echo host and returns the received bits per second. */
+  /**
+   * Runs iperf3 from `host` to the echo host and returns the received bits per second in steady
+   * state: the first second (slow start, and a rate limiter's burst, which would dominate a
+   * short run) is left out.
+   */
   async iperf(host: string, port: number, seconds: number): Promise<number> {
     const proc = this.net.spawn(host, `iperf3-client-${host}-${port}`, [
       'iperf3',
@@ -509,6 +513,8 @@ export class Testbed {
       String(port),
       '-t',
       String(seconds),
+      '-O',
+      '1',
       '-J',
       '--connect-timeout',
       '3000',
@@ -517,6 +523,31 @@ export class Testbed {
     const out = proc.output();
     if (code !== 0) throw new Error(`iperf3 from ${host} failed (${code}): ${out.slice(-500)}`);
     return JSON.parse(out.slice(out.indexOf('{'))).end.sum_received.bits_per_second as number;
+  }
+
+  /**
+   * Sends iperf3 traffic from `host` to the echo host for about `seconds`, however the transfer
+   * ends (the device may be cut on the way): the process is stopped a few seconds after.
+   */
+  async pushTraffic(host: string, port: number, seconds: number): Promise<void> {
+    const proc = this.net.spawn(host, `iperf3-push-${host}-${port}`, [
+      'iperf3',
+      '-c',
+      this.net.host('echo').address,
+      '-p',
+      String(port),
+      '-t',
+      String(seconds),
+      '--connect-timeout',
+      '3000',
+    ]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      proc.exited,
+      new Promise((r) => (timer = setTimeout(r, (seconds + 5) * 1000))),
+    ]);
+    clearTimeout(timer);
+    await proc.stop();
   }
 
   /**

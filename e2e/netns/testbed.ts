@@ -155,6 +155,10 @@ export class Testbed {
     } catch (e) {
       throw new Error(`${(e as Error).message}\ncontrol plane output:\n${control.output()}`);
     }
+    // After an outage the relays count as healthy again only with their next heartbeat.
+    for (const r of this.relays.values())
+      if (r.process.child.exitCode === null && r.process.child.signalCode === null)
+        await this.waitHealthy(r);
   }
 
   async stopControlPlane(): Promise<void> {
@@ -246,8 +250,12 @@ export class Testbed {
       ],
       { FERRY_NODE_TOKEN: r.nodeToken },
     );
+    await this.waitHealthy(r);
+  }
+
+  private async waitHealthy(r: RelayHandle): Promise<void> {
     try {
-      await this.net.waitFor(`relay ${host} to be healthy`, 15_000, async () => {
+      await this.net.waitFor(`relay ${r.host} to be healthy`, 15_000, async () => {
         const nodes = await this.adminNodes(r.region);
         return nodes.find((n: { id: string; healthy: boolean }) => n.id === r.nodeId && n.healthy)
           ? true

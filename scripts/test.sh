@@ -10,14 +10,17 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 
+# Each stage says how long the run has taken so far (bash's SECONDS), to see where the time goes.
+stage() { echo "test: [$((SECONDS / 60))m$((SECONDS % 60))s] $*" >&2; }
+
 bash scripts/setup/system-packages.sh
 bash scripts/setup/node-deps.sh --native
-echo "test: the native addon's C++ tests, engine tests and test vectors" >&2
+stage "the native addon's C++ tests, engine tests and test vectors"
 make -s -C native test
-echo "test: the C++ tests under ThreadSanitizer and AddressSanitizer+UBSan" >&2
+stage "the C++ tests under ThreadSanitizer and AddressSanitizer+UBSan"
 make -s -j2 -C native sanitize
 
-echo "test: lint, types, format" >&2
+stage "lint, types, format"
 npx --no-install eslint .
 npx --no-install tsc -p tsconfig.json --noEmit
 npx --no-install prettier --check . >/dev/null || { npx --no-install prettier --check . ; exit 1; }
@@ -40,8 +43,11 @@ if [ $# -gt 0 ]; then
 else
   # Unit and API tests in parallel; the namespace end-to-end tests one file at a time, so
   # that throughput checks do not compete with each other for the two cores.
+  stage "unit and API tests (SQLite and PostgreSQL)"
   run_vitest unit contracts/ server/ relay/ native/
+  stage "namespace end-to-end tests"
   run_vitest e2e e2e/ --no-file-parallelism
+  stage "all suites ran"
 fi
 
 # A skipped test hides a missing prerequisite: it counts as a failure here.

@@ -66,7 +66,7 @@ export class FerryProcess {
       }
     });
     child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
   }
 
   lastCounters(): Record<string, number> {

@@ -124,7 +124,7 @@ async function runIperf(args: string[]): Promise<{ ok: boolean; json: IperfResul
   ]);
   let out = '';
   c.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => c.once('exit', resolve));
+  const code = await new Promise<number | null>((resolve) => c.once('close', resolve));
   server.kill('SIGTERM');
   return { ok: code === 0, json: JSON.parse(out || '{}') as IperfResult };
 }

@@ -186,8 +186,9 @@ export class TestNetwork {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
+    // 'close', not 'exit': it comes after the output streams are drained, so output() is complete.
     const exited = new Promise<number | null>((resolve) =>
-      child.once('exit', (code) => resolve(code)),
+      child.once('close', (code) => resolve(code)),
     );
     const proc: ManagedProcess = {
       child,

@@ -13,6 +13,7 @@
 #include "../src/core/offload.h"
 #include "../src/core/protocol.h"
 #include "../src/core/replay-window.h"
+#include "../src/core/secret.h"
 #include "../src/core/tcp-framing.h"
 
 using namespace ferry;
@@ -504,6 +505,38 @@ static void test_segmentation() {
   CHECK(checksum_fold(checksum_add(udp + 20, 13, checksum_add(udp + 12, 8, 0) + 17 + 13)) == 0xffff);
 }
 
+// Key material lives in pages that a core dump leaves out (VmFlags "dd" in /proc/self/smaps), and a
+// released slot is erased.
+static void test_secret_memory() {
+  Secret<Key32> k;
+  for (int i = 0; i < 32; ++i) (*k)[i] = uint8_t(0xa0 + i);
+  const uintptr_t at = reinterpret_cast<uintptr_t>(k.get());
+  std::ifstream maps("/proc/self/smaps");
+  std::string line;
+  bool inside = false, found = false, dontdump = false;
+  while (std::getline(maps, line)) {
+    unsigned long lo = 0, hi = 0;
+    // Mapping lines start "lo-hi perms ..."; attribute lines start with a name and a colon.
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < line.find(' ')) {
+      inside = at >= lo && at < hi;
+      found = found || inside;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) dontdump = line.find(" dd") != std::string::npos;
+  }
+  CHECK(found);
+  CHECK(dontdump);
+  Key32* raw = k.get();
+  {
+    Secret<Key32> moved(std::move(k));
+    CHECK(moved.get() == raw && k.get() == nullptr);
+  }
+  // The slot went back to the arena erased (it is still mapped: the arena never unmaps).
+  uint8_t acc = 0;
+  for (uint8_t b : *raw) acc |= b;
+  CHECK(acc == 0);
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--print-vectors") == 0) {
     print_vectors();
@@ -521,6 +554,7 @@ int main(int argc, char** argv) {
   test_base64();
   test_ip_length();
   test_segmentation();
+  test_secret_memory();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

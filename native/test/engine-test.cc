@@ -1,6 +1,9 @@
 // Engine tests: the real client and server engines of src/core in one process, over loopback, with
 // PacketPipes for TUN. Usage: engine-test [name-substring...]
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -441,6 +444,55 @@ void test_padding_and_jitter() {
   }
 }
 
+// Out of descriptors, the node stops accepting for a moment instead of spinning on the listener, and
+// accepts again once descriptors are free.
+void test_accept_at_fd_limit() {
+  Peer a = make_peer("dev_a", "10.99.0.2");
+  ServerOptions so{{a}};
+  so.tcp_auth_timeout_ms = 400;
+  Server s = start_server(so);
+  rlimit saved{};
+  getrlimit(RLIMIT_NOFILE, &saved);
+  int open_fds = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) open_fds += e->d_name[0] == '.' ? 0 : 1;
+    closedir(d);
+    open_fds -= 1;  // the directory's own descriptor, closed again
+  }
+  // The connecting side is a child process, with descriptors of its own.
+  const pid_t child = fork();
+  if (child == 0) {
+    sleep_ms(200);  // after the parent has used up its descriptors
+    std::vector<int> fds;
+    for (int i = 0; i < 5; ++i) fds.push_back(tcp_connect(s.tcp_port));
+    sleep_ms(2500);
+    _exit(0);
+  }
+  rlimit tight = saved;
+  tight.rlim_cur = rlim_t(open_fds);  // no descriptor left for accept()
+  setrlimit(RLIMIT_NOFILE, &tight);
+  sleep_ms(500);
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  sleep_ms(1000);
+  getrusage(RUSAGE_SELF, &after);
+  setrlimit(RLIMIT_NOFILE, &saved);
+  auto cpu = [](const rusage& r) {
+    return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + double(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+  };
+  const double used = cpu(after) - cpu(before);
+  CHECK_MSG(used < 0.5, "%.2f s of CPU in 1 s at the descriptor limit", used);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // Descriptors are back: a new connection gets the usual treatment.
+  const int probe = tcp_connect(s.tcp_port);
+  int waited = 0;
+  const TcpEnd end = tcp_wait_end(probe, 3000, &waited);
+  CHECK_MSG(end == TcpEnd::kFin && waited >= 300 && waited <= 1500, "after the limit: end=%d after %d ms", int(end),
+            waited);
+  ::close(probe);
+}
+
 struct Test {
   const char* name;
   void (*fn)();
@@ -459,6 +511,7 @@ const Test kTests[] = {
     {"peer-updates-and-stats", test_peer_updates_and_stats},
     {"tcp-limit-reaction", test_tcp_limit_reaction},
     {"padding-and-jitter", test_padding_and_jitter},
+    {"accept-at-fd-limit", test_accept_at_fd_limit},
 };
 
 }  // namespace

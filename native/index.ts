@@ -115,8 +115,12 @@ function wrap(handle: NativeHandle): ServerTunnel {
     },
     updatePeers(change) {
       const { upsert, remove, rejected } = screenChange(change);
+      // Fail closed: an id whose new entry is refused here loses its old one in the data plane too.
+      const refusedIds = rejected.map((r) => r.id).filter((id) => id !== '');
       try {
-        return { rejected: [...rejected, ...handle.updatePeers(upsert, remove, false)] };
+        return {
+          rejected: [...rejected, ...handle.updatePeers(upsert, [...remove, ...refusedIds], false)],
+        };
       } catch (err) {
         throw translate(err);
       }

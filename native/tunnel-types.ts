@@ -88,6 +88,10 @@ export interface ServerTunnelOptions {
   tcpAuthTimeoutMs?: number;
   /** Authenticated TCP connections held at once, all peers together (default 16384; each peer keeps at most 4). */
   tcpMaxConnections?: number;
+  /** Unauthenticated TCP connections held at once (default 4096); past it new ones are closed at once. */
+  tcpMaxPending?: number;
+  /** The same per source address (default 64). */
+  tcpPendingPerSource?: number;
   /** Initiations a second one source address may have checked (default 20); more are dropped and counted. */
   handshakesPerSource?: number;
   /** The largest IP packet the paths to clients carry (576..65535, default 1500); bounds padding. */
@@ -200,8 +204,9 @@ function bad(message: string): never {
   throw new NativeTunnelError('ERR_FERRY_OPTIONS', message);
 }
 
+/** A canonical base64 encoding of 32 bytes (what the native side accepts: it re-encodes and compares). */
 export function isBase64Key(text: string): boolean {
-  return KEY_RE.test(text) && Buffer.from(text, 'base64').length === 32;
+  return KEY_RE.test(text) && Buffer.from(text, 'base64').toString('base64') === text;
 }
 
 export function isIPv4(text: string): boolean {
@@ -260,6 +265,8 @@ export function validateServerOptions(o: ServerTunnelOptions): void {
   checkInt('tcpListenPort', o.tcpListenPort, 1, 65535);
   checkInt('tcpAuthTimeoutMs', o.tcpAuthTimeoutMs, 100, 600_000);
   checkInt('tcpMaxConnections', o.tcpMaxConnections, 1, 1 << 20);
+  checkInt('tcpMaxPending', o.tcpMaxPending, 1, 1 << 20);
+  checkInt('tcpPendingPerSource', o.tcpPendingPerSource, 1, 1 << 20);
   checkInt('handshakesPerSource', o.handshakesPerSource, 1, 100_000);
   checkInt('pathMtu', o.pathMtu, 576, 65535);
   validatePeers(o.peers);

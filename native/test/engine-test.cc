@@ -176,7 +176,15 @@ void test_tcp_probe_reaction() {
 // not by a restarted server.
 void test_replay_after_peer_update() {
   Peer a = make_peer("dev_a", "10.99.0.2");
-  Server s = start_server({{a}});
+  Peer fast = make_peer("dev_fast", "10.99.0.3");
+  Server s = start_server({{a, fast}});
+  {
+    // Timestamps may run up to 10 s ahead of the node's clock, not more (a restarted node's replay window).
+    int f = udp_socket_to(s.udp_port);
+    CHECK_MSG(!udp_answered(f, make_init(fast, s.pub, 15000).message, 300), "an initiation 15 s ahead answered");
+    CHECK(udp_answered(f, make_init(fast, s.pub, 5000).message, 1000));
+    ::close(f);
+  }
   const RawInit captured = make_init(a, s.pub);
   int fd = udp_socket_to(s.udp_port);
   CHECK(udp_answered(fd, captured.message, 1000));

@@ -89,7 +89,7 @@ class ClientEngine final : public EngineBase {
     t.session = current_;
     t.endpoint = server_;
     if (tcp_) {
-      if (!conn_ || conn_->broken.load()) return false;
+      if (!conn_ || conn_->broken()) return false;
       t.endpoint.conn = conn_;
     }
     return t.session != nullptr;
@@ -131,7 +131,7 @@ class ClientEngine final : public EngineBase {
       return;
     }
     set_tcp_options(fd);
-    auto conn = std::make_shared<TcpConn>(fd, Clock::now(), false, wake_fd_);
+    auto conn = std::make_shared<TcpConn>(fd, Clock::now(), false, attention_);
     const std::string pre = make_preamble();
     conn->set_masks(
         std::make_unique<RecordMasks>(server_pub_, reinterpret_cast<const uint8_t*>(pre.data()), pre.size()));
@@ -330,8 +330,8 @@ class ClientEngine final : public EngineBase {
     if (tcp_) {
       TcpConnPtr conn = connection();
       // Over TCP nothing is lost in transit: an unanswered initiation means the connection is bad.
-      if (conn && hs_in_flight_ && now - hs_sent_ >= kTcpHandshakeTimeout) conn->broken = true;
-      if ((!conn || conn->broken.load()) && now - tcp_attempt_ >= milliseconds(1000)) {
+      if (conn && hs_in_flight_ && now - hs_sent_ >= kTcpHandshakeTimeout) conn->set_broken();
+      if ((!conn || conn->broken()) && now - tcp_attempt_ >= milliseconds(1000)) {
         if (conn) {
           std::lock_guard<std::mutex> lock(mu_);
           conn_.reset();
@@ -350,7 +350,7 @@ class ClientEngine final : public EngineBase {
       e.code = "handshake-unanswered";
       e.message =
           "the node has not answered for 5 s: it is unreachable from here, it does not know this device's key, "
-          "or this machine's clock differs from the node's by more than 120 s; still trying";
+          "or this machine's clock is more than 120 s behind or 10 s ahead of the node's; still trying";
       emit(e);
     }
     if (cur && now >= next_ping_) send_ping(*cur, rng, now);
@@ -367,14 +367,17 @@ class ClientEngine final : public EngineBase {
     timers(rng);
     for (;;) {
       TcpConnPtr conn = tcp_ ? connection() : nullptr;
-      const int fd = tcp_ ? (conn && !conn->broken.load() ? conn->fd : -1) : udp_fd_;
+      const int fd = tcp_ ? (conn && !conn->broken() ? conn->fd : -1) : udp_fd_;
       short events = POLLIN;
       if (conn && conn->wants_write()) events |= POLLOUT;
       pollfd p[3] = {{stop_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}, {fd, events, 0}};
       int rc = poll(p, 3, kTimerTickMs);
       if (rc < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       if (p[0].revents & POLLIN) break;
-      if (p[1].revents & POLLIN) drain_wake();
+      if (p[1].revents & POLLIN) {
+        drain_wake();
+        attention_->take();  // the loop looks at the one connection's queue and state itself
+      }
       if (!tcp_) {
         if (p[2].revents & (POLLIN | POLLERR)) {
           receive_burst([&](uint8_t* d, size_t len, const Endpoint&) { dispatch(d, len, rng); });
@@ -391,7 +394,7 @@ class ClientEngine final : public EngineBase {
                   return true;
                 });
           });
-          if (!ok) conn->broken = true;
+          if (!ok) conn->set_broken();
         }
       }
       flush_deliveries();
@@ -413,6 +416,7 @@ class ClientEngine final : public EngineBase {
   SessionPtr current_, previous_;  // guarded by mu_
   TcpConnPtr conn_;                // guarded by mu_
   std::atomic<bool> reopen_wanted_{false};
+  const std::shared_ptr<TcpAttention> attention_ = std::make_shared<TcpAttention>(wake_fd_);
 
   // Network thread only:
   Masker hs_mask_;

@@ -73,7 +73,13 @@ void EngineBase::close() {
 
 void EngineBase::start_threads() {
   tun_thread_ = std::thread([this] { guarded("tun", [this] { tun_loop(); }); });
-  net_thread_ = std::thread([this] { guarded("net", [this] { net_loop(); }); });
+  try {
+    net_thread_ = std::thread([this] { guarded("net", [this] { net_loop(); }); });
+  } catch (...) {
+    // The subclass is not constructed after all: the TUN thread must not outlive this (it calls route()).
+    stop_threads();
+    throw;
+  }
 }
 
 void EngineBase::stop_threads() {
@@ -257,18 +263,18 @@ void EngineBase::batch_flush(TxBatch& b) {
   const Target& t = b.target;
   bool ok = false;
   if (t.endpoint.conn) {
-    ok = t.endpoint.conn->send_records(b.buf, b.used);
-    if (!ok) wake();  // the network thread closes a connection that broke
+    ok = t.endpoint.conn->send_records(b.buf, b.used);  // a broken one tells the network thread itself
   } else if (b.count == 1) {
-    ok = send_to(b.buf, b.used, t.endpoint);
+    ok = send_to(b.buf, b.used, t.endpoint, true);
   } else {
-    if (b.uniform && gso_ok_) {
-      ok = send_gso(b.buf, b.used, b.seg, t.endpoint);
-      if (!ok && (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
-        gso_ok_ = false;  // no UDP GSO here (old kernel, or a device without checksum offload)
-      }
+    int err = 0;
+    if (b.uniform && gso_ok_) ok = send_gso(b.buf, b.used, b.seg, t.endpoint, &err);
+    if (!ok) {
+      ok = send_many(b, t.endpoint);
+      // GSO refused where plain sends work: no UDP GSO here (old kernel, or a device without checksum
+      // offload). An error that plain sends share (a vanished source address, a smaller path) says nothing.
+      if (ok && (err == EIO || err == EINVAL || err == ENOPROTOOPT || err == EOPNOTSUPP)) gso_ok_ = false;
     }
-    if (!ok) ok = send_many(b, t.endpoint);
   }
   if (ok) {
     counters_.tx_packets.fetch_add(b.count, std::memory_order_relaxed);
@@ -314,7 +320,7 @@ bool EngineBase::wait_writable() {
   return poll(p, 2, 100) > 0 && !(p[1].revents & POLLIN) && (p[0].revents & POLLOUT);
 }
 
-bool EngineBase::send_gso(const uint8_t* buf, size_t len, size_t seg, const Endpoint& ep) {
+bool EngineBase::send_gso(const uint8_t* buf, size_t len, size_t seg, const Endpoint& ep, int* err) {
   iovec iov{const_cast<uint8_t*>(buf), len};
   msghdr msg{};
   msg.msg_name = const_cast<sockaddr_storage*>(&ep.addr);
@@ -330,29 +336,30 @@ bool EngineBase::send_gso(const uint8_t* buf, size_t len, size_t seg, const Endp
   c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
   const uint16_t s = uint16_t(seg);
   std::memcpy(CMSG_DATA(c), &s, sizeof s);
+  *err = 0;
   for (int tries = 0; tries < 50; ++tries) {
     ssize_t n = sendmsg(udp_fd_, &msg, 0);
     if (n == ssize_t(len)) return true;
-    if (n >= 0 || errno != EAGAIN || !wait_writable()) return false;
+    if (n >= 0) return false;  // a partial send: the rest goes by sendmmsg
+    *err = errno;
+    if (errno != EAGAIN || !wait_writable()) return false;
   }
   return false;
 }
 
-bool EngineBase::send_to(const uint8_t* buf, size_t len, const Endpoint& ep) {
+bool EngineBase::send_to(const uint8_t* buf, size_t len, const Endpoint& ep, bool may_wait) {
   if (ep.conn) {
     if (len > kMaxRecord) return false;
     uint8_t rec[kRecordLenBytes + kMaxRecord];
     rec[0] = uint8_t(len >> 8);
     rec[1] = uint8_t(len);
     std::memcpy(rec + kRecordLenBytes, buf, len);
-    const bool ok = ep.conn->send_records(rec, kRecordLenBytes + len);
-    if (!ok) wake();
-    return ok;
+    return ep.conn->send_records(rec, kRecordLenBytes + len);
   }
   for (int tries = 0; tries < 50; ++tries) {
     ssize_t n = sendto(udp_fd_, buf, len, 0, reinterpret_cast<const sockaddr*>(&ep.addr), ep.len);
     if (n == ssize_t(len)) return true;
-    if (n < 0 && errno == EAGAIN && wait_writable()) continue;
+    if (n < 0 && errno == EAGAIN && may_wait && wait_writable()) continue;
     if (n < 0) on_send_error(errno);
     return false;
   }

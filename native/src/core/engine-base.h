@@ -105,9 +105,11 @@ class EngineBase : public Tunnel {
   void batch_flush(TxBatch& b);
   bool send_many(TxBatch& b, const Endpoint& ep);
   bool wait_writable();
-  bool send_gso(const uint8_t* buf, size_t len, size_t seg, const Endpoint& ep);
-  // One message to an endpoint (UDP datagram or TCP record). Never blocks on TCP.
-  bool send_to(const uint8_t* buf, size_t len, const Endpoint& ep);
+  // One UDP GSO send; on failure *err holds the errno of the failed call.
+  bool send_gso(const uint8_t* buf, size_t len, size_t seg, const Endpoint& ep, int* err);
+  // One message to an endpoint (UDP datagram or TCP record). Never blocks on TCP; on UDP it waits for room
+  // (bounded) only when may_wait: the TUN thread may, the network thread must not (it drops instead).
+  bool send_to(const uint8_t* buf, size_t len, const Endpoint& ep, bool may_wait = false);
   // Called when sending over UDP failed with errno e (the client reopens its socket on some).
   virtual void on_send_error(int e) { (void)e; }
 

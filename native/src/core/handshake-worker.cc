@@ -88,8 +88,8 @@ void HandshakeWorker::run() {
 }
 
 bool HandshakeWorker::fresh(const Key32& key, uint64_t ts, int64_t now_ms) {
-  // Anything made before this node started may have been answered by its previous run (which had stopped
-  // before this one started, so nothing it answered carries this start's millisecond or a later one).
+  // Anything made before this node started may have been answered by its previous run. (A timestamp up to
+  // kHandshakeFutureSkewSeconds ahead may have been, too: see docs/protocol.md on that residual window.)
   if (int64_t(ts) < start_ms_) return false;
   std::string k(reinterpret_cast<const char*>(key.data()), 32);
   auto it = last_timestamp_.find(k);
@@ -115,7 +115,7 @@ HandshakeResult HandshakeWorker::process(HandshakeJob& job) {
   }
   const int64_t now = wall_ms();
   const int64_t skew = int64_t(st->timestamp_ms) - now;
-  if (skew > kHandshakeClockSkewSeconds * 1000 || skew < -kHandshakeClockSkewSeconds * 1000 ||
+  if (skew > kHandshakeFutureSkewSeconds * 1000 || skew < -kHandshakeClockSkewSeconds * 1000 ||
       !fresh(st->client_pub, st->timestamp_ms, now)) {
     counters_.drop_replay();  // too old, from the future, or seen: a replay as far as the node can tell
     return r;

@@ -27,6 +27,7 @@ void mix_hash(Key32& h, const uint8_t* data, size_t len) {
   Key32 out;
   sha256(h.data(), h.size(), data, len, out);
   h = out;
+  OPENSSL_cleanse(out.data(), out.size());
 }
 
 // ck0 = SHA256(construction), h0 = SHA256(ck0 || server static public key)

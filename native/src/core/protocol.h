@@ -26,7 +26,8 @@ constexpr uint64_t kRejectAfterMessages = (uint64_t{1} << 60);
 constexpr uint64_t kRekeyAfterMessagesDefault = (uint64_t{1} << 32);
 constexpr int kRekeyAfterSecondsMax = 120;
 constexpr int kRejectAfterSeconds = 180;
-constexpr int kHandshakeClockSkewSeconds = 120;
+constexpr int kHandshakeClockSkewSeconds = 120;  // how far behind the node's clock an initiation may be
+constexpr int kHandshakeFutureSkewSeconds = 10;  // and ahead (small: a restarted node's replay window)
 
 enum class MsgType : uint8_t { kInit = 1, kResponse = 2, kData = 4 };
 

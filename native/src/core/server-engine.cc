@@ -3,11 +3,12 @@
 // returns, and keeps TCP connections within their limits; the TUN thread routes by destination address.
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <deque>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -27,6 +28,9 @@ constexpr auto kTcpIdle = seconds(kRejectAfterSeconds);  // no authentic record 
 constexpr size_t kTcpPerPeer = 4;                        // a fifth connection of one peer closes its oldest
 constexpr auto kAcceptPause = milliseconds(100);         // after EMFILE and the like
 constexpr int kAcceptsPerLoop = 256;
+constexpr int kEventsPerWait = 256;
+// epoll tags of the fixed descriptors; connections use their own tag (from 16 on).
+constexpr uint64_t kTagStop = 1, kTagWake = 2, kTagUdp = 3, kTagListen = 4, kFirstConnTag = 16;
 
 int64_t steady_ms() { return std::chrono::duration_cast<milliseconds>(Clock::now().time_since_epoch()).count(); }
 
@@ -43,10 +47,12 @@ void raise_fd_limit() {
 struct ServerConn {
   enum class Stage { kAwaitInit, kPending, kAuthenticated, kDraining };
   TcpConnPtr conn;
-  Endpoint from;  // the remote address (for the per-source budget) with conn set
+  Endpoint from;       // the remote address (for the per-source budget) with conn set
+  EndpointKey source;  // the remote address without port: unauthenticated connections are counted by it
   Stage stage = Stage::kAwaitInit;
   ServerPeerPtr peer;  // authenticated only
   Clock::time_point last_authentic{};
+  uint32_t events = 0;  // what epoll watches for it now
 };
 
 class ServerEngine final : public EngineBase {
@@ -58,10 +64,13 @@ class ServerEngine final : public EngineBase {
         mac1_(derive_mac1_key(pub_)),
         limiter_(cfg.handshakes_per_source),
         tcp_auth_timeout_(milliseconds(cfg.tcp_auth_timeout_ms)),
-        tcp_max_authenticated_(size_t(cfg.tcp_max_authenticated)) {
+        tcp_max_authenticated_(size_t(cfg.tcp_max_authenticated)),
+        tcp_max_pending_(size_t(cfg.tcp_max_pending)),
+        tcp_pending_per_source_(size_t(cfg.tcp_pending_per_source)) {
     if (cfg.tcp_auth_timeout_ms < 100 || cfg.tcp_auth_timeout_ms > 600000)
       throw std::runtime_error("TCP authentication timeout out of range");
-    if (cfg.tcp_max_authenticated < 1) throw std::runtime_error("tcp_max_authenticated must be at least 1");
+    if (cfg.tcp_max_authenticated < 1 || cfg.tcp_max_pending < 1 || cfg.tcp_pending_per_source < 1)
+      throw std::runtime_error("TCP connection limits must be at least 1");
     std::vector<ServerPeerPtr> gone;
     auto rejected = registry_.update(cfg.peers, {}, true, gone);
     if (!rejected.empty()) throw std::runtime_error("peer " + rejected[0].id + ": " + rejected[0].reason);
@@ -83,19 +92,35 @@ class ServerEngine final : public EngineBase {
         throw std::runtime_error(std::string("cannot listen on the TCP address: ") + std::strerror(e));
       }
     }
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw std::runtime_error(std::string("epoll: ") + std::strerror(errno));
+    watch(stop_fd_, kTagStop, EPOLLIN);
+    watch(wake_fd_, kTagWake, EPOLLIN);
+    watch(udp_fd_, kTagUdp, EPOLLIN);
+    if (tcp_listen_fd_ >= 0) {
+      watch(tcp_listen_fd_, kTagListen, EPOLLIN);
+      listening_ = true;
+    }
     worker_ = std::make_unique<HandshakeWorker>(cfg.private_key, registry_, counters_, wake_fd_, system_ms());
     start_threads();
   }
 
   ~ServerEngine() override {
     close();
-    conns_.clear();
-    if (tcp_listen_fd_ >= 0) ::close(tcp_listen_fd_);
+    if (epoll_fd_ >= 0) ::close(epoll_fd_);
   }
 
+  // After the threads: TCP clients see their connections end now, not whenever the object is destroyed.
   void close() override {
     EngineBase::close();
     if (worker_) worker_->stop();
+    for (auto& entry : conns_) {
+      ::shutdown(entry.second.conn->fd, SHUT_RDWR);
+      entry.second.conn->set_broken();
+    }
+    conns_.clear();
+    if (tcp_listen_fd_ >= 0) ::close(tcp_listen_fd_);
+    tcp_listen_fd_ = -1;
   }
 
   std::vector<PeerRejection> update_peers(const std::vector<PeerConfig>& upsert, const std::vector<std::string>& remove,
@@ -278,12 +303,15 @@ class ServerEngine final : public EngineBase {
 
   // ---- handshake outcomes and peer changes ----
 
+  // The live connection table entry of c, or null (closed meanwhile). c is held, so its address cannot be a
+  // newer connection's.
   ServerConn* find_conn(const TcpConnPtr& c) {
-    auto it = conns_.find(c.get());
-    return it == conns_.end() ? nullptr : &it->second;
+    if (!c) return nullptr;
+    auto it = conns_.find(c->tag);
+    return it != conns_.end() && it->second.conn == c ? &it->second : nullptr;
   }
 
-  void process_results(RandomPool& rng, std::vector<TcpConn*>& to_close) {
+  void process_results(RandomPool& rng, std::vector<TcpConnPtr>& to_close) {
     for (HandshakeResult& r : worker_->take_results()) {
       ServerConn* sc = r.from.conn ? find_conn(r.from.conn) : nullptr;
       if (r.from.conn && !sc) continue;  // the connection ended meanwhile
@@ -294,13 +322,12 @@ class ServerEngine final : public EngineBase {
       ServerPeerPtr peer = r.peer;
       if (sc) {
         if (sc->stage == ServerConn::Stage::kPending) {
-          if (authenticated_ >= tcp_max_authenticated_) {
+          if (!bind_conn(*sc, peer, to_close)) {
             // At the limit a new connection is treated like any other that does not authenticate.
             counters_.drop_handshake();
             drain(*sc);
             continue;
           }
-          bind_conn(*sc, peer, to_close);
         } else if (sc->peer != peer) {
           continue;  // another key's initiation on a bound connection: ignored
         }
@@ -322,30 +349,41 @@ class ServerEngine final : public EngineBase {
         if (!parse_buffered(*sc->conn, [&](uint8_t* p, size_t avail, size_t& consumed) {
               return on_record(*sc, p, avail, consumed, rng);
             }))
-          to_close.push_back(sc->conn.get());
+          to_close.push_back(sc->conn);
       }
+      if (sc) update_interest(*sc);
     }
   }
 
-  void bind_conn(ServerConn& sc, const ServerPeerPtr& peer, std::vector<TcpConn*>& to_close) {
-    sc.stage = ServerConn::Stage::kAuthenticated;
+  // Binds a connection to the peer whose initiation it carried, within the limits: a peer keeps its newest
+  // kTcpPerPeer connections, and at the node's limit a peer that holds one replaces its own oldest (others
+  // are refused: false).
+  bool bind_conn(ServerConn& sc, const ServerPeerPtr& peer, std::vector<TcpConnPtr>& to_close) {
+    auto& list = peer->tcp_conns;
+    auto gone = [&](const std::weak_ptr<TcpConn>& w) {
+      TcpConnPtr c = w.lock();
+      return !find_conn(c) || std::find(to_close.begin(), to_close.end(), c) != to_close.end();
+    };
+    list.erase(std::remove_if(list.begin(), list.end(), gone), list.end());
+    const bool full = authenticated_ >= tcp_max_authenticated_;
+    if (full && list.empty()) return false;
+    // The peer's oldest make room: to stay within kTcpPerPeer, and at the node's limit one for this one.
+    size_t must_go = list.size() + 1 > kTcpPerPeer ? list.size() + 1 - kTcpPerPeer : 0;
+    if (full) must_go = std::max<size_t>(must_go, 1);
+    for (size_t i = 0; i < must_go && !list.empty(); ++i) {
+      if (TcpConnPtr old = list.front().lock()) to_close.push_back(old);
+      list.erase(list.begin());
+    }
+    set_stage(sc, ServerConn::Stage::kAuthenticated);
     sc.peer = peer;
     sc.last_authentic = Clock::now();
     sc.conn->paused = false;
     sc.conn->grow_rx();
-    ++authenticated_;
-    auto& list = peer->tcp_conns;
-    list.erase(std::remove_if(list.begin(), list.end(), [](const std::weak_ptr<TcpConn>& w) { return w.expired(); }),
-               list.end());
     list.push_back(sc.conn);
-    // A client that reconnects keeps its newest connections; one key cannot hoard the node's slots.
-    while (list.size() > kTcpPerPeer) {
-      if (TcpConnPtr old = list.front().lock()) to_close.push_back(old.get());
-      list.erase(list.begin());
-    }
+    return true;
   }
 
-  void process_gone(std::vector<TcpConn*>& to_close) {
+  void process_gone(std::vector<TcpConnPtr>& to_close) {
     std::vector<ServerPeerPtr> gone;
     {
       std::lock_guard<std::mutex> lock(gone_mu_);
@@ -365,12 +403,59 @@ class ServerEngine final : public EngineBase {
         if (it != sources_.end() && it->second == p) sources_.erase(it);
       }
       for (auto& w : p->tcp_conns)
-        if (TcpConnPtr c = w.lock()) to_close.push_back(c.get());
+        if (TcpConnPtr c = w.lock()) to_close.push_back(c);
       p->tcp_conns.clear();
     }
   }
 
+  // Connections whose send queue filled up (watch for writability) or that broke (close them).
+  void process_attention(std::vector<TcpConnPtr>& to_close) {
+    for (auto& w : attention_->take()) {
+      TcpConnPtr c = w.lock();
+      ServerConn* sc = find_conn(c);
+      if (!sc) continue;
+      if (c->broken())
+        to_close.push_back(c);
+      else
+        update_interest(*sc);
+    }
+  }
+
   // ---- TCP ----
+
+  void watch(int fd, uint64_t tag, uint32_t events) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.u64 = tag;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0)
+      throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
+  }
+
+  // Reads while not waiting for the worker, writability while bytes are queued. (Hang-ups and errors are
+  // always reported.)
+  void update_interest(ServerConn& sc) {
+    const uint32_t want = (sc.conn->paused ? 0 : uint32_t(EPOLLIN)) | (sc.conn->wants_write() ? uint32_t(EPOLLOUT) : 0);
+    if (want == sc.events) return;
+    epoll_event ev{};
+    ev.events = want;
+    ev.data.u64 = sc.conn->tag;
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, sc.conn->fd, &ev) == 0) sc.events = want;
+  }
+
+  size_t& pending_from(const EndpointKey& source) { return pending_by_source_[source]; }
+
+  // Unauthenticated connections are counted (overall and per source) from accept until they authenticate
+  // or close.
+  void set_stage(ServerConn& sc, ServerConn::Stage next) {
+    const bool was_pending = sc.stage != ServerConn::Stage::kAuthenticated;
+    const bool is_pending = next != ServerConn::Stage::kAuthenticated;
+    sc.stage = next;
+    if (was_pending && !is_pending) {
+      --pending_;
+      if (--pending_from(sc.source) == 0) pending_by_source_.erase(sc.source);
+      ++authenticated_;
+    }
+  }
 
   void accept_all(Clock::time_point now) {
     for (int i = 0; i < kAcceptsPerLoop; ++i) {
@@ -381,31 +466,60 @@ class ServerEngine final : public EngineBase {
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-          // Out of descriptors: stop polling the listener for a moment instead of spinning on it.
+          // Out of descriptors: stop watching the listener for a moment instead of spinning on it.
+          epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, tcp_listen_fd_, nullptr);
+          listening_ = false;
           accept_paused_until_ = now + kAcceptPause;
           counters_.drop();
         }
         return;
       }
+      const EndpointKey source = endpoint_key(from, false);
+      if (pending_ >= tcp_max_pending_ || pending_by_source_[source] >= tcp_pending_per_source_) {
+        // Over the limits of unauthenticated connections (overall, and per source address): closed at once,
+        // after reading what is there (FIN, not RST). Only whoever fills the limit sees this.
+        if (pending_by_source_[source] == 0) pending_by_source_.erase(source);
+        uint8_t sink[4096];
+        while (recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
+        }
+        ::shutdown(fd, SHUT_RDWR);
+        ::close(fd);
+        counters_.drop();
+        continue;
+      }
       set_tcp_options(fd);
-      auto conn = std::make_shared<TcpConn>(fd, now, true, wake_fd_);
+      auto conn = std::make_shared<TcpConn>(fd, now, true, attention_);
+      conn->tag = next_tag_++;
       ServerConn sc;
       from.conn = conn;
       sc.conn = conn;
       sc.from = from;
-      conns_.emplace(conn.get(), std::move(sc));
+      sc.source = source;
+      sc.events = EPOLLIN;
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = conn->tag;
+      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) continue;  // conn's destructor closes fd
+      ++pending_;
+      ++pending_from(source);
+      unauth_deadlines_.emplace_back(now + tcp_auth_timeout_, conn);
+      conns_.emplace(conn->tag, std::move(sc));
     }
   }
 
   // Probing resistance: after bad input an unauthenticated connection reads and discards until its fixed
   // closing time.
   void drain(ServerConn& sc) {
-    sc.stage = ServerConn::Stage::kDraining;
+    set_stage(sc, ServerConn::Stage::kDraining);
     sc.conn->paused = false;
+    update_interest(sc);
   }
 
   bool bad_input(ServerConn& sc) {
-    if (sc.stage != ServerConn::Stage::kAuthenticated) drain(sc);
+    if (sc.stage != ServerConn::Stage::kAuthenticated) {
+      sc.stage = ServerConn::Stage::kDraining;  // still unauthenticated: update_interest follows the read
+      sc.conn->paused = false;
+    }
     return false;
   }
 
@@ -443,9 +557,13 @@ class ServerEngine final : public EngineBase {
     return good ? true : bad_input(sc);
   }
 
-  // False when the connection must be closed now (the other side closed it, or it failed after authenticating).
-  bool on_tcp_readable(ServerConn& sc, RandomPool& rng) {
+  // False when the connection must be closed now (the other side closed or reset it, or it failed after
+  // authenticating).
+  bool on_tcp_readable(ServerConn& sc, uint32_t events, RandomPool& rng) {
     TcpConn& c = *sc.conn;
+    // A connection waiting for the worker reads nothing; if its other side hung up or reset meanwhile, the
+    // prober went first and so do we.
+    if (c.paused) return !(events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP));
     if (sc.stage == ServerConn::Stage::kDraining) {
       uint8_t sink[4096];
       for (int i = 0; i < 64; ++i) {
@@ -457,33 +575,42 @@ class ServerEngine final : public EngineBase {
     }
     const bool ok = tcp_receive(
         c, [&](uint8_t* p, size_t avail, size_t& consumed) { return on_record(sc, p, avail, consumed, rng); });
+    update_interest(sc);
     return ok || sc.stage == ServerConn::Stage::kDraining;
   }
 
   // Reads and discards what is pending (so that close sends FIN, not RST), shuts down, forgets.
-  void close_conn(TcpConn* key) {
-    auto it = conns_.find(key);
-    if (it == conns_.end()) return;
-    ServerConn& sc = it->second;
+  void close_conn(const TcpConnPtr& c) {
+    ServerConn* found = find_conn(c);
+    if (!found) return;
+    ServerConn& sc = *found;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
     uint8_t sink[4096];
-    for (int i = 0; i < 64 && recv(sc.conn->fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
+    for (int i = 0; i < 64 && recv(c->fd, sink, sizeof sink, MSG_DONTWAIT) > 0; ++i) {
     }
-    ::shutdown(sc.conn->fd, SHUT_RDWR);
-    sc.conn->broken = true;
+    ::shutdown(c->fd, SHUT_RDWR);
+    c->set_broken();
     if (sc.stage == ServerConn::Stage::kAuthenticated) {
       --authenticated_;
+      auto& list = sc.peer->tcp_conns;
+      list.erase(
+          std::remove_if(list.begin(), list.end(), [&](const std::weak_ptr<TcpConn>& w) { return w.lock() == c; }),
+          list.end());
       std::lock_guard<std::mutex> lock(sc.peer->mu);
-      if (sc.peer->endpoint.conn == sc.conn) {
+      if (sc.peer->endpoint.conn == c) {
         sc.peer->endpoint = Endpoint();
         sc.peer->has_endpoint = false;
       }
+    } else {
+      --pending_;
+      if (--pending_from(sc.source) == 0) pending_by_source_.erase(sc.source);
     }
-    conns_.erase(it);
+    conns_.erase(c->tag);
   }
 
   // ---- timers ----
 
-  void timers(std::vector<TcpConn*>& to_close) {
+  void timers(std::vector<TcpConnPtr>& to_close) {
     const auto now = Clock::now();
     if (now - last_sweep_ >= seconds(1)) {
       last_sweep_ = now;
@@ -496,19 +623,27 @@ class ServerEngine final : public EngineBase {
       });
       for (auto it = sources_.begin(); it != sources_.end();)
         it = it->second->removed.load() ? sources_.erase(it) : std::next(it);
+      // Once a second is enough for authenticated connections (idle for 180 s, or their peer removed).
       for (auto& entry : conns_) {
         const ServerConn& sc = entry.second;
         if (sc.stage == ServerConn::Stage::kAuthenticated &&
             (sc.peer->removed.load() || now - sc.last_authentic >= kTcpIdle))
-          to_close.push_back(entry.first);
+          to_close.push_back(sc.conn);
       }
     }
-    for (auto& entry : conns_) {
-      const ServerConn& sc = entry.second;
-      // Probing resistance: every unauthenticated connection, whatever it sent, ends at the same time.
-      if ((sc.stage != ServerConn::Stage::kAuthenticated && now - sc.conn->opened >= tcp_auth_timeout_) ||
-          sc.conn->broken.load())
-        to_close.push_back(entry.first);
+    // Probing resistance: every unauthenticated connection, whatever it sent, ends at the same time after
+    // accept. Deadlines are in accept order, so only the expired ones are looked at.
+    while (!unauth_deadlines_.empty() && unauth_deadlines_.front().first <= now) {
+      TcpConnPtr c = unauth_deadlines_.front().second.lock();
+      unauth_deadlines_.pop_front();
+      ServerConn* sc = find_conn(c);
+      if (sc && sc->stage != ServerConn::Stage::kAuthenticated) to_close.push_back(c);
+    }
+    if (!listening_ && tcp_listen_fd_ >= 0 && now >= accept_paused_until_) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u64 = kTagListen;
+      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, tcp_listen_fd_, &ev) == 0) listening_ = true;
     }
     maybe_emit_counters(now);
   }
@@ -519,51 +654,50 @@ class ServerEngine final : public EngineBase {
     e.type = "state";
     e.state = "connected";  // listening: the server is up as soon as its socket is bound
     emit(e);
-    std::vector<pollfd> fds;
-    std::vector<TcpConn*> polled, to_close;
+    epoll_event events[kEventsPerWait];
+    std::vector<TcpConnPtr> to_close;
     for (;;) {
-      const auto now = Clock::now();
-      fds.clear();
-      polled.clear();
-      fds.push_back({stop_fd_, POLLIN, 0});
-      fds.push_back({wake_fd_, POLLIN, 0});
-      fds.push_back({udp_fd_, POLLIN, 0});
-      fds.push_back({now >= accept_paused_until_ ? tcp_listen_fd_ : -1, POLLIN, 0});  // -1: ignored by poll
-      for (auto& entry : conns_) {
-        short events = entry.second.conn->paused ? 0 : POLLIN;
-        if (entry.second.conn->wants_write()) events |= POLLOUT;
-        fds.push_back({entry.second.conn->fd, events, 0});
-        polled.push_back(entry.first);
-      }
-      int rc = poll(fds.data(), fds.size(), kTimerTickMs);
-      if (rc < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-      if (fds[0].revents & POLLIN) break;
+      const int n = epoll_wait(epoll_fd_, events, kEventsPerWait, kTimerTickMs);
+      if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
       to_close.clear();
-      if (fds[1].revents & POLLIN) {
-        drain_wake();
-        process_gone(to_close);
-        process_results(rng, to_close);
-      }
-      if (fds[2].revents & POLLIN) {
-        receive_burst([&](uint8_t* d, size_t len, const Endpoint& from) { dispatch_udp(d, len, from, rng); });
-      }
-      flush_deliveries();
-      if (fds[3].revents & POLLIN) accept_all(Clock::now());
-      for (size_t i = 0; i < polled.size(); ++i) {
-        const short ev = fds[4 + i].revents;
-        if (!ev) continue;
-        auto it = conns_.find(polled[i]);
-        if (it == conns_.end()) continue;
-        ServerConn& sc = it->second;
-        if ((ev & POLLOUT) && !sc.conn->flush()) {
-          to_close.push_back(polled[i]);
-          continue;
+      bool udp_ready = false, listen_ready = false;
+      for (int i = 0; i < n; ++i) {
+        const uint64_t tag = events[i].data.u64;
+        if (tag == kTagStop) return;
+        if (tag == kTagWake) {
+          drain_wake();
+          process_gone(to_close);
+          process_results(rng, to_close);
+          process_attention(to_close);
+        } else if (tag == kTagUdp) {
+          udp_ready = true;
+        } else if (tag == kTagListen) {
+          listen_ready = true;
         }
-        if ((ev & (POLLIN | POLLHUP | POLLERR)) && !on_tcp_readable(sc, rng)) to_close.push_back(polled[i]);
+      }
+      if (udp_ready)
+        receive_burst([&](uint8_t* d, size_t len, const Endpoint& from) { dispatch_udp(d, len, from, rng); });
+      flush_deliveries();
+      for (int i = 0; i < n; ++i) {
+        const uint64_t tag = events[i].data.u64;
+        if (tag < kFirstConnTag) continue;
+        auto it = conns_.find(tag);
+        if (it == conns_.end()) continue;  // closed earlier in this round
+        ServerConn& sc = it->second;
+        const uint32_t ev = events[i].events;
+        if (ev & EPOLLOUT) {
+          if (!sc.conn->flush()) {
+            to_close.push_back(sc.conn);
+            continue;
+          }
+          update_interest(sc);
+        }
+        if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !on_tcp_readable(sc, ev, rng)) to_close.push_back(sc.conn);
       }
       flush_deliveries();
+      if (listen_ready) accept_all(Clock::now());
       timers(to_close);
-      for (TcpConn* c : to_close) close_conn(c);
+      for (const TcpConnPtr& c : to_close) close_conn(c);
     }
   }
 
@@ -573,17 +707,23 @@ class ServerEngine final : public EngineBase {
   std::mutex gone_mu_;
   std::vector<ServerPeerPtr> gone_;  // guarded by gone_mu_: left the set, for the network thread to cut off
   std::unique_ptr<HandshakeWorker> worker_;
+  const std::shared_ptr<TcpAttention> attention_ = std::make_shared<TcpAttention>(wake_fd_);
 
   // Network thread only:
   Masker hs_mask_;
   Mac16 mac1_;
   SourceLimiter limiter_;
-  std::unordered_map<EndpointKey, ServerPeerPtr, EndpointKeyHash> sources_;  // UDP sender -> peer
-  std::unordered_map<TcpConn*, ServerConn> conns_;
-  size_t authenticated_ = 0;
+  std::unordered_map<EndpointKey, ServerPeerPtr, EndpointKeyHash> sources_;            // UDP sender -> peer
+  std::unordered_map<uint64_t, ServerConn> conns_;                                     // by TcpConn::tag
+  std::deque<std::pair<Clock::time_point, std::weak_ptr<TcpConn>>> unauth_deadlines_;  // in accept order
+  std::unordered_map<EndpointKey, size_t, EndpointKeyHash> pending_by_source_;
+  size_t authenticated_ = 0, pending_ = 0;
+  uint64_t next_tag_ = kFirstConnTag;
   const Clock::duration tcp_auth_timeout_;
-  const size_t tcp_max_authenticated_;
+  const size_t tcp_max_authenticated_, tcp_max_pending_, tcp_pending_per_source_;
   int tcp_listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  bool listening_ = false;
   Clock::time_point last_sweep_{}, accept_paused_until_{};
 };
 

@@ -17,8 +17,30 @@ void set_tcp_options(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-TcpConn::TcpConn(int f, std::chrono::steady_clock::time_point now, bool server, int wake_fd)
-    : fd(f), opened(now), server_side(server), wake_fd_(wake_fd) {}
+void TcpAttention::note(std::weak_ptr<TcpConn> c) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    list_.push_back(std::move(c));
+  }
+  uint64_t one = 1;
+  ssize_t w = write(wake_fd_, &one, sizeof one);
+  (void)w;
+}
+
+std::vector<std::weak_ptr<TcpConn>> TcpAttention::take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::weak_ptr<TcpConn>> out;
+  out.swap(list_);
+  return out;
+}
+
+TcpConn::TcpConn(int f, std::chrono::steady_clock::time_point now, bool server, std::shared_ptr<TcpAttention> attention)
+    : fd(f), opened(now), server_side(server), attention_(std::move(attention)) {}
+
+void TcpConn::set_broken() {
+  if (broken_.exchange(true)) return;
+  if (attention_) attention_->note(weak_from_this());
+}
 
 TcpConn::~TcpConn() {
   if (fd >= 0) ::close(fd);
@@ -31,10 +53,10 @@ void TcpConn::grow_rx() {
 }
 
 bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size_t prefix_len) {
-  bool wake = false;
+  bool failed = false, queued_first = false;
   {
     std::lock_guard<std::mutex> lock(send_mu_);
-    if (broken.load()) return false;
+    if (broken_.load()) return false;
     for (size_t off = 0; off + kRecordLenBytes <= len;) {
       const size_t l = (size_t(buf[off]) << 8) | buf[off + 1];
       if (server_side)
@@ -45,7 +67,8 @@ bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size
     }
     const size_t total = prefix_len + len;
     size_t done = 0;
-    if (out_.size() == out_head_) {
+    const size_t queued = out_.size() - out_head_;
+    if (queued == 0) {
       iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len}, {buf, len}};
       msghdr msg{};
       msg.msg_iov = prefix_len ? iov : iov + 1;
@@ -54,30 +77,27 @@ bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size
       do {
         n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
       } while (n < 0 && errno == EINTR);
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-        broken = true;
-        return false;
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        failed = true;
+      else
+        done = n > 0 ? size_t(n) : 0;
+    }
+    // A reader that does not keep up loses its connection; nobody else waits for it.
+    if (!failed && queued + (total - done) > kMaxQueued) failed = true;
+    if (!failed && done < total) {
+      queued_first = queued == 0;
+      if (done < prefix_len) {
+        out_.insert(out_.end(), prefix + done, prefix + prefix_len);
+        done = prefix_len;
       }
-      done = n > 0 ? size_t(n) : 0;
+      out_.insert(out_.end(), buf + (done - prefix_len), buf + len);
     }
-    if (done == total) return true;
-    const size_t queued = out_.size() - out_head_;
-    if (queued + (total - done) > kMaxQueued) {
-      broken = true;  // the reader is not keeping up: give this connection up, nobody else waits for it
-      return false;
-    }
-    wake = queued == 0;
-    if (done < prefix_len) {
-      out_.insert(out_.end(), prefix + done, prefix + prefix_len);
-      done = prefix_len;
-    }
-    out_.insert(out_.end(), buf + (done - prefix_len), buf + len);
   }
-  if (wake && wake_fd_ >= 0) {
-    uint64_t one = 1;
-    ssize_t w = write(wake_fd_, &one, sizeof one);
-    (void)w;
+  if (failed) {
+    set_broken();
+    return false;
   }
+  if (queued_first && attention_) attention_->note(weak_from_this());
   return true;
 }
 
@@ -93,7 +113,7 @@ bool TcpConn::flush() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      broken = true;
+      broken_ = true;  // the caller (the network thread) closes it
       return false;
     }
     out_head_ += size_t(n);
@@ -106,7 +126,7 @@ bool TcpConn::flush() {
     out_.erase(out_.begin(), out_.begin() + long(out_head_));
     out_head_ = 0;
   }
-  return !broken.load();
+  return !broken_.load();
 }
 
 }  // namespace ferry

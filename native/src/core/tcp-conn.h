@@ -12,19 +12,36 @@
 
 namespace ferry {
 
+class TcpConn;
+
+// Connections that need the network thread: their send queue became non-empty (poll for writability) or
+// they broke (close them). Written by any thread, taken by the network thread, which a wake fd rouses.
+class TcpAttention {
+ public:
+  explicit TcpAttention(int wake_fd) : wake_fd_(wake_fd) {}
+  void note(std::weak_ptr<TcpConn> c);
+  std::vector<std::weak_ptr<TcpConn>> take();
+
+ private:
+  const int wake_fd_;
+  std::mutex mu_;
+  std::vector<std::weak_ptr<TcpConn>> list_;  // guarded by mu_
+};
+
 // Never blocks. Writers (TUN thread, network thread) serialise on an internal lock, which also keeps the
 // length keystream in record order; what the socket does not take at once waits in a queue of at most
 // kMaxQueued bytes that the network thread flushes when the socket is writable. The network thread alone
 // reads. The descriptor is non-blocking and closed with the object.
-class TcpConn {
+class TcpConn : public std::enable_shared_from_this<TcpConn> {
  public:
   static constexpr size_t kSmallRx = 512;                // a preamble and an initiation record fit
   static constexpr size_t kRxSize = 64 * 1024;           // after authentication
   static constexpr size_t kMaxQueued = size_t(1) << 20;  // a client that stops reading loses its connection
 
-  // wake_fd: an eventfd written when the queue turns non-empty, so that the network thread polls for
-  // writability (-1: none).
-  TcpConn(int fd, std::chrono::steady_clock::time_point opened, bool server_side, int wake_fd);
+  // attention: told when the queue turns non-empty or the connection breaks (null: nobody is told; the
+  // owner then checks wants_write() and broken itself).
+  TcpConn(int fd, std::chrono::steady_clock::time_point opened, bool server_side,
+          std::shared_ptr<TcpAttention> attention);
   ~TcpConn();
   TcpConn(const TcpConn&) = delete;
   TcpConn& operator=(const TcpConn&) = delete;
@@ -32,8 +49,11 @@ class TcpConn {
   const int fd;
   const std::chrono::steady_clock::time_point opened;
   const bool server_side;
-  // Set on any write error or queue overflow; the network thread then closes the connection.
-  std::atomic<bool> broken{false};
+  uint64_t tag = 0;  // the owner's name for the connection (the server's connection table key)
+
+  bool broken() const { return broken_.load(); }
+  // Marks the connection failed (any thread); the network thread then closes it.
+  void set_broken();
 
   // Must be called before the connection is shared between threads.
   void set_masks(std::unique_ptr<RecordMasks> masks) { masks_ = std::move(masks); }
@@ -59,7 +79,8 @@ class TcpConn {
 
  private:
   std::unique_ptr<RecordMasks> masks_;
-  const int wake_fd_;
+  const std::shared_ptr<TcpAttention> attention_;
+  std::atomic<bool> broken_{false};
   std::mutex send_mu_;
   std::vector<uint8_t> out_;  // guarded by send_mu_: queued bytes from out_head_ on
   size_t out_head_ = 0;       // guarded by send_mu_

@@ -13,7 +13,8 @@ namespace ferry {
 constexpr size_t kPreambleMin = 24;
 constexpr size_t kPreambleMax = kPreambleMin + 63;
 constexpr size_t kRecordLenBytes = 2;
-constexpr size_t kMaxRecord = 9000 + 64;  // largest message: jumbo MTU plus overhead and padding
+// Largest message: a jumbo-MTU (9000) packet with header, tag (32) and the most padding (63), rounded up.
+constexpr size_t kMaxRecord = 9000 + 128;
 
 // Random preamble of 24 + v base64-alphabet characters, v being the alphabet index of the first one.
 std::string make_preamble();

@@ -76,6 +76,8 @@ struct ServerConfig {
   uint16_t tcp_listen_port = 0;
   int tcp_auth_timeout_ms = 10000;    // unauthenticated TCP connections are closed this long after accept
   int tcp_max_authenticated = 16384;  // authenticated TCP connections held at once (all peers)
+  int tcp_max_pending = 4096;         // unauthenticated TCP connections held at once; more are closed at once
+  int tcp_pending_per_source = 64;    // the same per source address
   int path_mtu = 1500;
   int handshakes_per_source = 20;  // initiations per second per source address (and burst)
 };

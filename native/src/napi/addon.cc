@@ -165,6 +165,13 @@ std::string get_string(Napi::Env env, const Napi::Object& o, const char* key) {
   return v.As<Napi::String>().Utf8Value();
 }
 
+// Erases a key when the scope ends, however it ends.
+struct WipeOnExit {
+  explicit WipeOnExit(Key32& k) : key(k) {}
+  ~WipeOnExit() { OPENSSL_cleanse(key.data(), key.size()); }
+  Key32& key;
+};
+
 // Erases a string that held key material (the JavaScript heap's copy is out of our reach).
 void wipe(std::string& s) {
   if (!s.empty()) OPENSSL_cleanse(&s[0], s.size());
@@ -208,23 +215,41 @@ int get_int(Napi::Env env, const Napi::Object& o, const char* key, int fallback,
   return int(v);
 }
 
+// One peer, or the reason it cannot be one (id may still be set, for removing the old entry).
+bool parse_peer(Napi::Value pv, ferry::PeerConfig& p, std::string& why) {
+  if (!pv.IsObject()) {
+    why = "each peer must be an object";
+    return false;
+  }
+  Napi::Object po = pv.As<Napi::Object>();
+  Napi::Value id = po.Get("id"), key = po.Get("publicKey"), addr = po.Get("address");
+  if (!id.IsString() || id.As<Napi::String>().Utf8Value().empty() || id.As<Napi::String>().Utf8Value().size() > 64) {
+    why = "peer id must be 1-64 characters";
+    return false;
+  }
+  p.id = id.As<Napi::String>().Utf8Value();
+  if (!key.IsString() || !ferry::base64_decode_key(key.As<Napi::String>().Utf8Value(), p.public_key)) {
+    why = "peer publicKey must be a base64 32-byte key";
+    return false;
+  }
+  in_addr a;
+  if (!addr.IsString() || inet_pton(AF_INET, addr.As<Napi::String>().Utf8Value().c_str(), &a) != 1) {
+    why = "peer address must be an IPv4 address";
+    return false;
+  }
+  p.address_v4 = ntohl(a.s_addr);
+  return true;
+}
+
+// A complete peer list (start options): any bad peer is an error.
 std::vector<ferry::PeerConfig> parse_peers(Napi::Env env, Napi::Value peers) {
   if (!peers.IsArray()) fail(env, "ERR_FERRY_OPTIONS", "option peers must be an array");
   Napi::Array arr = peers.As<Napi::Array>();
   std::vector<ferry::PeerConfig> out;
   for (uint32_t i = 0; i < arr.Length(); ++i) {
-    Napi::Value pv = arr.Get(i);
-    if (!pv.IsObject()) fail(env, "ERR_FERRY_OPTIONS", "each peer must be an object");
-    Napi::Object po = pv.As<Napi::Object>();
     ferry::PeerConfig p;
-    p.id = get_string(env, po, "id");
-    if (p.id.empty() || p.id.size() > 64) fail(env, "ERR_FERRY_OPTIONS", "peer id must be 1-64 characters");
-    p.public_key = get_key(env, po, "publicKey");
-    std::string addr = get_string(env, po, "address");
-    in_addr a;
-    if (inet_pton(AF_INET, addr.c_str(), &a) != 1)
-      fail(env, "ERR_FERRY_OPTIONS", "peer address must be an IPv4 address");
-    p.address_v4 = ntohl(a.s_addr);
+    std::string why;
+    if (!parse_peer(arr.Get(i), p, why)) fail(env, "ERR_FERRY_OPTIONS", why);
     out.push_back(p);
   }
   return out;
@@ -261,17 +286,33 @@ Napi::Value TunnelHandle::UpdatePeers(const Napi::CallbackInfo& info) {
   if (!tunnel_) fail(env, "ERR_FERRY_START", "the tunnel is closed");
   if (info.Length() < 3 || !info[1].IsArray() || !info[2].IsBoolean())
     fail(env, "ERR_FERRY_OPTIONS", "expected (upsert, remove, replaceAll)");
-  auto upsert = parse_peers(env, info[0]);
+  if (!info[0].IsArray()) fail(env, "ERR_FERRY_OPTIONS", "upsert must be an array");
+  // A peer that cannot be read is refused on its own, and its id's old entry goes (fail closed): one bad
+  // entry neither stops the others nor keeps a key that was meant to be replaced.
+  std::vector<ferry::PeerConfig> upsert;
+  std::vector<ferry::PeerRejection> refused;
   std::vector<std::string> remove;
+  Napi::Array list = info[0].As<Napi::Array>();
+  for (uint32_t i = 0; i < list.Length(); ++i) {
+    ferry::PeerConfig p;
+    std::string why;
+    if (parse_peer(list.Get(i), p, why)) {
+      upsert.push_back(p);
+    } else {
+      refused.push_back({p.id, why});
+      if (!p.id.empty()) remove.push_back(p.id);
+    }
+  }
   Napi::Array ids = info[1].As<Napi::Array>();
   for (uint32_t i = 0; i < ids.Length(); ++i) {
     Napi::Value v = ids.Get(i);
     if (!v.IsString()) fail(env, "ERR_FERRY_OPTIONS", "peer ids to remove must be strings");
     remove.push_back(v.As<Napi::String>().Utf8Value());
   }
-  std::vector<ferry::PeerRejection> rejected;
+  std::vector<ferry::PeerRejection> rejected = refused;
   try {
-    rejected = tunnel_->update_peers(upsert, remove, info[2].As<Napi::Boolean>().Value());
+    auto more = tunnel_->update_peers(upsert, remove, info[2].As<Napi::Boolean>().Value());
+    rejected.insert(rejected.end(), more.begin(), more.end());
   } catch (const std::exception& ex) {
     fail(env, "ERR_FERRY_START", ex.what());
   }
@@ -312,6 +353,7 @@ Napi::Value TunnelHandle::PeerStats(const Napi::CallbackInfo& info) {
 Napi::Value StartClient(const Napi::CallbackInfo& info) {
   return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink) {
     ferry::ClientConfig c;
+    WipeOnExit wipe_key(c.private_key);  // on every path out, a failed start included
     c.interface_name = get_string(env, o, "interfaceName");
     c.address_cidr = get_string(env, o, "address");
     c.mtu = get_int(env, o, "mtu", 1420, 576, 9000);
@@ -332,15 +374,14 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
     if (transport != "udp" && transport != "tcp") fail(env, "ERR_FERRY_OPTIONS", "transport must be udp or tcp");
     c.tcp = transport == "tcp";
     c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
-    auto t = ferry::start_client(c, std::move(sink));
-    OPENSSL_cleanse(c.private_key.data(), c.private_key.size());
-    return t;
+    return ferry::start_client(c, std::move(sink));
   });
 }
 
 Napi::Value StartServer(const Napi::CallbackInfo& info) {
   return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink) {
     ferry::ServerConfig c;
+    WipeOnExit wipe_key(c.private_key);
     c.interface_name = get_string(env, o, "interfaceName");
     c.address_cidr = get_string(env, o, "address");
     c.mtu = get_int(env, o, "mtu", 1420, 576, 9000);
@@ -355,11 +396,11 @@ Napi::Value StartServer(const Napi::CallbackInfo& info) {
     }
     c.tcp_auth_timeout_ms = get_int(env, o, "tcpAuthTimeoutMs", 10000, 100, 600000);
     c.tcp_max_authenticated = get_int(env, o, "tcpMaxConnections", 16384, 1, 1 << 20);
+    c.tcp_max_pending = get_int(env, o, "tcpMaxPending", 4096, 1, 1 << 20);
+    c.tcp_pending_per_source = get_int(env, o, "tcpPendingPerSource", 64, 1, 1 << 20);
     c.handshakes_per_source = get_int(env, o, "handshakesPerSource", 20, 1, 100000);
     c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
-    auto t = ferry::start_server(c, std::move(sink));
-    OPENSSL_cleanse(c.private_key.data(), c.private_key.size());
-    return t;
+    return ferry::start_server(c, std::move(sink));
   });
 }
 

@@ -43,6 +43,7 @@ class ClientEngine final : public EngineBase {
       throw std::runtime_error("keepalive seconds must be between 1 and 60");
     if (cfg.rekey_packets < 16) throw std::runtime_error("rekey packets must be at least 16");
     udp_fd_ = open_udp();
+    tcp_tun_may_wait_ = true;  // one connection, one sender of data: backpressure rather than a queue
     start_threads();
   }
   ~ClientEngine() override { close(); }
@@ -132,6 +133,7 @@ class ClientEngine final : public EngineBase {
     }
     set_tcp_options(fd);
     auto conn = std::make_shared<TcpConn>(fd, Clock::now(), false, attention_);
+    conn->set_stop_fd(stop_fd_);
     const std::string pre = make_preamble();
     conn->set_masks(
         std::make_unique<RecordMasks>(server_pub_, reinterpret_cast<const uint8_t*>(pre.data()), pre.size()));
@@ -234,13 +236,11 @@ class ClientEngine final : public EngineBase {
   }
 
   // A message from the node: a data packet of the current or previous session, or a handshake response.
+  // The network thread is the only writer of current_ and previous_ (it publishes them to the TUN thread under
+  // mu_), so it reads them here without the lock.
   void dispatch(uint8_t* d, size_t len, RandomPool& rng) {
-    SessionPtr cur, prev;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      cur = current_;
-      prev = previous_;
-    }
+    Session* const cur = current_.get();
+    Session* const prev = previous_.get();
     if (cur && cur->matches(d, len)) return on_data(*cur, d, len, rng);
     if (prev && prev->matches(d, len)) return on_data(*prev, d, len, rng);
     if (unmask_handshake(hs_mask_, d, len) == uint8_t(MsgType::kResponse)) return on_response(d, len, rng);

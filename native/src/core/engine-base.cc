@@ -263,7 +263,8 @@ void EngineBase::batch_flush(TxBatch& b) {
   const Target& t = b.target;
   bool ok = false;
   if (t.endpoint.conn) {
-    ok = t.endpoint.conn->send_records(b.buf, b.used);  // a broken one tells the network thread itself
+    // A broken connection tells the network thread itself.
+    ok = t.endpoint.conn->send_records(b.buf, b.used, nullptr, 0, tcp_tun_may_wait_);
   } else if (b.count == 1) {
     ok = send_to(b.buf, b.used, t.endpoint, true);
   } else {

@@ -242,6 +242,7 @@ class EngineBase : public Tunnel {
   std::unique_ptr<TcpCoalescer> gro_;   // network thread only
   std::unique_ptr<uint8_t[]> rx_bufs_;  // network thread only: recvmmsg buffers, allocated once
   bool gso_ok_ = true;                  // TUN thread only: cleared when the kernel refuses UDP_SEGMENT
+  bool tcp_tun_may_wait_ = false;       // set by a client: its TUN thread waits for its one TCP connection
   int udp_fd_ = -1;
   int stop_fd_ = -1;
   int wake_fd_ = -1;

@@ -164,17 +164,17 @@ class ServerEngine final : public EngineBase {
   // ---- receiving ----
 
   // Tries a message against the sessions of `peer`: -1 no session's, 0 one's but refused, 1 accepted.
+  // The network thread is the only writer of a peer's sessions and endpoint (it publishes them to the TUN
+  // thread under peer->mu), so it reads them here without the lock and without touching reference counts.
   int try_sessions(const ServerPeerPtr& peer, uint8_t* d, size_t len, const Endpoint& from, RandomPool& rng) {
-    SessionPtr candidates[3];
-    {
-      std::lock_guard<std::mutex> lock(peer->mu);
-      candidates[0] = peer->current;
-      candidates[1] = peer->next;
-      candidates[2] = peer->previous;
-    }
-    for (auto& s : candidates)
+    Session* const candidates[3] = {peer->current.get(), peer->next.get(), peer->previous.get()};
+    for (Session* s : candidates)
       if (s && s->matches(d, len)) return on_data(peer, s, d, len, from, rng) ? 1 : 0;
     return -1;
+  }
+
+  static bool same_endpoint(const Endpoint& a, const Endpoint& b) {
+    return a.conn == b.conn && a.len == b.len && std::memcmp(&a.addr, &b.addr, a.len) == 0;
   }
 
   void dispatch_udp(uint8_t* d, size_t len, const Endpoint& from, RandomPool& rng) {
@@ -211,7 +211,7 @@ class ServerEngine final : public EngineBase {
     return true;
   }
 
-  bool on_data(const ServerPeerPtr& peer, const SessionPtr& s, uint8_t* buf, size_t len, const Endpoint& from,
+  bool on_data(const ServerPeerPtr& peer, Session* s, uint8_t* buf, size_t len, const Endpoint& from,
                RandomPool& rng) {
     const auto now = Clock::now();
     if (now - s->created >= seconds(kRejectAfterSeconds)) {
@@ -234,24 +234,26 @@ class ServerEngine final : public EngineBase {
     s->commit(c);
     peer->rx_bytes.fetch_add(len, std::memory_order_relaxed);
     bool promoted = false, first = false;
-    {
+    const bool promote = peer->next.get() == s;
+    // Roaming: the latest authentic packet says where the client is now. Most packets change nothing, and
+    // then the lock is not taken.
+    const bool moved = !peer->has_endpoint || !same_endpoint(peer->endpoint, from);
+    if (promote || moved) {
       std::lock_guard<std::mutex> lock(peer->mu);
-      // Roaming: the latest authentic packet says where the client is now.
       peer->endpoint = from;
       peer->has_endpoint = true;
-      if (peer->next == s) {
+      if (promote) {
         if (peer->current) {
           peer->current->replaced_at = now;
           peer->previous = peer->current;
         }
-        peer->current = s;
-        peer->next.reset();
+        peer->current = std::move(peer->next);
         promoted = true;
         first = !peer->ever_connected;
         peer->ever_connected = true;
       }
     }
-    if (!from.conn) note_udp_source(*peer, endpoint_key(from), false);
+    if (moved && !from.conn) note_udp_source(*peer, endpoint_key(from), false);
     if (promoted) {
       counters_.handshakes.fetch_add(1, std::memory_order_relaxed);
       peer->last_handshake_ms = steady_ms();

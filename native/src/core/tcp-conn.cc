@@ -3,6 +3,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -52,7 +53,7 @@ void TcpConn::grow_rx() {
   std::memcpy(big_.get(), small_, rx_len);
 }
 
-bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size_t prefix_len) {
+bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size_t prefix_len, bool may_wait) {
   bool failed = false, queued_first = false;
   {
     std::lock_guard<std::mutex> lock(send_mu_);
@@ -69,18 +70,32 @@ bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size
     size_t done = 0;
     const size_t queued = out_.size() - out_head_;
     if (queued == 0) {
-      iovec iov[2] = {{const_cast<uint8_t*>(prefix), prefix_len}, {buf, len}};
-      msghdr msg{};
-      msg.msg_iov = prefix_len ? iov : iov + 1;
-      msg.msg_iovlen = prefix_len ? 2 : 1;
-      ssize_t n;
-      do {
-        n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-      } while (n < 0 && errno == EINTR);
-      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-        failed = true;
-      else
-        done = n > 0 ? size_t(n) : 0;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (done < total) {
+        // The iovecs of what is left: the rest of the prefix (if any), then the rest of buf.
+        iovec iov[2];
+        int n_iov = 0;
+        if (done < prefix_len) iov[n_iov++] = {const_cast<uint8_t*>(prefix) + done, prefix_len - done};
+        const size_t in_buf = done > prefix_len ? done - prefix_len : 0;
+        iov[n_iov++] = {buf + in_buf, len - in_buf};
+        msghdr msg{};
+        msg.msg_iov = iov;
+        msg.msg_iovlen = size_t(n_iov);
+        const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+          done += size_t(n);
+          continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+          failed = true;
+          break;
+        }
+        if (!may_wait || std::chrono::steady_clock::now() >= deadline) break;
+        pollfd p[2] = {{fd, POLLOUT, 0}, {stop_fd_, POLLIN, 0}};
+        if (poll(p, stop_fd_ >= 0 ? 2 : 1, 100) < 0 && errno != EINTR) break;
+        if (stop_fd_ >= 0 && (p[1].revents & POLLIN)) break;
+      }
     }
     // A reader that does not keep up loses its connection; nobody else waits for it.
     if (!failed && queued + (total - done) > kMaxQueued) failed = true;

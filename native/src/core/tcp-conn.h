@@ -62,7 +62,13 @@ class TcpConn : public std::enable_shared_from_this<TcpConn> {
   // buf holds records laid out as [2-byte length, big-endian, unmasked][message]...; masks each length in
   // order, then sends what the socket takes now and queues the rest (prefix, e.g. a preamble, goes first).
   // False when the connection is broken or the queue would exceed kMaxQueued (it breaks then).
-  bool send_records(uint8_t* buf, size_t len, const uint8_t* prefix = nullptr, size_t prefix_len = 0);
+  // may_wait: a sender that owns the connection alone (the client's TUN thread) waits for the socket (up
+  // to 2 s, or until stop_fd is readable) instead of queueing: backpressure instead of a copy and a
+  // hand-over. A shared sender (the server's threads) must never wait.
+  bool send_records(uint8_t* buf, size_t len, const uint8_t* prefix = nullptr, size_t prefix_len = 0,
+                    bool may_wait = false);
+  // Where a waiting sender learns that the engine stops (-1: none).
+  void set_stop_fd(int fd) { stop_fd_ = fd; }
   // Network thread: whether bytes wait for the socket, and write what it takes now (false: it failed).
   bool wants_write();
   bool flush();
@@ -80,6 +86,7 @@ class TcpConn : public std::enable_shared_from_this<TcpConn> {
  private:
   std::unique_ptr<RecordMasks> masks_;
   const std::shared_ptr<TcpAttention> attention_;
+  int stop_fd_ = -1;
   std::atomic<bool> broken_{false};
   std::mutex send_mu_;
   std::vector<uint8_t> out_;  // guarded by send_mu_: queued bytes from out_head_ on

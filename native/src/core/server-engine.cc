@@ -211,8 +211,7 @@ class ServerEngine final : public EngineBase {
     return true;
   }
 
-  bool on_data(const ServerPeerPtr& peer, Session* s, uint8_t* buf, size_t len, const Endpoint& from,
-               RandomPool& rng) {
+  bool on_data(const ServerPeerPtr& peer, Session* s, uint8_t* buf, size_t len, const Endpoint& from, RandomPool& rng) {
     const auto now = Clock::now();
     if (now - s->created >= seconds(kRejectAfterSeconds)) {
       counters_.drop_auth();

@@ -315,6 +315,11 @@ export function buildProgram(plane: DataPlane): Command {
     .option('--rekey-packets <n>', 'rotate session keys after N packets', intIn(16, 2 ** 50))
     .option('--keepalive-seconds <n>', 'encrypted ping interval (RTT readout)', intIn(1, 60), 5)
     .option('--mtu <n>', 'tunnel MTU', intIn(576, 9000), 1420)
+    .option(
+      '--fwmark <n>',
+      "mark the tunnel's own packets, for a policy rule that routes them around the tunnel",
+      intIn(0, 2 ** 32 - 1),
+    )
     .option('--json', 'print events as JSON lines on stdout')
     .action(
       async (o: {
@@ -329,6 +334,7 @@ export function buildProgram(plane: DataPlane): Command {
         rekeyPackets?: number;
         keepaliveSeconds: number;
         mtu: number;
+        fwmark?: number;
         json?: boolean;
       }) => {
         if (!isBase64Key(o.serverPublicKey))
@@ -353,6 +359,7 @@ export function buildProgram(plane: DataPlane): Command {
                 ...(o.rekeyPackets !== undefined ? { rekeyPackets: o.rekeyPackets } : {}),
                 keepaliveSeconds: o.keepaliveSeconds,
                 transport: o.transport,
+                ...(o.fwmark !== undefined ? { fwmark: o.fwmark } : {}),
               },
               onEvent,
             ),

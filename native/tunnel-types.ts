@@ -27,6 +27,11 @@ export interface ClientTunnelOptions {
   offload?: boolean;
   /** The largest IP packet the path to the server carries (576..65535, default 1500); bounds padding. */
   pathMtu?: number;
+  /**
+   * A routing mark on the tunnel's own sockets (0..2^32-1, default 0 = none), so that policy routing
+   * sends them around the tunnel when the default route goes into it. Needs CAP_NET_ADMIN.
+   */
+  fwmark?: number;
 }
 
 export interface ServerPeer {
@@ -255,6 +260,7 @@ export function validateClientOptions(o: ClientTunnelOptions): void {
   if (o.transport !== undefined && o.transport !== 'udp' && o.transport !== 'tcp')
     bad('transport must be udp or tcp');
   checkInt('pathMtu', o.pathMtu, 576, 65535);
+  checkInt('fwmark', o.fwmark, 0, 2 ** 32 - 1);
 }
 
 export function validateServerOptions(o: ServerTunnelOptions): void {

@@ -356,6 +356,61 @@ it('keeps the tunnel when the client changes address', async () => {
   expect(CLIENT_TUNNEL).toBe('10.99.0.2');
 }, 40_000);
 
+it('keeps its own packets out of the tunnel with --fwmark when routing sends the server into it', async () => {
+  // Policy routing as a full-tunnel client sets it up: everything without the mark, the server's
+  // address included, goes into the tunnel; the tunnel's own (marked) packets take the main table.
+  const MARK = '4660';
+  const loopRoute = () => {
+    topo.exec(topo.clientNs, [
+      'ip',
+      'route',
+      'add',
+      `${SERVER_UNDERLAY}/32`,
+      'dev',
+      topo.clientTun,
+      'table',
+      '51',
+    ]);
+    topo.exec(topo.clientNs, [
+      'ip',
+      'rule',
+      'add',
+      'not',
+      'fwmark',
+      MARK,
+      'lookup',
+      '51',
+      'priority',
+      '90',
+    ]);
+  };
+  const unroute = () => {
+    topo.exec(topo.clientNs, ['ip', 'rule', 'del', 'priority', '90']);
+  };
+  {
+    const { server, client } = await connect(['--keepalive-seconds', '1', '--fwmark', MARK]);
+    expect(ping(2)).toBe(true);
+    loopRoute();
+    // Without the mark the encrypted packets would now loop into the tunnel; with it, traffic flows.
+    expect(ping(3)).toBe(true);
+    expect(client.events.filter((e) => e.type === 'state' && e.state === 'connecting').length).toBe(
+      1,
+    );
+    unroute();
+    await client.stop();
+    await server.stop();
+  }
+  {
+    // The same without --fwmark: the tunnel cannot reach its server any more (what the mark prevents).
+    await connect(['--keepalive-seconds', '1']);
+    expect(ping(2)).toBe(true);
+    loopRoute();
+    await sleep(300);
+    expect(ping(3)).toBe(false);
+    unroute();
+  }
+}, 60_000);
+
 it('re-handshakes by itself when the server restarts and loses the session', async () => {
   const { server, client } = await connect(['--keepalive-seconds', '1']);
   expect(ping(2)).toBe(true);

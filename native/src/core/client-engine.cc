@@ -35,6 +35,7 @@ class ClientEngine final : public EngineBase {
         client_pub_(x25519_public_from_private(cfg.private_key)),
         server_pub_(cfg.server_public),
         server_(resolve(cfg.server_host, cfg.server_port, false)),
+        fwmark_(cfg.fwmark),
         hs_mask_(derive_handshake_mask_key(cfg.server_public)),
         mac1_(derive_mac1_key(cfg.server_public)) {
     if (cfg.rekey_seconds < 1 || cfg.rekey_seconds > kRekeyAfterSecondsMax)
@@ -50,8 +51,20 @@ class ClientEngine final : public EngineBase {
 
  private:
   // A UDP socket connected to the node: the kernel passes only the node's datagrams and reports ICMP errors.
+  // The routing mark of the tunnel's own sockets (see ClientConfig::fwmark); failing to set it fails the start
+  // or the reconnect: without it the encrypted packets could be routed into the tunnel itself.
+  void mark(int fd) const {
+    if (fwmark_ == 0) return;
+    if (setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark_, sizeof fwmark_) < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw std::runtime_error(std::string("cannot set the socket mark: ") + std::strerror(e));
+    }
+  }
+
   int open_udp() {
     int fd = make_udp_socket(server_.addr.ss_family);
+    mark(fd);
     if (connect(fd, reinterpret_cast<const sockaddr*>(&server_.addr), server_.len) < 0) {
       int e = errno;
       ::close(fd);
@@ -117,6 +130,11 @@ class ClientEngine final : public EngineBase {
     tcp_attempt_ = Clock::now();
     int fd = socket(server_.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return;
+    try {
+      mark(fd);  // closes fd on failure
+    } catch (const std::exception&) {
+      return;
+    }
     int rc = connect(fd, reinterpret_cast<const sockaddr*>(&server_.addr), server_.len);
     if (rc < 0 && errno == EINPROGRESS) {
       pollfd p[2] = {{fd, POLLOUT, 0}, {stop_fd_, POLLIN, 0}};
@@ -411,6 +429,7 @@ class ClientEngine final : public EngineBase {
   const Key32 client_pub_;
   const Key32 server_pub_;
   const Endpoint server_;
+  const uint32_t fwmark_;
 
   std::mutex mu_;
   SessionPtr current_, previous_;  // guarded by mu_

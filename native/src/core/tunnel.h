@@ -55,6 +55,9 @@ struct ClientConfig {
   bool offload = true;  // TUN TSO + UDP GSO/GRO; off only to measure their effect
   bool tcp = false;     // TCP transport (records, preamble) instead of UDP datagrams
   int path_mtu = 1500;  // the largest IP packet the path to the server carries (bounds padding)
+  // A mark (SO_MARK) on the tunnel's own sockets, so that policy routing can send them around the tunnel
+  // when the default route goes into it (0: none). Needs CAP_NET_ADMIN.
+  uint32_t fwmark = 0;
 };
 
 struct PeerConfig {

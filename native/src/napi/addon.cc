@@ -374,6 +374,10 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
     if (transport != "udp" && transport != "tcp") fail(env, "ERR_FERRY_OPTIONS", "transport must be udp or tcp");
     c.tcp = transport == "tcp";
     c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
+    const double mark = get_number(env, o, "fwmark", 0);
+    if (!(mark >= 0 && mark <= 4294967295.0) || mark != double(uint32_t(mark)))
+      fail(env, "ERR_FERRY_OPTIONS", "option fwmark must be an integer from 0 to 4294967295");
+    c.fwmark = uint32_t(mark);
     return ferry::start_client(c, std::move(sink));
   });
 }

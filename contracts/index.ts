@@ -5,3 +5,4 @@ export * from './control-api.js';
 export * from './control-routes.js';
 export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';
 export * from './tunnel-addresses.js';
+export * from './client-config.js';

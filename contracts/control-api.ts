@@ -30,6 +30,9 @@ export const HealthResponse = z.object({
   api: z.literal('v1'),
 });
 
+/** The address a request came from, as the control plane sees it (echoed, never stored or logged). */
+export const IpResponse = z.object({ ip: z.string() });
+
 export const Plan = z
   .object({
     id: z.string(),
@@ -258,6 +261,9 @@ export const StatusResponse = z.object({
 export type StatusResponse = z.infer<typeof StatusResponse>;
 
 export const DisconnectResponse = z.object({ status: z.literal('disconnected') });
+
+/** GET /events sends this when the device is revoked, then ends the stream. */
+export const RevokedEvent = z.object({ device_id: z.string() });
 
 export const WireguardConfigRequest = z.strictObject({
   region: RegionChoice,

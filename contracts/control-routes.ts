@@ -18,6 +18,8 @@ export interface RouteDef {
   /** Absent for routes that answer with an empty body (204) or a stream. */
   response?: z.ZodType;
   stream?: 'text/event-stream';
+  /** A stream's events: each name it sends, with the schema of its (JSON) data. */
+  events?: Readonly<Record<string, z.ZodType>>;
   /**
    * The error codes this route's own logic answers with. Those every route of its kind can
    * give (a bad token, a malformed body, rate limits, ...) are added by `routeErrorCodes`.
@@ -87,6 +89,15 @@ export const controlRoutes = {
     status: 200,
     summary: 'Liveness and version',
     response: api.HealthResponse,
+  }),
+  whoami: route({
+    method: 'GET',
+    path: '/ip',
+    auth: 'none',
+    status: 200,
+    summary:
+      'The address this request came from, as the service sees it (an exit-address check: never stored or logged)',
+    response: api.IpResponse,
   }),
   listPlans: route({
     method: 'GET',
@@ -233,8 +244,9 @@ export const controlRoutes = {
     path: '/events',
     auth: 'device',
     status: 200,
-    summary: 'Server-sent events: `status` and `keys`',
+    summary: 'Server-sent events: `status`, `keys` and `revoked`',
     stream: 'text/event-stream',
+    events: { status: api.StatusResponse, keys: api.Device, revoked: api.RevokedEvent },
   }),
   adminCreateRegion: route({
     method: 'POST',

@@ -10,7 +10,7 @@ describe('public routes', () => {
   afterAll(async () => h?.close());
 
   it.each(['/api/v1', '/v1'] as const)(
-    'serves health, plans and openapi.json under %s',
+    'serves health, plans, the caller address and openapi.json under %s',
     async (prefix) => {
       expect((await h.call('GET', '/health', { prefix })).body).toMatchObject({
         status: 'ok',
@@ -24,6 +24,7 @@ describe('public routes', () => {
       expect(basic.regions.length).toBeLessThan(
         plans.find((p: { id: string }) => p.id === 'premium').regions.length,
       );
+      expect((await h.call('GET', '/ip', { prefix })).body).toEqual({ ip: '127.0.0.1' });
       const doc = await h.call('GET', '/openapi.json', { prefix });
       expect(doc.status).toBe(200);
       expect(doc.body.openapi).toBe('3.1.0');

@@ -32,6 +32,8 @@ export interface HandlerInput<R extends RouteDef> {
   auth: AuthOf<R['auth']>;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
+  /** The request's source address: for answering it only, never stored or logged (design.md, no-logs). */
+  clientAddress: string;
 }
 
 type Output<R extends RouteDef> = R['response'] extends z.ZodType ? z.input<R['response']> : void;
@@ -45,6 +47,7 @@ export type HandlerTable = {
 export function buildHandlers(s: Services): HandlerTable {
   return {
     health: async () => ok({ status: 'ok', version: s.version, api: 'v1' }),
+    whoami: async ({ clientAddress }) => ok({ ip: clientAddress }),
     listPlans: async () => {
       const regions = (await s.inventory.listRegionRows()).map((r) => r.id);
       return ok({ plans: PLANS.map((p) => planView(p, regions)) });

@@ -104,7 +104,11 @@ async function serve(
     return;
   }
   const handler = deps.handlers[id as Exclude<RouteId, 'events'>] as Handler<RouteDef>;
-  const result = await handler({ ...parsed, auth, signal } as Parameters<Handler<RouteDef>>[0]);
+  // IPv4 clients of a dual-stack socket appear as ::ffff:a.b.c.d; the address they know is a.b.c.d.
+  const clientAddress = request.ip.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  const result = await handler({ ...parsed, auth, signal, clientAddress } as Parameters<
+    Handler<RouteDef>
+  >[0]);
   if (!result.ok) throw result.error;
   if (def.response === undefined) {
     reply.code(def.status).send();

@@ -7,6 +7,7 @@ export default defineConfig({
       'contracts/**/*.test.ts',
       'server/**/*.test.ts',
       'relay/**/*.test.ts',
+      'engine/**/*.test.ts',
       'scripts/**/*.test.ts',
       'native/**/*.test.ts',
       'e2e/**/*.test.ts',

@@ -6,3 +6,7 @@ export * from './control-routes.js';
 export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';
 export * from './tunnel-addresses.js';
 export * from './client-config.js';
+export * from './api-error.js';
+export * from './route-client.js';
+export * from './control-client.js';
+export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';

@@ -1,0 +1,83 @@
+// FerryError for the client engine and its hosts (a stable code, a user-safe message, a cause),
+// and the Result type for expected failures.
+import type { FieldError } from '../contracts/index.js';
+
+/**
+ * The engine's error codes. Stable: the local API and netcli map them to statuses and hints;
+ * add, never rename. (The local API's contract will list them beside the control API's.)
+ */
+export const ENGINE_ERROR_CODES = [
+  /** A setting or value was refused; `errors` names the keys and their allowed values. */
+  'config-invalid',
+  /** The configuration file exists but is not a valid configuration; it was left as it is. */
+  'config-corrupt',
+  /** The configuration file could not be read (permissions, I/O). */
+  'config-unreadable',
+  /** The configuration could not be saved; the previous file is unchanged. */
+  'config-write-failed',
+  /** The state directory could not be created or is not a directory. */
+  'state-dir-unusable',
+  /** The state directory is reachable by other users or owned by another one: keys stay out. */
+  'state-dir-insecure',
+  /** The key file exists but holds no valid keys; it was left as it is. */
+  'keys-corrupt',
+  /** The key file could not be read (permissions, I/O). */
+  'keys-unreadable',
+  /** The key file is readable by other users. */
+  'keys-insecure',
+  /** The key file could not be saved; the previous file is unchanged. */
+  'keys-write-failed',
+  /** A key rotation was confirmed or abandoned that is not the one under way. */
+  'key-rotation-mismatch',
+  /** A system tool (ip, nft) refused a change or could not be run. */
+  'os-command-failed',
+  /** Not implemented on this platform or in this build yet. */
+  'not-supported',
+  /** A bug: the engine asked its state machine for a transition the machine does not allow. */
+  'illegal-transition',
+] as const;
+
+export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
+
+export interface FerryErrorOptions {
+  cause?: unknown;
+  /** Per-field detail for validation failures (the local API returns them in its problem). */
+  errors?: FieldError[];
+}
+
+/**
+ * An engine failure a person can be shown. The message names no destination, DNS query, user
+ * address or key (the no-logs rule): hosts print and log it as it is. `cause` holds what went
+ * wrong underneath, for diagnostics, and is held to the same rule.
+ */
+export class FerryError extends Error {
+  readonly code: EngineErrorCode;
+  readonly errors: FieldError[] | undefined;
+
+  constructor(code: EngineErrorCode, message: string, opts: FerryErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'FerryError';
+    this.code = code;
+    this.errors = opts.errors;
+  }
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: FerryError };
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+
+export function fail(
+  code: EngineErrorCode,
+  message: string,
+  opts?: FerryErrorOptions,
+): { ok: false; error: FerryError } {
+  return { ok: false, error: new FerryError(code, message, opts) };
+}
+
+/** The errno code of a Node system error (ENOENT, EACCES...), for messages and decisions. */
+export function errnoCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

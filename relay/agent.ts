@@ -1,11 +1,11 @@
 // The relay agent: keys, registration, the WireGuard interfaces and the Ferry server, NAT, the
 // peer feed and heartbeats (with the data planes' health), and a clean teardown.
 import type { Logger } from 'pino';
+import { ApiError, createControlClient, type ControlClient } from '../contracts/index.js';
 import { FerryServer } from './ferry/server.js';
 import { RelayHealth } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { Firewall } from './nat/firewall.js';
-import { ControlClient, ControlPlaneError } from './sync/control-client.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
 import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
@@ -39,7 +39,7 @@ export interface RunningRelay {
 
 /** Registers with the control plane, retrying while it is unreachable (it may start later). */
 async function register(
-  client: ControlClient,
+  client: Pick<ControlClient, 'nodeRegister'>,
   keys: { wireguard_public_key: string; ferry_public_key: string | null },
   log: Logger,
   signal: AbortSignal,
@@ -47,12 +47,13 @@ async function register(
   let backoff = 500;
   for (;;) {
     try {
-      return await client.register(keys, signal);
+      return await client.nodeRegister({ body: keys, signal });
     } catch (e) {
-      // A refused token will not get better by retrying.
+      // A refused token will not get better by retrying; an outage or a rate limit will.
       if (
-        e instanceof ControlPlaneError &&
+        e instanceof ApiError &&
         e.status !== undefined &&
+        e.status >= 400 &&
         e.status < 500 &&
         e.status !== 429
       )
@@ -73,7 +74,11 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const stopping = new AbortController();
   const keys = loadOrCreateKey(o.stateDir, 'wireguard');
   const ferryKeys = o.ferryPort === undefined ? undefined : loadOrCreateKey(o.stateDir, 'ferry');
-  const client = new ControlClient(o.controlUrl, o.nodeToken);
+  const client = createControlClient({
+    baseUrl: o.controlUrl,
+    fetch,
+    token: () => o.nodeToken,
+  });
   const node = await register(
     client,
     { wireguard_public_key: keys.publicKey, ferry_public_key: ferryKeys?.publicKey ?? null },

@@ -2,8 +2,7 @@
 // when the control plane is away it keeps the peers it has and retries with backoff, and an
 // answer that could not be wholly applied is asked for again.
 import type { Logger } from 'pino';
-import type { PeersResponse } from '../../contracts/index.js';
-import type { ControlClient } from './control-client.js';
+import type { ControlClient, PeersResponse } from '../../contracts/index.js';
 
 export interface FeedSink {
   /**
@@ -14,6 +13,8 @@ export interface FeedSink {
 }
 
 const LONG_POLL_SECONDS = 25;
+/** How long an answer may take beyond the time the control plane holds a long poll. */
+const ANSWER_MARGIN_MS = 15_000;
 const MAX_BACKOFF_MS = 10_000;
 
 export class FeedFollower {
@@ -24,7 +25,7 @@ export class FeedFollower {
   private resolveFirst!: () => void;
 
   constructor(
-    private readonly client: ControlClient,
+    private readonly client: Pick<ControlClient, 'nodePeers'>,
     private readonly sink: FeedSink,
     private readonly log: Logger,
   ) {
@@ -42,11 +43,12 @@ export class FeedFollower {
       try {
         // The first request asks for a snapshot at once; after it every request long-polls,
         // also at version 0 (an empty feed), which the control plane answers on the first change.
-        const feed = await this.client.peers(
-          this.version,
-          this.synced_ ? LONG_POLL_SECONDS : 0,
+        const wait = this.synced_ ? LONG_POLL_SECONDS : 0;
+        const feed = await this.client.nodePeers({
+          query: { after: this.version, wait },
+          timeoutMs: wait * 1000 + ANSWER_MARGIN_MS,
           signal,
-        );
+        });
         if (signal.aborted) return;
         const { retry, ...applied } = await this.sink.apply(feed);
         if (feed.snapshot || applied.upserts || applied.removes) {

@@ -3,11 +3,10 @@
 // revocation WireGuard will not apply stops the relay.
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { PeersResponse } from '../../contracts/index.js';
+import type { ControlClient, PeersResponse } from '../../contracts/index.js';
 import { RelayHealth } from '../health.js';
 import type { UapiClient } from '../wireguard/uapi.js';
 import { PeerTable, type LimitSink } from '../wireguard/peer-table.js';
-import type { ControlClient } from './control-client.js';
 import { FeedFollower } from './feed-follower.js';
 import { peerTableSink } from './feed-sink.js';
 
@@ -89,17 +88,21 @@ describe('applying the feed', () => {
   });
 
   it('asks again from the same version when an answer could not be applied', async () => {
-    const asked: number[] = [];
+    const asked: { after: number; wait: number; timeoutMs: number }[] = [];
     const answers = [answer(1, [2]), answer(2, [3]), answer(3, [3, 4])];
     const stop = new AbortController();
-    const client = {
-      peers: async (after: number) => {
-        asked.push(after);
+    const client: Pick<ControlClient, 'nodePeers'> = {
+      nodePeers: async (input) => {
+        asked.push({
+          after: Number(input?.query?.after),
+          wait: Number(input?.query?.wait),
+          timeoutMs: input?.timeoutMs ?? 0,
+        });
         const next = answers.shift();
         if (!next) stop.abort();
         return next ?? answer(9, []);
       },
-    } as unknown as ControlClient;
+    };
     let applies = 0;
     const follower = new FeedFollower(
       client,
@@ -113,6 +116,9 @@ describe('applying the feed', () => {
       pino({ level: 'silent' }),
     );
     await follower.run(stop.signal);
-    expect(asked).toEqual([0, 1, 1, 3]);
+    expect(asked.map((a) => a.after)).toEqual([0, 1, 1, 3]);
+    // A snapshot at once, then long polls, each given time to be held by the control plane.
+    expect(asked.map((a) => a.wait)).toEqual([0, 25, 25, 25]);
+    for (const a of asked) expect(a.timeoutMs).toBeGreaterThan(a.wait * 1000);
   });
 });

@@ -3,8 +3,7 @@
 // node or lose bytes, and degraded planes are reported.
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import type { Protocol } from '../../contracts/index.js';
-import type { ControlClient } from './control-client.js';
+import type { ControlClient, Protocol } from '../../contracts/index.js';
 import { HeartbeatReporter, type PeerTraffic, type TrafficSource } from './heartbeat.js';
 
 const silent = pino({ level: 'silent' });
@@ -20,13 +19,13 @@ interface Sent {
 
 function setup(opts: { failHeartbeat?: () => boolean; degraded?: () => Protocol[] } = {}) {
   const sent: Sent[] = [];
-  const client = {
-    heartbeat: async (body: Sent) => {
+  const client: Pick<ControlClient, 'nodeHeartbeat'> = {
+    nodeHeartbeat: async ({ body }) => {
       if (opts.failHeartbeat?.()) throw new Error('control plane unreachable');
-      sent.push(body);
+      sent.push(body as Sent);
       return { feed_version: 1, healthy_for_seconds: 30 };
     },
-  } as unknown as ControlClient;
+  };
   const wg: PeerTraffic[] = [];
   const ferry: PeerTraffic[] = [];
   let ferryBroken = false;

@@ -3,9 +3,8 @@
 // data planes are degraded. Every data plane (WireGuard, Ferry) is a traffic source, counted
 // the same way. Totals only: nothing about a session is kept beyond what the next heartbeat needs.
 import type { Logger } from 'pino';
-import type { Protocol } from '../../contracts/index.js';
+import type { ControlClient, Protocol } from '../../contracts/index.js';
 import { reasonOf } from '../health.js';
-import type { ControlClient } from './control-client.js';
 import { sleep } from './feed-follower.js';
 
 /** WireGuard rejects a session 180 s after its handshake (REJECT_AFTER_TIME); Ferry rekeys within 120 s. */
@@ -55,7 +54,7 @@ export class HeartbeatReporter {
   private lastAt = Date.now();
 
   constructor(
-    private readonly client: ControlClient,
+    private readonly client: Pick<ControlClient, 'nodeHeartbeat'>,
     private readonly sources: readonly TrafficSource[],
     private readonly opts: HeartbeatOptions,
     private readonly log: Logger,
@@ -109,8 +108,8 @@ export class HeartbeatReporter {
     const rxBps = Math.round((rxTotal * 8) / seconds);
     const txBps = Math.round((txTotal * 8) / seconds);
     const usage = [...this.unsentUsage].map(([device_id, bytes]) => ({ device_id, bytes }));
-    await this.client.heartbeat(
-      {
+    await this.client.nodeHeartbeat({
+      body: {
         load: Math.min(10, Math.max(rxBps, txBps) / (this.opts.capacityMbps * 1e6)),
         rx_bps: rxBps,
         tx_bps: txBps,
@@ -119,7 +118,7 @@ export class HeartbeatReporter {
         degraded: this.degraded(),
       },
       signal,
-    );
+    });
     this.unsentUsage.clear();
   }
 

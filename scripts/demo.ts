@@ -40,7 +40,7 @@ async function main(): Promise<void> {
         return seen === answer.node.endpoint_host ? seen : undefined;
       });
       const status = await bed.net.waitFor('status connected', 10_000, async () => {
-        const s = await bed.api('GET', '/status', { token: device.token });
+        const s = await bed.control(device.token).status();
         return s.status === 'connected' ? s : undefined;
       });
       say(

@@ -63,7 +63,7 @@ describe('devices on real relays', () => {
     const relayPid = bed.relays.get('tokyo')!.process.child.pid;
 
     const started = Date.now();
-    await bed.api('DELETE', `/devices/${client.device.id}`, { token: keeper.token, expect: 204 });
+    await bed.control(keeper.token).revokeDevice({ params: { id: client.device.id } });
     await bed.net.waitFor('traffic to stop', 2_000, () =>
       bed.echoFrom('revokee', 0.3) === undefined ? true : undefined,
     );
@@ -75,8 +75,8 @@ describe('devices on real relays', () => {
     await viaTunnel(rotating, tokyo);
     const { generateKeyPair } = await import('../../relay/keys.js');
     const fresh = generateKeyPair();
-    await bed.api('PUT', `/devices/${rotating.device.id}/keys`, {
-      token: keeper.token,
+    await bed.control(keeper.token).rotateKeys({
+      params: { id: rotating.device.id },
       body: { wireguard_public_key: fresh.publicKey },
     });
     await bed.net.waitFor('the old key to stop working', 3_000, () =>
@@ -92,7 +92,7 @@ describe('devices on real relays', () => {
     const client = await bed.addClient('watcher', await bed.newDevice(await bed.newAccount()));
     await bed.connect(client, { region: 'global' });
     await viaTunnel(client, anywhere);
-    const status = () => bed.api('GET', '/status', { token: client.device.token });
+    const status = () => bed.control(client.device.token).status();
     await bed.net.waitFor('status connected', 10_000, async () =>
       (await status()).status === 'connected' ? true : undefined,
     );
@@ -130,8 +130,8 @@ describe('devices on real relays', () => {
     await bed.connect(paid, { region: 'global' });
     await viaTunnel(free, anywhere);
     await viaTunnel(paid, anywhere);
-    const plans = (await bed.api('GET', '/plans')).plans;
-    const limit = plans.find((p: { id: string }) => p.id === 'basic').bandwidth_limit_mbps * MBIT;
+    const { plans } = await bed.control().listPlans();
+    const limit = plans.find((p) => p.id === 'basic')!.bandwidth_limit_mbps! * MBIT;
 
     const freeRate = await bed.iperf('free', 5201, 4);
     const paidRate = await bed.iperf('paid', 5202, 4);

@@ -43,8 +43,8 @@ describe('relays with a real WireGuard data plane', () => {
     const account = await bed.newAccount();
     const desktop = await bed.newDevice(account, 'desktop');
     const phone = await bed.newDevice(account, 'phone');
-    const answer = await bed.api('POST', `/devices/${phone.id}/wireguard-config`, {
-      token: desktop.token,
+    const answer = await bed.control(desktop.token).wireguardConfig({
+      params: { id: phone.id },
       body: { region: 'global', private_key: phone.privateKey },
     });
     expect(answer.qr_svg).toMatch(/^<svg /);

@@ -1,7 +1,7 @@
 // The free plan holds over Ferry as over WireGuard: its rate limit, and its monthly data cap
 // (Ferry bytes count, and crossing the cap cuts the device), through a real relay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Testbed, type Client } from './testbed.js';
+import { Testbed, refusal, type Client } from './testbed.js';
 
 const MBIT = 1e6;
 const MiB = 1024 ** 2;
@@ -14,7 +14,11 @@ describe('the free plan over Ferry', () => {
     bed = await Testbed.start();
     relay = (await bed.addRelay('anywhere', 'global', { ferry: true })).address;
     for (const port of [5201, 5202, 5203, 5204]) bed.startIperfServer(port);
-    basic = (await bed.api('GET', '/plans')).plans.find((p: { id: string }) => p.id === 'basic');
+    const plan = (await bed.control().listPlans()).plans.find((p) => p.id === 'basic')!;
+    const { bandwidth_limit_mbps, data_cap_bytes } = plan;
+    if (bandwidth_limit_mbps === null || data_cap_bytes === null)
+      throw new Error('these tests need a free plan with a rate limit and a data cap');
+    basic = { bandwidth_limit_mbps, data_cap_bytes };
   }, 120_000);
   afterAll(async () => bed?.stop(), 60_000);
 
@@ -57,8 +61,7 @@ describe('the free plan over Ferry', () => {
     await exitsThroughRelay('capped');
     // This month the account already used all but 3 MiB elsewhere.
     await bed.reportUsageElsewhere(device.id, basic.data_cap_bytes - 3 * MiB);
-    const usage = async () =>
-      (await bed.api('GET', '/account', { token: device.token })).usage.bytes as number;
+    const usage = async () => (await bed.control(device.token).getAccount()).usage.bytes;
     expect(await usage()).toBeLessThan(basic.data_cap_bytes);
     expect(bed.echoFrom('capped', 2)).toBe(relay);
 
@@ -74,11 +77,9 @@ describe('the free plan over Ferry', () => {
       );
     }
     expect(await usage()).toBeGreaterThanOrEqual(basic.data_cap_bytes);
-    const refused = await bed.api('POST', '/connect', {
-      token: device.token,
-      body: { protocol: 'ferry', region: 'global' },
-      expect: 403,
-    });
-    expect(refused.code).toBe('data-cap-reached');
+    const refused = await refusal(
+      bed.control(device.token).connect({ body: { protocol: 'ferry', region: 'global' } }),
+    );
+    expect(refused).toMatchObject({ status: 403, code: 'data-cap-reached' });
   }, 90_000);
 });

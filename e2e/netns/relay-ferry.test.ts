@@ -42,7 +42,7 @@ describe('the Ferry protocol through a relay', () => {
       const tokyo = bed.relays.get('tokyo')!.address;
       expect(await exitOf(host, tokyo)).toBe(tokyo);
       const status = await bed.net.waitFor('status connected', 10_000, async () => {
-        const s = await bed.api('GET', '/status', { token: device.token });
+        const s = await bed.control(device.token).status();
         return s.status === 'connected' ? s : undefined;
       });
       expect(status).toMatchObject({ protocol: 'ferry', region: 'asia-east' });
@@ -58,7 +58,7 @@ describe('the Ferry protocol through a relay', () => {
     await bed.addFerryClient('frevoked', device, { region: 'asia-east' });
     const tokyo = bed.relays.get('tokyo')!.address;
     await exitOf('frevoked', tokyo);
-    await bed.api('DELETE', `/devices/${device.id}`, { token: keeper.token, expect: 204 });
+    await bed.control(keeper.token).revokeDevice({ params: { id: device.id } });
     await bed.net.waitFor('traffic to stop', 3_000, () =>
       bed.echoFrom('frevoked', 0.3) === undefined ? true : undefined,
     );

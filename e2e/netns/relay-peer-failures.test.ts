@@ -4,7 +4,7 @@
 // stops the relay instead of leaving the revoked device connected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sh } from './test-network.js';
-import { Testbed, type RelayHandle } from './testbed.js';
+import { Testbed, refusal, type RelayHandle } from './testbed.js';
 
 describe('a relay whose peer updates fail', () => {
   let bed: Testbed;
@@ -46,12 +46,10 @@ describe('a relay whose peer updates fail', () => {
     // A device signs in: the feed brings it, and WireGuard cannot take it.
     const newcomer = await bed.newDevice(await bed.newAccount(), 'newcomer');
     const refused = await bed.net.waitFor('WireGuard connects to be refused', 15_000, async () => {
-      const r = await bed.api('POST', '/connect', {
-        token: newcomer.token,
-        body: { region: 'asia-east' },
-        expect: 503,
-      });
-      return r.code === 'no-node-available' ? r : undefined;
+      const r = await refusal(
+        bed.control(newcomer.token).connect({ body: { region: 'asia-east' } }),
+      );
+      return r.status === 503 && r.code === 'no-node-available' ? r : undefined;
     });
     expect(refused.detail).toMatch(/wireguard/);
     // Ferry on the same node is unaffected, and the device already connected keeps working.
@@ -65,7 +63,7 @@ describe('a relay whose peer updates fail', () => {
     expect(bed.echoFrom('old', 2)).toBe(relay.address);
 
     // Its revocation cannot reach WireGuard: the relay stops serving altogether.
-    await bed.api('DELETE', `/devices/${old.device.id}`, { token: keeper.token, expect: 204 });
+    await bed.control(keeper.token).revokeDevice({ params: { id: old.device.id } });
     expect(await relay.process.exited).toBe(1);
     expect(bed.echoFrom('old', 2)).toBeUndefined();
     expect(relay.process.output()).toMatch(/revocations cannot be applied/);

@@ -3,6 +3,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { z } from 'zod';
+import {
+  ApiError,
+  createControlClient,
+  type ConnectRequest,
+  type ConnectResponse,
+  type ControlClient,
+} from '../../contracts/index.js';
 import { generateKeyPair } from '../../relay/keys.js';
 import { TestNetwork, requireTools, sh, type ManagedProcess } from './test-network.js';
 
@@ -65,6 +73,20 @@ export interface TestbedOptions {
   relayPeerIdleSeconds: number;
 }
 
+/** A connect request as a client writes it (any letter case). */
+export type ConnectBody = z.input<typeof ConnectRequest>;
+
+/** The ApiError a call is refused with; throws when the call succeeds or fails otherwise. */
+export async function refusal(call: Promise<unknown>): Promise<ApiError> {
+  const outcome = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (outcome instanceof ApiError && outcome.status !== undefined) return outcome;
+  if (outcome === undefined) throw new Error('the call was expected to be refused, and succeeded');
+  throw outcome;
+}
+
 /** Fast defaults: status and health follow events within seconds in tests. */
 const TEST_DEFAULTS: TestbedOptions = {
   nodeHealthySeconds: 5,
@@ -75,7 +97,7 @@ const TEST_DEFAULTS: TestbedOptions = {
 export class Testbed {
   readonly net: TestNetwork;
   readonly relays = new Map<string, RelayHandle>();
-  private control?: ManagedProcess;
+  private controlProcess?: ManagedProcess;
   private nextIf = 0;
 
   private constructor(
@@ -127,7 +149,7 @@ export class Testbed {
   }
 
   async startControlPlane(): Promise<void> {
-    this.control = this.net.spawn(
+    this.controlProcess = this.net.spawn(
       'ctrl',
       'control-plane',
       [
@@ -147,10 +169,10 @@ export class Testbed {
       ],
       { FERRY_ADMIN_TOKEN: ADMIN_TOKEN },
     );
-    const control = this.control;
+    const control = this.controlProcess;
     try {
       await this.net.waitFor('the control plane', 15_000, async () =>
-        (await fetch(`${this.controlUrl}/api/v1/health`)).ok ? true : undefined,
+        (await this.control().health({ timeoutMs: 2_000 })) ? true : undefined,
       );
     } catch (e) {
       throw new Error(`${(e as Error).message}\ncontrol plane output:\n${control.output()}`);
@@ -162,37 +184,22 @@ export class Testbed {
   }
 
   async stopControlPlane(): Promise<void> {
-    await this.control?.stop();
-    this.control = undefined;
+    await this.controlProcess?.stop();
+    this.controlProcess = undefined;
   }
 
-  /** Calls the control plane; throws on an unexpected status. */
-  async api(
-    method: string,
-    route: string,
-    opts: { token?: string; body?: unknown; expect?: number } = {},
-  ): Promise<any> {
-    const res = await fetch(`${this.controlUrl}/api/v1${route}`, {
-      method,
-      headers: {
-        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
+  /** The control plane as the holder of `token` (none: the public routes only). */
+  control(token?: string): ControlClient {
+    return createControlClient({
+      baseUrl: this.controlUrl,
+      fetch,
+      ...(token === undefined ? {} : { token: () => token }),
     });
-    const text = await res.text();
-    const expected =
-      opts.expect ??
-      (method === 'POST' &&
-      (route === '/accounts' || route === '/sessions' || route.startsWith('/admin/nodes'))
-        ? 201
-        : 200);
-    if (res.status !== expected) throw new Error(`${method} ${route}: ${res.status} ${text}`);
-    return text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
   }
 
-  admin(method: string, route: string, body?: unknown, expect?: number): Promise<any> {
-    return this.api(method, route, { token: ADMIN_TOKEN, body, ...(expect ? { expect } : {}) });
+  /** The control plane as its admin. */
+  get admin(): ControlClient {
+    return this.control(ADMIN_TOKEN);
   }
 
   /** Adds a node in `region` and runs a relay for it on a new host (with a Ferry server if asked). */
@@ -202,12 +209,14 @@ export class Testbed {
     opts: { ferry?: boolean } = {},
   ): Promise<RelayHandle> {
     const h = this.net.addAccessHost(host);
-    const node = await this.admin('POST', '/admin/nodes', {
-      region,
-      endpoint_host: h.address,
-      wireguard_port: WG_PORT,
-      ...(opts.ferry ? { ferry_port: FERRY_PORT } : {}),
-      capacity_mbps: 10_000,
+    const node = await this.admin.adminCreateNode({
+      body: {
+        region,
+        endpoint_host: h.address,
+        wireguard_port: WG_PORT,
+        ...(opts.ferry ? { ferry_port: FERRY_PORT } : {}),
+        capacity_mbps: 10_000,
+      },
     });
     const relay: RelayHandle = {
       host,
@@ -257,19 +266,17 @@ export class Testbed {
     try {
       await this.net.waitFor(`relay ${r.host} to be healthy`, 15_000, async () => {
         const nodes = await this.adminNodes(r.region);
-        return nodes.find((n: { id: string; healthy: boolean }) => n.id === r.nodeId && n.healthy)
-          ? true
-          : undefined;
+        return nodes.find((n) => n.id === r.nodeId && n.healthy) ? true : undefined;
       });
     } catch (e) {
       throw new Error(`${(e as Error).message}\nrelay output:\n${r.process.output()}`);
     }
   }
 
-  private async adminNodes(region: string): Promise<any[]> {
+  private async adminNodes(region: string) {
     // Any device token may list nodes; the testbed keeps one for that.
     this.observer ??= await this.newDevice(await this.newAccount('premium'));
-    return (await this.api('GET', `/nodes?region=${region}`, { token: this.observer.token })).nodes;
+    return (await this.control(this.observer.token).listNodes({ query: { region } })).nodes;
   }
 
   private observer?: Device;
@@ -282,35 +289,35 @@ export class Testbed {
    */
   async reportUsageElsewhere(deviceId: string, bytes: number): Promise<void> {
     if (!this.ledgerNode) {
-      const node = await this.admin('POST', '/admin/nodes', {
-        region: 'eu-west',
-        endpoint_host: `198.18.${this.net.n}.250`,
-        wireguard_port: WG_PORT,
-        capacity_mbps: 1,
+      const node = await this.admin.adminCreateNode({
+        body: {
+          region: 'eu-west',
+          endpoint_host: `198.18.${this.net.n}.250`,
+          wireguard_port: WG_PORT,
+          capacity_mbps: 1,
+        },
       });
-      await this.api('POST', '/node/register', {
-        token: node.token,
+      await this.control(node.token).nodeRegister({
         body: { wireguard_public_key: generateKeyPair().publicKey },
       });
       this.ledgerNode = { token: node.token };
     }
-    await this.api('POST', '/node/heartbeat', {
-      token: this.ledgerNode.token,
+    await this.control(this.ledgerNode.token).nodeHeartbeat({
       body: { load: 10, rx_bps: 0, tx_bps: 0, usage: [{ device_id: deviceId, bytes }] },
     });
   }
 
   async newAccount(plan: 'basic' | 'premium' = 'basic'): Promise<string> {
-    const { account_number } = await this.api('POST', '/accounts', { body: {} });
+    const { account_number } = await this.control().createAccount({ body: {} });
     if (plan !== 'basic')
-      await this.admin('PUT', `/admin/accounts/${account_number}/plan`, { plan });
+      await this.admin.adminSetPlan({ params: { number: account_number }, body: { plan } });
     return account_number;
   }
 
   async newDevice(account: string, name = 'device'): Promise<Device> {
     const wg = generateKeyPair();
     const ferry = generateKeyPair();
-    const r = await this.api('POST', '/sessions', {
+    const r = await this.control().createSession({
       body: {
         account_number: account,
         device: {
@@ -369,14 +376,16 @@ export class Testbed {
   async addFerryClient(
     host: string,
     device: Device,
-    body: Record<string, unknown>,
+    body: ConnectBody,
     transport: 'udp' | 'tcp' = 'udp',
-  ): Promise<{ answer: any; process: ManagedProcess; interfaceName: string }> {
+  ): Promise<{ answer: ConnectResponse; process: ManagedProcess; interfaceName: string }> {
     this.net.addAccessHost(host);
-    const answer = await this.api('POST', '/connect', {
-      token: device.token,
+    const answer = await this.control(device.token).connect({
       body: { ...body, protocol: 'ferry' },
     });
+    const { ferry_port: ferryPort, ferry_public_key: serverKey } = answer.node;
+    if (ferryPort === null || serverKey === null)
+      throw new Error(`node ${answer.node.id} answered for Ferry without a Ferry port and key`);
     const interfaceName = `fy${this.net.id}c${this.nextIf++}`;
     const keyFile = path.join(this.net.dir, `${interfaceName}.ferry.key`);
     writeFileSync(keyFile, `${device.ferryPrivateKey}\n`, { mode: 0o600 });
@@ -389,9 +398,9 @@ export class Testbed {
       '--address',
       `${answer.tunnel.ipv4}/32`,
       '--server',
-      `${answer.node.endpoint_host}:${answer.node.ferry_port}`,
+      `${answer.node.endpoint_host}:${ferryPort}`,
       '--server-public-key',
-      answer.node.ferry_public_key,
+      serverKey,
       '--private-key',
       keyFile,
       '--cipher',
@@ -416,8 +425,8 @@ export class Testbed {
   }
 
   /** POST /connect, then configure the client from the answer only. */
-  async connect(client: Client, body: Record<string, unknown> = {}): Promise<any> {
-    const answer = await this.api('POST', '/connect', { token: client.device.token, body });
+  async connect(client: Client, body: ConnectBody = {}): Promise<ConnectResponse> {
+    const answer = await this.control(client.device.token).connect({ body });
     const ex = (...argv: string[]) => this.net.exec(client.host, argv);
     const peerArgs = client.nodeKey ? ['peer', client.nodeKey, 'remove'] : [];
     ex(

@@ -27,6 +27,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { controlRouteUrl, createControlClient, type ControlClient } from '../../contracts/index.js';
 
 // dist/scripts/bench/control-plane.js -> repository root.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -114,27 +115,16 @@ function cleanupAll(): Promise<void> {
   return cleaning;
 }
 
-// ---- HTTP helpers ---------------------------------------------------------------------------------
+// ---- control-plane client ------------------------------------------------------------------------
 
-async function call<T>(
-  base: string,
-  method: string,
-  path: string,
-  token: string | undefined,
-  body?: unknown,
-): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
+/** The control plane as the holder of `token` (none: public routes only). */
+function controlAs(base: string, token?: string): ControlClient {
+  return createControlClient({
+    baseUrl: base,
+    fetch,
+    ...(token === undefined ? {} : { token: () => token }),
+    timeoutMs: 10_000,
   });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}: ${text.slice(0, 500)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 // ---- server process -------------------------------------------------------------------------------
@@ -254,25 +244,21 @@ async function setUpFixture(
   base: string,
   adminToken: string,
 ): Promise<{ deviceTokens: string[]; stopHeartbeats: () => Promise<void> }> {
-  const node = await call<{ id: string; token: string }>(
-    base,
-    'POST',
-    '/api/v1/admin/nodes',
-    adminToken,
-    {
+  const admin = controlAs(base, adminToken);
+  const node = await admin.adminCreateNode({
+    body: {
       region: 'global',
       endpoint_host: '127.0.0.1',
       wireguard_port: 51820,
       ferry_port: 51821,
       capacity_mbps: 10000,
     },
-  );
-  await call(base, 'POST', '/api/v1/node/register', node.token, {
-    wireguard_public_key: publicKey(),
-    ferry_public_key: publicKey(),
   });
-  const beat = () =>
-    call(base, 'POST', '/api/v1/node/heartbeat', node.token, { load: 0.1, rx_bps: 0, tx_bps: 0 });
+  const asNode = controlAs(base, node.token);
+  await asNode.nodeRegister({
+    body: { wireguard_public_key: publicKey(), ferry_public_key: publicKey() },
+  });
+  const beat = () => asNode.nodeHeartbeat({ body: { load: 0.1, rx_bps: 0, tx_bps: 0 } });
   await beat();
   let beating: Promise<unknown> = Promise.resolve();
   let failure: Error | undefined;
@@ -291,25 +277,19 @@ async function setUpFixture(
 
   const deviceTokens: string[] = [];
   for (let a = 0; a < ACCOUNTS; a++) {
-    const { account_number } = await call<{ account_number: string }>(
-      base,
-      'POST',
-      '/api/v1/accounts',
-      undefined,
-      {},
-    );
-    await call(base, 'PUT', `/api/v1/admin/accounts/${account_number}/plan`, adminToken, {
-      plan: 'premium',
-    });
+    const { account_number } = await controlAs(base).createAccount({ body: {} });
+    await admin.adminSetPlan({ params: { number: account_number }, body: { plan: 'premium' } });
     const sessions = await Promise.all(
       Array.from({ length: DEVICES_PER_ACCOUNT }, (_, d) =>
-        call<{ token: string }>(base, 'POST', '/api/v1/sessions', undefined, {
-          account_number,
-          device: {
-            name: `bench-${a}-${d}`,
-            kind: 'laptop',
-            wireguard_public_key: publicKey(),
-            ferry_public_key: publicKey(),
+        controlAs(base).createSession({
+          body: {
+            account_number,
+            device: {
+              name: `bench-${a}-${d}`,
+              kind: 'laptop',
+              wireguard_public_key: publicKey(),
+              ferry_public_key: publicKey(),
+            },
           },
         }),
       ),
@@ -317,7 +297,7 @@ async function setUpFixture(
     for (const s of sessions) deviceTokens.push(s.token);
   }
   // One connect before the load: it fails here, readably, if the fixture is wrong.
-  await call(base, 'POST', '/api/v1/connect', deviceTokens[0], JSON.parse(CONNECT_BODY));
+  await controlAs(base, deviceTokens[0]).connect({ body: JSON.parse(CONNECT_BODY) });
   return { deviceTokens, stopHeartbeats };
 }
 
@@ -332,9 +312,9 @@ function load(
   let next = 0;
   const opts: autocannon.Options =
     route === 'health'
-      ? { url: `${base}/api/v1/health`, method: 'GET' }
+      ? { url: controlRouteUrl(base, 'health'), method: 'GET' }
       : {
-          url: `${base}/api/v1/connect`,
+          url: controlRouteUrl(base, 'connect'),
           method: 'POST',
           body: CONNECT_BODY,
           headers: { 'content-type': 'application/json' },

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
+import { createControlClient, type FetchLike } from '../../contracts/index.js';
 import { shardOf } from '../../contracts/tunnel-addresses.js';
 import { generateKeyPair } from '../../relay/keys.js';
 import { exchange } from '../../relay/wireguard/uapi.js';
@@ -428,8 +429,8 @@ async function measurePropagation(
       const key = generateKeyPair().publicKey;
       const wall0 = Date.now();
       const t0 = performance.now();
-      await bed.api('PUT', `/devices/${device.id}/keys`, {
-        token: device.token,
+      await bed.control(device.token).rotateKeys({
+        params: { id: device.id },
         body: { wireguard_public_key: key },
       });
       if (polling) {
@@ -484,8 +485,9 @@ async function tunnelThroughput(bed: Testbed, r: RelayNode, host: string): Promi
   const shard = shardOf(client.device.ipv4);
   const iface = shardInterface(r.iface, shard);
   await bed.net.waitFor(`the relay to be healthy`, 30_000, async () => {
-    const nodes = (await bed.api('GET', `/nodes?region=${REGION}`, { token: client.device.token }))
-      .nodes as Array<{ endpoint_host: string; healthy: boolean }>;
+    const { nodes } = await bed.control(client.device.token).listNodes({
+      query: { region: REGION },
+    });
     return nodes.some((n) => n.endpoint_host === r.address && n.healthy) ? true : undefined;
   });
   await bed.net.waitFor(`${host}'s device on ${iface}`, 30_000, async () =>
@@ -567,18 +569,20 @@ async function main(): Promise<void> {
     }
 
     const h = bed.net.addAccessHost('relay');
-    const node = await bed.admin('POST', '/admin/nodes', {
-      region: REGION,
-      endpoint_host: h.address,
-      wireguard_port: WG_PORT,
-      capacity_mbps: 10_000,
+    const node = await bed.admin.adminCreateNode({
+      body: {
+        region: REGION,
+        endpoint_host: h.address,
+        wireguard_port: WG_PORT,
+        capacity_mbps: 10_000,
+      },
     });
     const relay: RelayNode = {
       host: 'relay',
       ns: h.ns,
       address: h.address,
       iface: `fy${bed.net.id}r0`,
-      token: node.token as string,
+      token: node.token,
     };
 
     const syncs: Array<SyncResult | { size: number; error: string }> = [];
@@ -607,14 +611,25 @@ async function main(): Promise<void> {
       let sync: SyncResult;
       try {
         sync = await measureSync(bed, relay, filled.devices, async () => {
-          // The snapshot the relay fetched, as the control plane serves it now.
+          // The snapshot the relay fetched, as the control plane serves it now: timed to its
+          // last byte and measured on the wire, before the client checks it.
           const t0 = performance.now();
-          const res = await fetch(`${bed.controlUrl}/api/v1/node/peers?after=0&wait=0`, {
-            headers: { authorization: `Bearer ${relay.token}` },
-          });
-          const body = await res.arrayBuffer();
-          if (!res.ok) throw new Error(`GET /node/peers: ${res.status}`);
-          return { ms: performance.now() - t0, bytes: body.byteLength };
+          const wire = { ms: 0, bytes: 0 };
+          const measuring: FetchLike = async (url, init) => {
+            const res = await fetch(url, init);
+            const body = await res.arrayBuffer();
+            wire.ms = performance.now() - t0;
+            wire.bytes = body.byteLength;
+            return new Response(body, { status: res.status, headers: res.headers });
+          };
+          const token = relay.token;
+          await createControlClient({
+            baseUrl: bed.controlUrl,
+            fetch: measuring,
+            token: () => token,
+            timeoutMs: SYNC_TIMEOUT_MS,
+          }).nodePeers({ query: { after: 0, wait: 0 } });
+          return wire;
         });
       } catch (e) {
         fail(`feed apply at ${fmtInt(filled.devices)} peers`, e);

@@ -6,9 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
+import { createControlClient, type ControlClient } from '../../contracts/index.js';
 import { buildControlPlane, type ControlPlane } from '../app.js';
 import type { Clock } from '../domain/clock.js';
 import type { RateLimitOptions } from '../http/rate-limits.js';
+import { injectFetch } from './inject-fetch.js';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -55,6 +57,8 @@ export interface Harness {
   dataDir: string;
   databaseUrl: string | undefined;
   call(method: string, route: string, opts?: CallOptions): Promise<Reply>;
+  /** The typed control client as the holder of `token` (none: public routes), in process. */
+  client(token?: string): ControlClient;
   createAccount(password?: string): Promise<string>;
   signIn(
     accountNumber: string,
@@ -135,6 +139,12 @@ export async function startControlPlane(
     if (/json/.test(String(res.headers['content-type'])) && res.body) body = JSON.parse(res.body);
     return { status: res.statusCode, headers: res.headers, body };
   };
+  const client: Harness['client'] = (token) =>
+    createControlClient({
+      baseUrl: 'http://control-plane.test',
+      fetch: injectFetch(plane.app),
+      ...(token === undefined ? {} : { token: () => token }),
+    });
   const expectStatus = (r: Reply, status: number, what: string) => {
     if (r.status !== status)
       throw new Error(`${what}: expected ${status}, got ${r.status} ${JSON.stringify(r.body)}`);
@@ -147,13 +157,10 @@ export async function startControlPlane(
     dataDir,
     databaseUrl,
     call,
+    client,
     async createAccount(password) {
-      const r = expectStatus(
-        await call('POST', '/accounts', { body: password ? { password } : {} }),
-        201,
-        'create account',
-      );
-      return r.body.account_number as string;
+      const r = await client().createAccount({ body: password ? { password } : {} });
+      return r.account_number;
     },
     async signIn(accountNumber, device = {}, password) {
       const reply = await call('POST', '/sessions', {
@@ -171,33 +178,23 @@ export async function startControlPlane(
       return { token: reply.body?.token, device: reply.body?.device, reply };
     },
     async addNode(region, extra = {}) {
-      const r = expectStatus(
-        await call('POST', '/admin/nodes', {
-          token: ADMIN_TOKEN,
-          body: {
-            region,
-            endpoint_host: '192.0.2.10',
-            wireguard_port: 51820,
-            ferry_port: 51821,
-            capacity_mbps: 10_000,
-            ...extra,
-          },
-        }),
-        201,
-        'add node',
-      );
-      return { id: r.body.id, token: r.body.token };
+      const node = await client(ADMIN_TOKEN).adminCreateNode({
+        body: {
+          region,
+          endpoint_host: '192.0.2.10',
+          wireguard_port: 51820,
+          ferry_port: 51821,
+          capacity_mbps: 10_000,
+          ...extra,
+        },
+      });
+      return { id: node.id, token: node.token };
     },
     async addHealthyNode(region, load = 0.1) {
       const node = await h.addNode(region);
-      expectStatus(
-        await call('POST', '/node/register', {
-          token: node.token,
-          body: { wireguard_public_key: newPublicKey(), ferry_public_key: newPublicKey() },
-        }),
-        200,
-        'register node',
-      );
+      await client(node.token).nodeRegister({
+        body: { wireguard_public_key: newPublicKey(), ferry_public_key: newPublicKey() },
+      });
       expectStatus(await h.heartbeat(node.token, { load }), 200, 'heartbeat');
       return node;
     },

@@ -1,0 +1,105 @@
+// The firewall (the kill switch's and the split tunnel's nftables table): the seam, and its
+// Linux implementation through `nft -j -f`, one atomic transaction per change.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { checkOutput, runCommand, type CommandRunner } from './command.js';
+
+export interface NftTable {
+  family: 'inet' | 'ip' | 'ip6';
+  name: string;
+}
+
+/**
+ * One object of a table in nftables' JSON form, without `family` and `table` (the firewall
+ * adds them, so a body cannot reach outside its table): `{ chain: {name, type, hook, prio,
+ * policy} }`, `{ set: {name, type, flags, elem} }`, `{ rule: {chain, expr} }`, ...
+ */
+export type NftObject = { [kind: string]: Record<string, unknown> };
+
+/**
+ * The engine's nftables tables. `apply` replaces a whole table in one transaction: the old
+ * rules stay in force until the new ones are, and a refused body leaves the old table as it
+ * was (the kill switch is never missing, not even for a moment). Failures are FerryError
+ * os-command-failed.
+ */
+export interface Firewall {
+  apply(table: NftTable, body: readonly NftObject[]): Promise<void>;
+  /** Removes the table; a table that is gone is not an error. */
+  remove(table: NftTable): Promise<void>;
+  /** Whether the table exists (a restart reconciles what a crash left). */
+  exists(table: NftTable): Promise<boolean>;
+}
+
+const TABLE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
+
+function checkTable(t: NftTable): NftTable {
+  if (!['inet', 'ip', 'ip6'].includes(t.family) || !TABLE_NAME.test(t.name))
+    throw new TypeError(`not a usable nftables table: ${JSON.stringify(t)}`);
+  return { family: t.family, name: t.name };
+}
+
+/** The transaction that makes `table` exactly `body`. */
+export function replaceTableCommands(
+  table: NftTable,
+  body: readonly NftObject[],
+): Record<string, unknown>[] {
+  const t = checkTable(table);
+  const inTable = body.map((o) => {
+    const kinds = Object.keys(o);
+    if (kinds.length !== 1 || kinds[0] === 'table')
+      throw new TypeError('each body object is one chain, set, map, rule or element');
+    const kind = kinds[0]!;
+    return { add: { [kind]: { ...o[kind], family: t.family, table: t.name } } };
+  });
+  return [
+    // `add` first so that `delete` never fails on a missing table; all in one transaction.
+    { add: { table: t } },
+    { delete: { table: t } },
+    { add: { table: t } },
+    ...inTable,
+  ];
+}
+
+/**
+ * `nft -j -f FILE`: nft cannot read a pipe from Node as stdin (Node's pipes are sockets), so
+ * each batch goes through a file in a private temp directory, removed afterwards.
+ */
+export class NftFirewall implements Firewall {
+  constructor(private readonly run: CommandRunner = runCommand) {}
+
+  async apply(table: NftTable, body: readonly NftObject[]): Promise<void> {
+    await this.transaction(
+      replaceTableCommands(table, body),
+      `apply the ${table.name} firewall table`,
+    );
+  }
+
+  async remove(table: NftTable): Promise<void> {
+    const t = checkTable(table);
+    await this.transaction(
+      [{ add: { table: t } }, { delete: { table: t } }],
+      `remove the ${t.name} firewall table`,
+    );
+  }
+
+  async exists(table: NftTable): Promise<boolean> {
+    const t = checkTable(table);
+    const out = await this.run('nft', ['-j', 'list', 'tables']);
+    checkOutput(out, 'nft', 'list the firewall tables');
+    const listed = (JSON.parse(out.stdout) as { nftables: { table?: NftTable }[] }).nftables;
+    return listed.some((o) => o.table?.family === t.family && o.table.name === t.name);
+  }
+
+  private async transaction(commands: Record<string, unknown>[], what: string): Promise<void> {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ferry-nft-'));
+    try {
+      const file = path.join(dir, 'batch.json');
+      await writeFile(file, JSON.stringify({ nftables: commands }), { mode: 0o600 });
+      checkOutput(await this.run('nft', ['-j', '-f', file]), 'nft', what);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}

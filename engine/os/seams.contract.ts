@@ -1,0 +1,248 @@
+// What every implementation of the OS seams must do, as vitest cases: the unit tests run them
+// on the fakes, the namespace test (e2e/netns/engine-os.test.ts) on the Linux implementations,
+// so the fakes the engine is tested on behave as the real thing does.
+import { expect, it } from 'vitest';
+
+import { FerryError } from '../errors.js';
+import type { Firewall, NftObject, NftTable } from './firewall.js';
+import type { Links } from './links.js';
+import type { PolicyRule, Routes } from './routes.js';
+
+/** Link names the contract uses; the environment must not have them. */
+export const CONTRACT_LINKS = ['fycontract0', 'fycontract1'] as const;
+export const CONTRACT_TABLE = 7301;
+export const CONTRACT_NFT: NftTable = { family: 'inet', name: 'ferry_contract' };
+
+async function osFailure(p: Promise<unknown>): Promise<FerryError> {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(FerryError);
+  expect((e as FerryError).code).toBe('os-command-failed');
+  return e as FerryError;
+}
+
+/** The addresses we gave (link-local ones the kernel adds are not ours). */
+const ours = (addresses: string[]) => addresses.filter((a) => !a.startsWith('fe80:')).sort();
+
+export function linksContract(links: () => Links): void {
+  const [a] = CONTRACT_LINKS;
+
+  it('creates a link once, down, and refuses a second of the same name', async () => {
+    await links().create(a, 'tun');
+    expect(await links().get(a)).toMatchObject({ name: a, kind: 'tun', up: false });
+    await osFailure(links().create(a, 'tun'));
+    await links().delete(a);
+  });
+
+  it('sets addresses of both families idempotently, and removes them', async () => {
+    await links().create(a, 'tun');
+    await links().setAddress(a, '10.64.0.2/32');
+    await links().setAddress(a, '10.64.0.2/32');
+    await links().setAddress(a, 'fd66:6572:7279::2/128');
+    await links().setAddress(a, '10.99.0.1');
+    expect(ours((await links().get(a))!.addresses)).toEqual([
+      '10.64.0.2/32',
+      '10.99.0.1/32',
+      'fd66:6572:7279::2/128',
+    ]);
+    await links().removeAddress(a, '10.99.0.1/32');
+    await links().removeAddress(a, '10.99.0.1/32');
+    await links().removeAddress(a, 'fd66:6572:7279::9/128');
+    expect(ours((await links().get(a))!.addresses)).toEqual([
+      '10.64.0.2/32',
+      'fd66:6572:7279::2/128',
+    ]);
+    await links().delete(a);
+  });
+
+  it('sets the MTU and brings the link up and down', async () => {
+    await links().create(a, 'tun');
+    await links().setMtu(a, 1380);
+    await links().setUp(a, true);
+    expect(await links().get(a)).toMatchObject({ mtu: 1380, up: true });
+    expect((await links().list()).map((l) => l.name)).toContain(a);
+    await links().setUp(a, false);
+    expect((await links().get(a))!.up).toBe(false);
+    await links().delete(a);
+  });
+
+  it('deletes idempotently, and fails to change a link that is not there', async () => {
+    await links().create(a, 'tun');
+    await links().delete(a);
+    await links().delete(a);
+    expect(await links().get(a)).toBeNull();
+    await osFailure(links().setUp(a, true));
+    await osFailure(links().setMtu(a, 1400));
+    await osFailure(links().setAddress(a, '10.64.0.2/32'));
+  });
+
+  it('refuses arguments that could read as options, before running anything', async () => {
+    await expect(links().create('-x', 'tun')).rejects.toThrow(TypeError);
+    await expect(links().setAddress(a, 'dev lo')).rejects.toThrow(TypeError);
+    await expect(links().setMtu(a, 100)).rejects.toThrow(TypeError);
+    await expect(links().create('a-name-too-long-for-linux', 'tun')).rejects.toThrow(TypeError);
+  });
+}
+
+export function routesContract(links: () => Links, routes: () => Routes): void {
+  const [a, b] = CONTRACT_LINKS;
+  const table = CONTRACT_TABLE;
+
+  async function up(name: string, address: string) {
+    await links().create(name, 'tun');
+    await links().setAddress(name, address);
+    await links().setUp(name, true);
+  }
+
+  async function down() {
+    for (const name of CONTRACT_LINKS) await links().delete(name);
+  }
+
+  it('adds routes to a table of its own, lists them, and refuses the same twice', async () => {
+    await up(a, '10.64.0.2/32');
+    try {
+      await routes().add({ destination: '0.0.0.0/0', dev: a, table });
+      await routes().add({ destination: '198.51.100.0/24', dev: a, table, metric: 7 });
+      await routes().add({ destination: '203.0.113.9', type: 'blackhole', table });
+      await routes().add({ destination: '192.0.2.0/24', type: 'throw', table });
+      await routes().add({ destination: '::/0', dev: a, table });
+      const v4 = await routes().list(table, 4);
+      expect(v4).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ destination: '0.0.0.0/0', dev: a, type: 'unicast', table }),
+          expect.objectContaining({ destination: '198.51.100.0/24', dev: a, metric: 7 }),
+          expect.objectContaining({ destination: '203.0.113.9/32', type: 'blackhole' }),
+          expect.objectContaining({ destination: '192.0.2.0/24', type: 'throw' }),
+        ]),
+      );
+      expect(v4).toHaveLength(4);
+      expect(await routes().list(table, 6)).toEqual([
+        expect.objectContaining({ destination: '::/0', dev: a, table }),
+      ]);
+      await osFailure(routes().add({ destination: '0.0.0.0/0', dev: a, table }));
+    } finally {
+      await down();
+    }
+    // A link's routes go with it; the others stay.
+    const left = await routes().list(table, 4);
+    expect(left.map((r) => r.destination).sort()).toEqual(['192.0.2.0/24', '203.0.113.9/32']);
+    expect(await routes().list(table, 6)).toEqual([]);
+    for (const r of left) await routes().delete(r);
+    expect(await routes().list(table, 4)).toEqual([]);
+  });
+
+  it('needs the device of a route to exist and be up, and drops its routes when it goes down', async () => {
+    await osFailure(routes().add({ destination: '198.51.100.0/24', dev: a, table }));
+    await links().create(a, 'tun');
+    try {
+      await osFailure(routes().add({ destination: '198.51.100.0/24', dev: a, table }));
+      await links().setUp(a, true);
+      await routes().add({ destination: '198.51.100.0/24', dev: a, table });
+      await links().setUp(a, false);
+      expect(await routes().list(table, 4)).toEqual([]);
+    } finally {
+      await down();
+    }
+  });
+
+  it('replaces a route in place, and deletes idempotently', async () => {
+    await up(a, '10.64.0.2/32');
+    await up(b, '10.64.0.3/32');
+    try {
+      await routes().replace({ destination: '198.51.100.0/24', dev: a, table });
+      await routes().replace({ destination: '198.51.100.0/24', dev: b, table });
+      expect(await routes().list(table, 4)).toEqual([
+        expect.objectContaining({ destination: '198.51.100.0/24', dev: b }),
+      ]);
+      await routes().delete({ destination: '198.51.100.0/24', table });
+      await routes().delete({ destination: '198.51.100.0/24', table });
+      expect(await routes().list(table, 4)).toEqual([]);
+    } finally {
+      await down();
+    }
+  });
+
+  it('adds and deletes the rules of a full tunnel (not fwmark, suppress_prefixlength)', async () => {
+    const rules: PolicyRule[] = [
+      { family: 4, priority: 7301, table, fwmark: 0xca6c, notFwmark: true },
+      { family: 4, priority: 7300, table: 'main', suppressPrefixLength: 0 },
+      { family: 6, priority: 7301, table, fwmark: 0x10, fwmask: 0xff },
+    ];
+    for (const r of rules) await routes().addRule(r);
+    try {
+      const mine = async (family: 4 | 6) =>
+        (await routes().listRules(family)).filter(
+          (r) => r.priority === 7300 || r.priority === 7301,
+        );
+      expect(await mine(4)).toEqual([
+        { family: 4, priority: 7300, table: 'main', suppressPrefixLength: 0 },
+        { family: 4, priority: 7301, table, fwmark: 0xca6c, notFwmark: true },
+      ]);
+      expect(await mine(6)).toEqual([
+        { family: 6, priority: 7301, table, fwmark: 0x10, fwmask: 0xff },
+      ]);
+      await osFailure(routes().addRule(rules[0]!));
+    } finally {
+      for (const r of rules) {
+        await routes().deleteRule(r);
+        await routes().deleteRule(r);
+      }
+    }
+    expect((await routes().listRules(4)).filter((r) => r.priority === 7301)).toEqual([]);
+  });
+
+  it('refuses bad routes and rules before running anything', async () => {
+    await expect(routes().add({ destination: '10.0.0.0/33', dev: a })).rejects.toThrow(TypeError);
+    await expect(routes().add({ destination: 'default', dev: a })).rejects.toThrow(TypeError);
+    await expect(
+      routes().add({ destination: '10.0.0.0/8', via: 'fd00::1', table }),
+    ).rejects.toThrow(TypeError);
+    await expect(
+      routes().add({ destination: '10.0.0.0/8', type: 'blackhole', dev: a, table }),
+    ).rejects.toThrow(TypeError);
+    await expect(routes().addRule({ family: 4, priority: 0, table })).rejects.toThrow(TypeError);
+  });
+}
+
+const killSwitchLike = (allowed: string): NftObject[] => [
+  {
+    chain: { name: 'output', type: 'filter', hook: 'output', prio: 0, policy: 'drop' },
+  },
+  { set: { name: 'allowed4', type: 'ipv4_addr', flags: ['interval'] } },
+  {
+    rule: {
+      chain: 'output',
+      expr: [
+        { match: { op: '==', left: { meta: { key: 'oifname' } }, right: allowed } },
+        { accept: null },
+      ],
+    },
+  },
+];
+
+export function firewallContract(firewall: () => Firewall): void {
+  it('applies a table, replaces it whole, and removes it idempotently', async () => {
+    expect(await firewall().exists(CONTRACT_NFT)).toBe(false);
+    await firewall().apply(CONTRACT_NFT, killSwitchLike('lo'));
+    expect(await firewall().exists(CONTRACT_NFT)).toBe(true);
+    await firewall().apply(CONTRACT_NFT, killSwitchLike('fycontract0'));
+    expect(await firewall().exists(CONTRACT_NFT)).toBe(true);
+    await firewall().remove(CONTRACT_NFT);
+    await firewall().remove(CONTRACT_NFT);
+    expect(await firewall().exists(CONTRACT_NFT)).toBe(false);
+  });
+
+  it('keeps a body inside its table', async () => {
+    await expect(firewall().apply(CONTRACT_NFT, [{ table: { name: 'other' } }])).rejects.toThrow(
+      TypeError,
+    );
+    await expect(firewall().apply({ family: 'inet', name: 'bad name' }, [])).rejects.toThrow(
+      TypeError,
+    );
+    expect(await firewall().exists(CONTRACT_NFT)).toBe(false);
+  });
+}
+
+export { killSwitchLike };

@@ -67,10 +67,10 @@ relay_port="${FERRY_RELAY_PORT:-51820}"
 ferry_port="${FERRY_FERRY_PORT:-51900}"
 node_file="$data_dir/local-relay.node-token"
 if [ ! -s "$node_file" ]; then
-  (umask 077 && curl -sf -X POST "$base/admin/nodes" -H "authorization: Bearer $FERRY_ADMIN_TOKEN" \
-    -H 'content-type: application/json' \
-    -d "{\"region\":\"global\",\"endpoint_host\":\"$endpoint\",\"wireguard_port\":$relay_port,\"ferry_port\":$ferry_port,\"capacity_mbps\":1000}" |
-    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).token))' >"$node_file")
+  # Through the typed client: the admin token stays in the environment, out of the process list.
+  (umask 077 && node dist/scripts/add-node.js --control-url "http://$host:$port" --region global \
+    --endpoint-host "$endpoint" --wireguard-port "$relay_port" --ferry-port "$ferry_port" \
+    --capacity-mbps 1000 >"$node_file")
 fi
 FERRY_NODE_TOKEN="$(cat "$node_file")" bin/ferry-relay --control-url "http://$host:$port" \
   --wireguard-port "$relay_port" --ferry-port "$ferry_port" --uplink "$uplink" --state-dir "$data_dir/relay" --interface ferry0 &

@@ -483,6 +483,11 @@ describe('event streams', () => {
     expect(seen).toEqual(['status']);
     expect(sent[0]!.signal.aborted).toBe(true);
 
+    // Closed before anyone iterated: the connection is let go all the same.
+    const unread = await client.events();
+    unread.close();
+    expect(sent[1]!.signal.aborted).toBe(true);
+
     const broken = await client.events();
     stream().fail();
     expect(await failure(broken[Symbol.asyncIterator]().next())).toMatchObject({

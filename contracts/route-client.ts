@@ -336,7 +336,11 @@ async function openStream(
   const iterator = events();
   return {
     response,
-    close: () => call.abort('closed'),
+    // Also for a stream never iterated: its connection and the caller's signal are let go.
+    close: () => {
+      call.abort('closed');
+      call.release();
+    },
     [Symbol.asyncIterator]: () => iterator,
   };
 }

@@ -1,0 +1,50 @@
+// The seam between the engine's connect flow and the tunnels: what a tunnel needs to come up, and what a
+// running one tells the engine. Implemented by engine/tunnel/manager.ts (WireGuard and Ferry, real OS
+// effects) and by engine/tunnel/manager.fake.ts (unit tests of the connect flow).
+import type { ConnectResponse } from '../../contracts/index.js';
+
+/** Everything one tunnel needs: the control plane's connect answer and this device's key for it. */
+export interface TunnelPlan {
+  answer: ConnectResponse;
+  /** Base64 private key of the protocol in `answer.protocol` (from the key store; never leaves the host). */
+  privateKey: string;
+  /** Ferry only: TCP where UDP is blocked (obfuscation `on`, or `auto` after UDP failed). */
+  transport?: 'udp' | 'tcp';
+  /**
+   * Send all traffic through the tunnel (the main tunnel), or only the given destinations (a
+   * service tunnel). Split tunnelling and the kill switch are a later layer on top of this.
+   */
+  routes: { kind: 'all' } | { kind: 'only'; cidrs: string[] };
+  /** Interface name to create (unique per tunnel on this host, at most 15 characters). */
+  interfaceName: string;
+}
+
+export type TunnelEvent =
+  /** A fresh latency measurement through the tunnel (Ferry: keepalive RTT; WireGuard: a probe). */
+  | { type: 'latency'; ms: number }
+  /** The tunnel stopped carrying traffic (handshakes fail, the process or data-plane thread died). */
+  | { type: 'lost'; reason: string }
+  /** Traffic flows again after a loss, without a new connect. */
+  | { type: 'restored' }
+  /** Session keys rotated (for the status: cipher in effect). */
+  | { type: 'rekey'; cipher: string };
+
+export interface ActiveTunnel {
+  readonly interfaceName: string;
+  readonly protocol: ConnectResponse['protocol'];
+  /** The last latency measured through the tunnel, in ms; up() resolves only once there is one. */
+  latencyMs(): number;
+  on(listener: (e: TunnelEvent) => void): () => void;
+  /** Takes the tunnel down and removes every interface, route and rule it made. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface TunnelManager {
+  /**
+   * Brings a tunnel up and resolves once traffic has crossed it (a measured round trip), or rejects
+   * with a FerryError that says why not (after removing whatever it had made).
+   */
+  up(plan: TunnelPlan, signal?: AbortSignal): Promise<ActiveTunnel>;
+  /** Removes what an earlier run left behind (a crash): interfaces, routes, rules with our names. */
+  cleanupLeftovers(): Promise<void>;
+}

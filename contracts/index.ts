@@ -10,3 +10,4 @@ export * from './api-error.js';
 export * from './route-client.js';
 export * from './control-client.js';
 export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';
+export * from './local-api.js';

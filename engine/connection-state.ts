@@ -1,17 +1,16 @@
 // The engine's connection state machine: a pure reducer over an explicit transition table, and
 // a small holder that emits every change; it knows nothing of tunnels, HTTP or the OS.
-import type { Encryption, Mode, Protocol } from '../contracts/index.js';
+import {
+  ENGINE_STATES,
+  type Encryption,
+  type EngineState,
+  type Mode,
+  type Protocol,
+  latencyText,
+} from '../contracts/index.js';
 import { FerryError } from './errors.js';
 
-export const ENGINE_STATES = [
-  'disconnected',
-  'connecting',
-  'connected',
-  'reconnecting',
-  'disconnecting',
-  'error',
-] as const;
-export type EngineState = (typeof ENGINE_STATES)[number];
+export { ENGINE_STATES, type EngineState };
 
 /** What a connect asked for (the configuration and the request merged). */
 export interface ConnectTarget {
@@ -168,9 +167,7 @@ export function reduce(s: ConnectionSnapshot, event: ConnectionEvent): Connectio
 }
 
 /** "<n>ms": whole milliseconds, with one decimal below 10 ms (a LAN or namespace round trip). */
-export function formatLatency(ms: number): string {
-  return ms < 10 ? `${(Math.round(ms * 10) / 10).toString()}ms` : `${Math.round(ms)}ms`;
-}
+export const formatLatency = latencyText;
 
 /** What the local status shows (GET /api/v1/status builds on it). */
 export interface EngineStatus {

@@ -1,0 +1,423 @@
+// The engine host's local API (HTTP over a unix socket): its route table and zod schemas. One
+// table drives the host's handlers and every client (netcli, the desktop app's main process,
+// the web graphical mode), the same way as the control API's (control-routes.ts).
+import { z } from 'zod';
+import {
+  CONFIG_KEYS,
+  ClientConfig,
+  ClientConfigPatch,
+  RegionSetting,
+  ServiceUrl,
+} from './client-config.js';
+import {
+  AccountResponse,
+  CreateAccountRequest,
+  Device,
+  DeviceName,
+  DeviceParams,
+  Notice,
+  Region,
+  RenameDeviceRequest,
+} from './control-api.js';
+import type { RouteDef } from './control-routes.js';
+import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
+import {
+  ENCRYPTIONS,
+  MODES,
+  PROTOCOLS,
+  REGION_STRATEGIES,
+  TypedAccountNumber,
+  USAGES,
+  caseInsensitiveEnum,
+  text,
+} from './values.js';
+
+/** The local API lives under one prefix (there is no second address form to keep). */
+export const LOCAL_API_PREFIXES = ['/api/v1'] as const;
+/** Where the engine host listens unless `--socket` or FERRY_SOCKET says otherwise. */
+export const DEFAULT_ENGINE_SOCKET = '/run/ferry/engine.sock';
+/**
+ * The only Host a request may name (clients over the socket send it); anything else is a
+ * browser led there by a web page (DNS rebinding, a forwarded socket) and is refused.
+ */
+export const LOCAL_API_HOST = 'ferry.local';
+export const LOCAL_API_BASE_URL = `http://${LOCAL_API_HOST}`;
+
+/** The engine's states (design.md: the state machine). */
+export const ENGINE_STATES = [
+  'disconnected',
+  'connecting',
+  'connected',
+  'reconnecting',
+  'disconnecting',
+  'error',
+] as const;
+export type EngineState = (typeof ENGINE_STATES)[number];
+
+/** "<n>ms", the spec's latency text (whole milliseconds, or one decimal below 10 ms). */
+export const LatencyText = z.string().regex(/^\d+(\.\d+)?ms$/);
+
+/** A tunnel address's owner never appears here: only the node's public facts. */
+export const LocalNode = z.object({
+  id: z.string(),
+  region: z.string(),
+  endpoint: z.string().describe('host:port of the node, as the tunnel uses it'),
+});
+
+export const LocalFailure = z.object({
+  code: z.string().describe('A stable code (the engine’s or the control plane’s).'),
+  message: z.string(),
+});
+
+export const LocalStatus = z
+  .object({
+    status: z.enum(ENGINE_STATES),
+    latency: LatencyText.nullable().describe('"<n>ms" whenever a tunnel is up, else null.'),
+    region: z.string().nullable(),
+    node: LocalNode.nullable(),
+    protocol: z.enum(PROTOCOLS).nullable(),
+    cipher: z.enum(ENCRYPTIONS).nullable(),
+    mode: z.enum(MODES).nullable(),
+    transport: z.enum(['udp', 'tcp']).nullable(),
+    interface: z.string().nullable(),
+    /** Why the engine is in error (or why the last connect failed), in words a person reads. */
+    error: LocalFailure.nullable(),
+    /** Whether this host holds a signed-in device (connect needs one). */
+    signed_in: z.boolean(),
+    /** Whether a control-plane URL is configured (connect needs one). */
+    service_configured: z.boolean(),
+    notices: z.array(Notice),
+  })
+  .meta({ id: 'LocalStatus' });
+export type LocalStatus = z.infer<typeof LocalStatus>;
+
+/**
+ * The spec's connect body, plus `mode`: all optional, the control API's value sets in any
+ * letter case; what is left out comes from the configuration. `usage` implies a mode; giving
+ * both that disagree is refused.
+ */
+export const LocalConnectRequest = z.strictObject({
+  encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
+  protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
+  region: RegionSetting.optional(),
+  usage: caseInsensitiveEnum(USAGES).optional(),
+  mode: caseInsensitiveEnum(MODES).optional(),
+});
+export type LocalConnectRequest = z.output<typeof LocalConnectRequest>;
+
+export const ExitAddresses = z.object({
+  before: z
+    .string()
+    .nullable()
+    .describe('The address the service saw before the tunnel (null: not measured).'),
+  after: z.string().nullable().describe('The address the service sees through the tunnel.'),
+});
+
+export const LocalConnectResponse = LocalStatus.extend({
+  exit_ip: ExitAddresses,
+  routing: z.object({ strategy: z.string(), reasons: z.array(z.string()) }),
+}).meta({ id: 'LocalConnectResponse' });
+export type LocalConnectResponse = z.infer<typeof LocalConnectResponse>;
+
+export const ConfigChangeResult = z.object({
+  config: ClientConfig,
+  changed: z.array(z.enum(CONFIG_KEYS)),
+  /**
+   * What the change did to a live tunnel: `reconnected` (a new session with the new settings),
+   * `applied` (in place), `saved` (nothing live to change).
+   */
+  effect: z.enum(['reconnected', 'applied', 'saved']),
+});
+export type ConfigChangeResult = z.infer<typeof ConfigChangeResult>;
+
+export const ConfigKeyParams = z.strictObject({ key: text(1, 64) });
+export const ConfigSetRequest = z.strictObject({
+  value: text(0, 512).describe('As typed on a command line: `on`, `WireGuard`, `none`...'),
+});
+
+export const InitRequest = z.strictObject({
+  endpoint: ServiceUrl,
+  protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
+});
+
+/** The signed-in device and account, as this host knows them. */
+export const LocalSession = z.object({
+  account_number: z.string(),
+  device: Device,
+});
+export type LocalSession = z.infer<typeof LocalSession>;
+
+export const LocalCreateAccountRequest = CreateAccountRequest.extend({
+  device_name: DeviceName.optional(),
+});
+export const LoginRequest = z.strictObject({
+  account_number: TypedAccountNumber,
+  password: text(0, 256).optional(),
+  device_name: DeviceName.optional(),
+});
+export const LogoutResponse = z.object({ signed_in: z.literal(false) });
+
+export const LocalAccountResponse = AccountResponse.extend({ device: Device });
+export const LocalDevicesResponse = z.object({ devices: z.array(Device) });
+
+export const RegionRule = z
+  .object({
+    name: z.string(),
+    area: z.string(),
+    strategy: z.enum(REGION_STRATEGIES),
+  })
+  .meta({ id: 'RegionRule' });
+export type RegionRule = z.infer<typeof RegionRule>;
+export const RegionRuleRequest = z.strictObject({
+  area: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{1,31}$/i, 'an area id')
+    .transform((s) => s.toLowerCase()),
+  strategy: caseInsensitiveEnum(REGION_STRATEGIES).default('lowest-latency'),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{1,31}$/i, 'a name of 2-32 letters, digits and dashes')
+    .transform((s) => s.toLowerCase())
+    .optional(),
+});
+export const RegionRuleParams = z.strictObject({ name: text(1, 64) });
+
+export const LocalRegion = Region.extend({
+  latency: LatencyText.nullable().describe('The smoothed latency to its best node, if measured.'),
+});
+export const LocalRegionsResponse = z.object({
+  regions: z.array(LocalRegion),
+  rules: z.array(RegionRule),
+});
+
+export const LatencyCheckRequest = z.strictObject({
+  all: z.boolean().default(false),
+  count: z.number().int().min(1).max(100).default(5),
+});
+export const NodeLatency = z.object({
+  node_id: z.string(),
+  region: z.string(),
+  method: z.string().describe('How it was measured, e.g. "authenticated UDP probe".'),
+  samples: z.number().int(),
+  avg_ms: z.number().nullable(),
+  jitter_ms: z.number().nullable(),
+  loss: z.number().min(0).max(1).describe('Share of probes without an answer.'),
+});
+export type NodeLatency = z.infer<typeof NodeLatency>;
+export const LatencyCheckResponse = z.object({
+  results: z.array(NodeLatency),
+  duration_ms: z.number(),
+});
+
+function route<const R extends RouteDef>(r: R): R {
+  return r;
+}
+
+export const localRoutes = {
+  status: route({
+    method: 'GET',
+    path: '/status',
+    auth: 'none',
+    status: 200,
+    summary: 'The connection: state, latency, region, node',
+    response: LocalStatus,
+  }),
+  connect: route({
+    method: 'POST',
+    path: '/connect',
+    auth: 'none',
+    status: 200,
+    summary: 'Connect; answers once the tunnel carries traffic',
+    body: LocalConnectRequest,
+    response: LocalConnectResponse,
+  }),
+  disconnect: route({
+    method: 'POST',
+    path: '/disconnect',
+    auth: 'none',
+    status: 200,
+    summary: 'Disconnect and remove what the connection made',
+    response: LocalStatus,
+  }),
+  events: route({
+    method: 'GET',
+    path: '/events',
+    auth: 'none',
+    status: 200,
+    summary: 'Server-sent events: `status` on every change (latency included), `notice`',
+    stream: 'text/event-stream',
+    events: { status: LocalStatus, notice: Notice },
+  }),
+  getConfig: route({
+    method: 'GET',
+    path: '/config',
+    auth: 'none',
+    status: 200,
+    summary: 'The client configuration',
+    response: ClientConfig,
+  }),
+  patchConfig: route({
+    method: 'PATCH',
+    path: '/config',
+    auth: 'none',
+    status: 200,
+    summary: 'Change some keys (typed JSON values); a live tunnel follows',
+    body: ClientConfigPatch,
+    response: ConfigChangeResult,
+  }),
+  setConfigKey: route({
+    method: 'PUT',
+    path: '/config/:key',
+    auth: 'none',
+    status: 200,
+    summary: 'Set one key from its text form (netcli config set)',
+    params: ConfigKeyParams,
+    body: ConfigSetRequest,
+    response: ConfigChangeResult,
+  }),
+  init: route({
+    method: 'POST',
+    path: '/init',
+    auth: 'none',
+    status: 200,
+    summary: 'Set the control-plane URL and the protocol',
+    body: InitRequest,
+    response: ConfigChangeResult,
+  }),
+  createAccount: route({
+    method: 'POST',
+    path: '/account',
+    auth: 'none',
+    status: 201,
+    summary: 'Create a free account and sign this device in',
+    body: LocalCreateAccountRequest,
+    response: LocalSession,
+  }),
+  login: route({
+    method: 'POST',
+    path: '/login',
+    auth: 'none',
+    status: 200,
+    summary: 'Sign this device in to an account',
+    body: LoginRequest,
+    response: LocalSession,
+  }),
+  logout: route({
+    method: 'POST',
+    path: '/logout',
+    auth: 'none',
+    status: 200,
+    summary: 'Disconnect, revoke this device and forget its token',
+    response: LogoutResponse,
+  }),
+  account: route({
+    method: 'GET',
+    path: '/account',
+    auth: 'none',
+    status: 200,
+    summary: 'Plan, devices and usage of the signed-in account',
+    response: LocalAccountResponse,
+  }),
+  listDevices: route({
+    method: 'GET',
+    path: '/devices',
+    auth: 'none',
+    status: 200,
+    summary: "The account's devices",
+    response: LocalDevicesResponse,
+  }),
+  renameDevice: route({
+    method: 'PATCH',
+    path: '/devices/:id',
+    auth: 'none',
+    status: 200,
+    summary: 'Rename a device of the account',
+    params: DeviceParams,
+    body: RenameDeviceRequest,
+    response: Device,
+  }),
+  revokeDevice: route({
+    method: 'DELETE',
+    path: '/devices/:id',
+    auth: 'none',
+    status: 204,
+    summary: 'Revoke a device of the account (this one: signs out)',
+    params: DeviceParams,
+  }),
+  listRegions: route({
+    method: 'GET',
+    path: '/regions',
+    auth: 'none',
+    status: 200,
+    summary: 'Regions with load, plan and measured latency, and the region rules',
+    response: LocalRegionsResponse,
+  }),
+  addRegionRule: route({
+    method: 'POST',
+    path: '/regions/rules',
+    auth: 'none',
+    status: 201,
+    summary: 'Add a region rule (a name accepted wherever a region is)',
+    body: RegionRuleRequest,
+    response: RegionRule,
+  }),
+  removeRegionRule: route({
+    method: 'DELETE',
+    path: '/regions/rules/:name',
+    auth: 'none',
+    status: 204,
+    summary: 'Remove a region rule',
+    params: RegionRuleParams,
+  }),
+  latencyCheck: route({
+    method: 'POST',
+    path: '/latency-check',
+    auth: 'none',
+    status: 200,
+    summary: 'Measure average, jitter and loss to the current node or every allowed node',
+    body: LatencyCheckRequest,
+    response: LatencyCheckResponse,
+  }),
+} as const satisfies Record<string, RouteDef>;
+
+export type LocalRoutes = typeof localRoutes;
+export type LocalRouteId = keyof LocalRoutes;
+export type LocalClient = RouteClient<LocalRoutes>;
+
+/**
+ * A client of the engine host. `fetch` carries the requests to the socket (the host's clients
+ * inject one that dials the unix socket); the base URL defaults to the one Host the API takes.
+ */
+export function createLocalClient(
+  options: Omit<RouteClientOptions, 'baseUrl' | 'token'> & { baseUrl?: string },
+): LocalClient {
+  return createRouteClient(localRoutes, LOCAL_API_PREFIXES, {
+    ...options,
+    baseUrl: options.baseUrl ?? LOCAL_API_BASE_URL,
+  });
+}
+
+/** The status of an engine that has done nothing yet. */
+export function idleStatus(signedIn: boolean, serviceConfigured: boolean): LocalStatus {
+  return {
+    status: 'disconnected',
+    latency: null,
+    region: null,
+    node: null,
+    protocol: null,
+    cipher: null,
+    mode: null,
+    transport: null,
+    interface: null,
+    error: null,
+    signed_in: signedIn,
+    service_configured: serviceConfigured,
+    notices: [],
+  };
+}
+
+/** "<n>ms" for a measurement: whole milliseconds, one decimal below 10 ms. */
+export function latencyText(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError('a latency is a non-negative number');
+  return ms < 10 ? `${Math.round(ms * 10) / 10}ms` : `${Math.round(ms)}ms`;
+}

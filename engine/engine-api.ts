@@ -1,0 +1,62 @@
+// What an engine host (netcli daemon, the Electron main process) asks of the engine: one method
+// per route of the local API (contracts/local-api.ts), in its types. The host turns HTTP or IPC
+// into these calls and their errors into problem+json; the engine knows nothing of either.
+import type { z } from 'zod';
+import type {
+  ClientConfig,
+  ConfigChangeResult,
+  Device,
+  LocalRoutes,
+  LocalSession,
+  LocalStatus,
+  Notice,
+} from '../contracts/index.js';
+
+/** A route's body as the host hands it over: already parsed by the route's schema. */
+type Body<K extends keyof LocalRoutes> = LocalRoutes[K] extends { body: infer S extends z.ZodType }
+  ? z.output<S>
+  : never;
+type Answer<K extends keyof LocalRoutes> = LocalRoutes[K] extends {
+  response: infer S extends z.ZodType;
+}
+  ? z.output<S>
+  : void;
+
+export type EngineEvent =
+  { type: 'status'; status: LocalStatus } | { type: 'notice'; notice: Notice };
+
+/**
+ * Every method may throw a FerryError (engine/errors.ts: the engine's own code) or an ApiError
+ * (contracts/api-error.ts: the control plane's refusal, passed on with its code and status).
+ * Nothing else escapes but bugs.
+ */
+export interface EngineApi {
+  status(): LocalStatus;
+  /** Resolves once the tunnel carries traffic; `signal` aborts the attempt (and cleans up). */
+  connect(request: Body<'connect'>, signal?: AbortSignal): Promise<Answer<'connect'>>;
+  disconnect(): Promise<LocalStatus>;
+  /** Every status change (latency included) and notice, in order; returns the unsubscribe. */
+  subscribe(listener: (event: EngineEvent) => void): () => void;
+
+  getConfig(): Promise<ClientConfig>;
+  patchConfig(patch: Body<'patchConfig'>): Promise<ConfigChangeResult>;
+  /** `netcli config set`: the key and value as typed (the key in any case, `-` for `_`). */
+  setConfigKey(key: string, value: string): Promise<ConfigChangeResult>;
+  init(request: Body<'init'>): Promise<ConfigChangeResult>;
+
+  createAccount(request: Body<'createAccount'>): Promise<LocalSession>;
+  login(request: Body<'login'>): Promise<LocalSession>;
+  logout(): Promise<Answer<'logout'>>;
+  account(): Promise<Answer<'account'>>;
+  listDevices(): Promise<Answer<'listDevices'>>;
+  renameDevice(id: string, name: string): Promise<Device>;
+  revokeDevice(id: string): Promise<void>;
+
+  listRegions(): Promise<Answer<'listRegions'>>;
+  addRegionRule(request: Body<'addRegionRule'>): Promise<Answer<'addRegionRule'>>;
+  removeRegionRule(name: string): Promise<void>;
+  latencyCheck(request: Body<'latencyCheck'>): Promise<Answer<'latencyCheck'>>;
+
+  /** SIGTERM: disconnect cleanly, remove everything made, stop timers. Idempotent. */
+  shutdown(): Promise<void>;
+}

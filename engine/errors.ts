@@ -29,6 +29,23 @@ export const ENGINE_ERROR_CODES = [
   'keys-write-failed',
   /** A key rotation was confirmed or abandoned that is not the one under way. */
   'key-rotation-mismatch',
+  /** The sign-in could not be saved or removed. */
+  'session-write-failed',
+  /** The sign-in file could not be read (permissions, I/O). */
+  'session-unreadable',
+  /** The sign-in file is readable by other users. */
+  'session-insecure',
+  /** The sign-in file exists but holds no valid sign-in; it was left as it is. */
+  'session-corrupt',
+  /** The command needs a signed-in device (netcli account create, or netcli login). */
+  'not-signed-in',
+  /** No control-plane URL is configured (netcli init --endpoint URL). */
+  'service-not-configured',
+  /** A region rule of that name does not exist, or one already does. */
+  'rule-not-found',
+  'rule-exists',
+  /** Another connect or disconnect is under way and this one was superseded by it. */
+  'superseded',
   /** A system tool (ip, nft) refused a change or could not be run. */
   'os-command-failed',
   /** Not implemented on this platform or in this build yet. */

@@ -135,6 +135,23 @@ export class KeyStore {
     });
   }
 
+  /**
+   * New key pairs for a new sign-in (a new device on the control plane): the old pairs and any
+   * rotation under way are erased. Returns the new public keys.
+   */
+  renew(): Promise<DevicePublicKeys> {
+    return this.serially(async () => {
+      await ensureStateDir(this.stateDir);
+      const fresh = {} as HeldKeys;
+      for (const kind of KEY_KINDS) {
+        const privateKey = this.generate(kind);
+        fresh[kind] = { privateKey, publicKey: this.derive(kind, privateKey), next: null };
+      }
+      await this.save(fresh);
+      return { wireguard: fresh.wireguard.publicKey, ferry: fresh.ferry.publicKey };
+    });
+  }
+
   /** Drops the new pairs of `kinds` (the control plane refused them); the old ones stay. */
   abandonRotation(kinds: readonly KeyKind[] = KEY_KINDS): Promise<void> {
     return this.serially(async () => {

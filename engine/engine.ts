@@ -1,0 +1,664 @@
+// The client engine: the connection's state machine driven by the connect flow (the control
+// plane's connect answer, this device's keys, the tunnel manager), the configuration, the
+// sign-in, region rules and the account's devices. Hosts (netcli daemon, Electron main) reach
+// it through EngineApi; it knows nothing of HTTP, IPC or the OS beyond its seams.
+import { hostname } from 'node:os';
+import {
+  ApiError,
+  MODE_OF_USAGE,
+  createControlClient,
+  idleStatus,
+  latencyText,
+  type ClientConfig,
+  type ConfigChangeResult,
+  type ConfigKey,
+  type ConnectResponse,
+  type ControlClient,
+  type Device,
+  type DeviceKind,
+  type FetchLike,
+  type LocalConnectRequest,
+  type LocalConnectResponse,
+  type LocalSession,
+  type LocalStatus,
+  type Mode,
+  type Notice,
+  type RegionRule,
+  type Usage,
+} from '../contracts/index.js';
+import { CONFIG_CHANGE_EFFECT } from '../contracts/index.js';
+import { ConfigStore, type ConfigChange } from './config-store.js';
+import { ConnectionStateMachine, type ConnectTarget } from './connection-state.js';
+import type { EngineApi, EngineEvent } from './engine-api.js';
+import { FerryError } from './errors.js';
+import { KeyStore, type FerryKeys } from './key-store.js';
+import { RuleStore, resolveRegionChoice } from './region-rules.js';
+import { SessionStore } from './session-store.js';
+import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
+
+export interface EngineDeps {
+  stateDir: string;
+  /** The control plane's transport (global fetch in a host; a fake or app.inject in tests). */
+  fetch: FetchLike;
+  tunnels: TunnelManager;
+  /** Key generation for the Ferry keys (the native data plane, or its fake). */
+  ferryKeys: FerryKeys;
+  /** A fresh interface name for each tunnel (unique on the host, at most 15 characters). */
+  interfaceName: () => string;
+  /** The name a new sign-in gives this device (default: the host name). */
+  deviceName?: () => string;
+  deviceKind?: DeviceKind;
+  /** Time limit of a control-plane call (default 10 s). */
+  controlTimeoutMs?: number;
+  /** Time limit of the exit-address checks before and after the tunnel (default 4 s). */
+  exitCheckTimeoutMs?: number;
+}
+
+/** The parts of a connection the state machine does not hold, for the status. */
+interface Connection {
+  answer: ConnectResponse;
+  tunnel: ActiveTunnel;
+  stopEvents: () => void;
+  transport: 'udp' | 'tcp';
+}
+
+/** What a connect asked for beyond the configuration (kept for reconnects). */
+type Overrides = Partial<Pick<ClientConfig, 'protocol' | 'encryption' | 'region' | 'mode'>>;
+
+/** One operation at a time (connect, disconnect, sign-in); a newer one aborts an older connect. */
+class OperationQueue {
+  #tail: Promise<unknown> = Promise.resolve();
+  #current: AbortController | null = null;
+
+  run<T>(task: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
+    // A connect still under way is superseded by whatever comes next.
+    this.#current?.abort(new FerryError('superseded', 'a newer request replaced this one'));
+    const controller = new AbortController();
+    this.#current = controller;
+    const onOuter = () => controller.abort(outer?.reason);
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
+    const run = this.#tail.then(async () => {
+      try {
+        return await task(controller.signal);
+      } finally {
+        outer?.removeEventListener('abort', onOuter);
+        if (this.#current === controller) this.#current = null;
+      }
+    });
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (!signal.aborted) return;
+  const reason: unknown = signal.reason;
+  if (reason instanceof FerryError) throw reason;
+  throw new FerryError('superseded', 'the request was cancelled');
+}
+
+/** The engine's failure for what stopped a connect, user-safe. */
+function failureOf(e: unknown): { code: string; message: string } {
+  if (e instanceof FerryError) return { code: e.code, message: e.message };
+  if (e instanceof ApiError) return { code: String(e.code), message: e.detail };
+  return { code: 'internal', message: 'the connection failed unexpectedly' };
+}
+
+export class Engine implements EngineApi {
+  readonly config: ConfigStore;
+  readonly keys: KeyStore;
+  readonly sessions: SessionStore;
+  readonly rules: RuleStore;
+  readonly #machine = new ConnectionStateMachine();
+  readonly #ops = new OperationQueue();
+  readonly #listeners = new Set<(e: EngineEvent) => void>();
+  #connection: Connection | null = null;
+  #overrides: Overrides = {};
+  #exitAfter: string | null = null;
+  #notices: Notice[] = [];
+  #signedIn = false;
+  #serviceConfigured = false;
+  #closed = false;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.config = new ConfigStore(deps.stateDir);
+    this.keys = new KeyStore({ stateDir: deps.stateDir, ferryKeys: deps.ferryKeys });
+    this.sessions = new SessionStore(deps.stateDir);
+    this.rules = new RuleStore(deps.stateDir);
+    this.#machine.on(() => this.emit({ type: 'status', status: this.status() }));
+  }
+
+  /** Reads the state dir (so the status is right from the start) and removes a crash's leftovers. */
+  async start(): Promise<void> {
+    const [config, session] = await Promise.all([this.config.load(), this.sessions.info()]);
+    this.#serviceConfigured = config.service !== null;
+    this.#signedIn = session !== null;
+    await this.deps.tunnels.cleanupLeftovers();
+  }
+
+  // ---- status and events ----------------------------------------------------------------------
+
+  status(): LocalStatus {
+    const snap = this.#machine.snapshot;
+    const c = this.#connection;
+    const base = idleStatus(this.#signedIn, this.#serviceConfigured);
+    const tunnel = snap.tunnel;
+    return {
+      ...base,
+      status: snap.state,
+      latency: snap.latencyMs === null ? null : latencyText(snap.latencyMs),
+      region: tunnel?.region ?? snap.target?.region ?? null,
+      node:
+        c && tunnel
+          ? {
+              id: c.answer.node.id,
+              region: c.answer.node.region,
+              endpoint: `${c.answer.node.endpoint_host}:${
+                c.answer.protocol === 'ferry'
+                  ? c.answer.node.ferry_port
+                  : c.answer.node.wireguard_port
+              }`,
+            }
+          : null,
+      protocol: tunnel?.protocol ?? null,
+      cipher: tunnel?.cipher ?? null,
+      mode: snap.target?.mode ?? null,
+      transport: tunnel && c ? c.transport : null,
+      interface: tunnel?.interfaceName ?? null,
+      error: snap.error,
+      notices: snap.state === 'disconnected' ? [] : [...this.#notices],
+    };
+  }
+
+  subscribe(listener: (event: EngineEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  private emit(event: EngineEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A face's listener failing must not stop the engine or the other faces.
+      }
+    }
+  }
+
+  // ---- the control plane --------------------------------------------------------------------
+
+  private async control(): Promise<ControlClient> {
+    const config = await this.config.load();
+    this.#serviceConfigured = config.service !== null;
+    if (config.service === null) {
+      throw new FerryError(
+        'service-not-configured',
+        'no service is configured: run netcli init --endpoint <url>',
+      );
+    }
+    return createControlClient({
+      baseUrl: config.service,
+      fetch: this.deps.fetch,
+      token: () => this.sessions.token(),
+      timeoutMs: this.deps.controlTimeoutMs ?? 10_000,
+    });
+  }
+
+  private async requireSession(): Promise<{ accountNumber: string; device: Device }> {
+    const session = await this.sessions.info();
+    this.#signedIn = session !== null;
+    if (!session) {
+      throw new FerryError(
+        'not-signed-in',
+        'this device is not signed in: run netcli account create, or netcli login <number>',
+      );
+    }
+    return session;
+  }
+
+  /** The address the service sees, or null when it could not be asked (never fatal). */
+  private async exitAddress(control: ControlClient, signal: AbortSignal): Promise<string | null> {
+    try {
+      const answer = await control.whoami({
+        signal,
+        timeoutMs: this.deps.exitCheckTimeoutMs ?? 4_000,
+      });
+      return answer.ip;
+    } catch {
+      return null;
+    }
+  }
+
+  // ---- connect and disconnect -----------------------------------------------------------------
+
+  connect(request: LocalConnectRequest, signal?: AbortSignal): Promise<LocalConnectResponse> {
+    this.checkOpen();
+    return this.#ops.run((opSignal) => this.connectNow(request, opSignal), signal);
+  }
+
+  private async target(request: LocalConnectRequest, config: ClientConfig) {
+    if (request.mode && request.usage && MODE_OF_USAGE[request.usage] !== request.mode) {
+      throw new FerryError(
+        'config-invalid',
+        `usage ${request.usage} means mode ${MODE_OF_USAGE[request.usage]}, not ${request.mode}`,
+        {
+          errors: [
+            {
+              field: 'mode',
+              message: 'mode and usage disagree',
+              allowed: [MODE_OF_USAGE[request.usage]],
+            },
+          ],
+        },
+      );
+    }
+    const mode: Mode = request.mode ?? (request.usage ? MODE_OF_USAGE[request.usage] : config.mode);
+    const usage: Usage = request.usage ?? (mode === 'stream' ? 'streaming' : 'remote-work');
+    const region = resolveRegionChoice(request.region ?? config.region, await this.rules.list());
+    const target: ConnectTarget = {
+      region,
+      protocol: request.protocol ?? config.protocol,
+      encryption: request.encryption ?? config.encryption,
+      mode,
+    };
+    return { target, usage };
+  }
+
+  private async connectNow(
+    request: LocalConnectRequest,
+    signal: AbortSignal,
+  ): Promise<LocalConnectResponse> {
+    const config = await this.config.load();
+    const control = await this.control();
+    await this.requireSession();
+    const { target, usage } = await this.target(request, config);
+    const previous = this.#connection;
+    // Before: the address outside any tunnel (or the current tunnel's, when switching).
+    const before = previous ? this.#exitAfter : await this.exitAddress(control, signal);
+    // Switching a live connection goes through reconnecting (the kill switch holds); a tunnel
+    // that was lost is already there; otherwise this is a new connection.
+    if (this.#machine.state === 'connected') {
+      this.#machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed' });
+    } else if (this.#machine.state !== 'reconnecting') {
+      this.#machine.dispatch({ type: 'connect', reason: 'user-connect', target });
+    }
+    this.#overrides = {
+      ...(request.protocol ? { protocol: request.protocol } : {}),
+      ...(request.encryption ? { encryption: request.encryption } : {}),
+      ...(request.region ? { region: request.region } : {}),
+      ...(request.mode || request.usage ? { mode: target.mode } : {}),
+    };
+    let tunnel: ActiveTunnel | null = null;
+    try {
+      const answer = await control.connect({
+        body: {
+          protocol: target.protocol,
+          encryption: target.encryption,
+          region: target.region,
+          usage,
+        },
+        signal,
+      });
+      throwIfAborted(signal);
+      // The old tunnel goes before the new one comes: one default route at a time.
+      if (previous) await this.teardown(previous);
+      const transport: 'udp' | 'tcp' =
+        answer.protocol === 'ferry' && config.obfuscation === 'on' ? 'tcp' : 'udp';
+      const privateKey = await this.keys.privateKey(answer.protocol);
+      tunnel = await this.deps.tunnels.up(
+        {
+          answer,
+          privateKey,
+          transport,
+          routes: { kind: 'all' },
+          interfaceName: this.deps.interfaceName(),
+        },
+        signal,
+      );
+      throwIfAborted(signal);
+      const after = await this.exitAddress(control, signal);
+      throwIfAborted(signal);
+      const connection: Connection = {
+        answer,
+        tunnel,
+        transport,
+        stopEvents: () => undefined,
+      };
+      this.#connection = connection;
+      this.#exitAfter = after;
+      this.#notices = [...answer.notices];
+      connection.stopEvents = tunnel.on((e) => this.onTunnelEvent(connection, e));
+      this.#machine.dispatch({
+        type: 'tunnel-up',
+        tunnel: {
+          nodeId: answer.node.id,
+          region: answer.region,
+          protocol: answer.protocol,
+          cipher: answer.cipher,
+          interfaceName: tunnel.interfaceName,
+        },
+        latencyMs: tunnel.latencyMs(),
+      });
+      for (const notice of answer.notices) this.emit({ type: 'notice', notice });
+      return {
+        ...this.status(),
+        exit_ip: { before, after },
+        routing: answer.routing,
+      };
+    } catch (e) {
+      if (this.#connection && this.#connection.tunnel !== tunnel) {
+        // The previous tunnel is still up when the control plane refused: it goes too, so the
+        // state says what is true (error, no tunnel).
+        await this.teardown(this.#connection);
+      }
+      if (tunnel) await tunnel.close().catch(() => undefined);
+      this.#connection = null;
+      this.#exitAfter = null;
+      await this.endControlSession(control);
+      if (this.#machine.allows('fail')) {
+        this.#machine.dispatch({ type: 'fail', error: failureOf(e) });
+      }
+      throw e;
+    }
+  }
+
+  private onTunnelEvent(
+    connection: Connection,
+    e: Parameters<Parameters<ActiveTunnel['on']>[0]>[0],
+  ) {
+    if (this.#connection !== connection) return;
+    switch (e.type) {
+      case 'latency':
+        this.#machine.dispatch({ type: 'latency', latencyMs: e.ms });
+        break;
+      case 'lost':
+        if (this.#machine.state === 'connected') {
+          this.#machine.dispatch({ type: 'tunnel-lost', reason: 'tunnel-failed' });
+        }
+        break;
+      case 'restored':
+        if (this.#machine.state === 'reconnecting') {
+          const snap = this.#machine.snapshot;
+          this.#machine.dispatch({
+            type: 'tunnel-up',
+            tunnel: {
+              nodeId: connection.answer.node.id,
+              region: connection.answer.region,
+              protocol: connection.answer.protocol,
+              cipher: connection.answer.cipher,
+              interfaceName: connection.tunnel.interfaceName,
+            },
+            latencyMs: snap.latencyMs ?? connection.tunnel.latencyMs(),
+          });
+        }
+        break;
+      case 'rekey':
+        break;
+    }
+  }
+
+  private async teardown(connection: Connection): Promise<void> {
+    connection.stopEvents();
+    await connection.tunnel.close();
+    if (this.#connection === connection) this.#connection = null;
+  }
+
+  /** Ends the control plane's session (best effort: the node forgets it anyway when idle). */
+  private async endControlSession(control: ControlClient | null): Promise<void> {
+    if (!control || !(await this.sessions.token())) return;
+    await control.disconnect({ timeoutMs: 3_000 }).catch(() => undefined);
+  }
+
+  disconnect(): Promise<LocalStatus> {
+    this.checkOpen();
+    return this.#ops.run(() => this.disconnectNow('user-disconnect'));
+  }
+
+  private async disconnectNow(
+    reason: 'user-disconnect' | 'signed-out' | 'shutdown',
+  ): Promise<LocalStatus> {
+    if (this.#machine.state === 'disconnected') return this.status();
+    this.#machine.dispatch({ type: 'disconnect', reason });
+    const connection = this.#connection;
+    try {
+      if (connection) await this.teardown(connection);
+    } finally {
+      this.#connection = null;
+      this.#exitAfter = null;
+      this.#notices = [];
+      const control = await this.control().catch(() => null);
+      await this.endControlSession(control);
+      this.#machine.dispatch({ type: 'cleaned-up' });
+    }
+    return this.status();
+  }
+
+  // ---- configuration ------------------------------------------------------------------------
+
+  getConfig(): Promise<ClientConfig> {
+    return this.config.load();
+  }
+
+  patchConfig(patch: unknown): Promise<ConfigChangeResult> {
+    return this.applyChange(() => this.config.patch(patch));
+  }
+
+  setConfigKey(key: string, value: string): Promise<ConfigChangeResult> {
+    return this.applyChange(() => this.config.set(key, value));
+  }
+
+  init(request: { endpoint: string; protocol?: ClientConfig['protocol'] | undefined }) {
+    return this.applyChange(() =>
+      this.config.patch({
+        service: request.endpoint,
+        ...(request.protocol ? { protocol: request.protocol } : {}),
+      }),
+    );
+  }
+
+  /**
+   * Saves a change, then makes a live tunnel follow it: a key whose change needs a new
+   * session reconnects with the new value (a connect's own override of that key is dropped:
+   * the user just said what they want now).
+   */
+  private async applyChange(change: () => Promise<ConfigChange>): Promise<ConfigChangeResult> {
+    const { config, changed } = await change();
+    this.#serviceConfigured = config.service !== null;
+    const reconnect = changed.filter((k) => CONFIG_CHANGE_EFFECT[k] === 'reconnect');
+    const live = this.#machine.state === 'connected' || this.#machine.state === 'reconnecting';
+    if (!live || reconnect.length === 0) return { config, changed, effect: 'saved' };
+    for (const key of reconnect) delete this.#overrides[key as keyof Overrides & ConfigKey];
+    await this.connect({ ...this.#overrides });
+    return { config, changed, effect: 'reconnected' };
+  }
+
+  // ---- sign-in and the account ----------------------------------------------------------------
+
+  createAccount(request: {
+    password?: string | undefined;
+    device_name?: string | undefined;
+  }): Promise<LocalSession> {
+    this.checkOpen();
+    return this.#ops.run(async () => {
+      const control = await this.control();
+      const account = await control.createAccount({
+        body: request.password === undefined ? {} : { password: request.password },
+      });
+      return this.signIn(control, account.account_number, request.password, request.device_name);
+    });
+  }
+
+  login(request: {
+    account_number: string;
+    password?: string | undefined;
+    device_name?: string | undefined;
+  }): Promise<LocalSession> {
+    this.checkOpen();
+    return this.#ops.run(async () => {
+      const control = await this.control();
+      return this.signIn(control, request.account_number, request.password, request.device_name);
+    });
+  }
+
+  /** Signs this host in as a new device (fresh keys); a current sign-in is ended first. */
+  private async signIn(
+    control: ControlClient,
+    accountNumber: string,
+    password: string | undefined,
+    deviceName: string | undefined,
+  ): Promise<LocalSession> {
+    if (await this.sessions.info()) await this.signOut(control);
+    const keys = await this.keys.renew();
+    const session = await control.createSession({
+      body: {
+        account_number: accountNumber,
+        ...(password === undefined ? {} : { password }),
+        device: {
+          name: deviceName ?? this.defaultDeviceName(),
+          kind: this.deps.deviceKind ?? 'desktop',
+          wireguard_public_key: keys.wireguard,
+          ferry_public_key: keys.ferry,
+        },
+      },
+    });
+    const number = accountNumber.replace(/\D/g, '');
+    await this.sessions.save(number, session.token, session.device);
+    this.#signedIn = true;
+    this.emit({ type: 'status', status: this.status() });
+    return { account_number: number, device: session.device };
+  }
+
+  private defaultDeviceName(): string {
+    const name = (this.deps.deviceName?.() ?? hostname()).replace(/[^\p{L}\p{N} ._-]/gu, '');
+    return (name || 'desktop').slice(0, 64);
+  }
+
+  logout(): Promise<{ signed_in: false }> {
+    this.checkOpen();
+    return this.#ops.run(async () => {
+      const control = await this.control().catch(() => null);
+      await this.signOut(control);
+      return { signed_in: false as const };
+    });
+  }
+
+  /** Disconnects, revokes this device (best effort: unreachable is no reason to stay in), forgets it. */
+  private async signOut(control: ControlClient | null): Promise<void> {
+    await this.disconnectNow('signed-out');
+    const session = await this.sessions.info().catch(() => null);
+    if (control && session) {
+      await control
+        .revokeDevice({ params: { id: session.device.id }, timeoutMs: 5_000 })
+        .catch(() => undefined);
+    }
+    await this.sessions.clear();
+    this.#signedIn = false;
+    this.emit({ type: 'status', status: this.status() });
+  }
+
+  async account() {
+    const control = await this.control();
+    const session = await this.requireSession();
+    const account = await control.getAccount();
+    return { ...account, device: session.device };
+  }
+
+  async listDevices() {
+    const control = await this.control();
+    await this.requireSession();
+    return control.listDevices();
+  }
+
+  async renameDevice(id: string, name: string): Promise<Device> {
+    const control = await this.control();
+    await this.requireSession();
+    const device = await control.renameDevice({ params: { id }, body: { name } });
+    if (device.current) await this.sessions.updateDevice(device);
+    return device;
+  }
+
+  async revokeDevice(id: string): Promise<void> {
+    const control = await this.control();
+    const session = await this.requireSession();
+    if (id === session.device.id) {
+      await this.logout();
+      return;
+    }
+    await control.revokeDevice({ params: { id } });
+  }
+
+  // ---- regions ------------------------------------------------------------------------------
+
+  async listRegions() {
+    const control = await this.control();
+    await this.requireSession();
+    const [{ regions }, rules] = await Promise.all([control.listRegions(), this.rules.list()]);
+    const snap = this.#machine.snapshot;
+    return {
+      regions: regions.map((r) => ({
+        ...r,
+        // Measured latency per region comes with the latency probes; until one ran, the
+        // current tunnel's measurement is the only one there is.
+        latency:
+          snap.tunnel?.region === r.id && snap.latencyMs !== null
+            ? latencyText(snap.latencyMs)
+            : null,
+      })),
+      rules,
+    };
+  }
+
+  async addRegionRule(request: {
+    area: string;
+    strategy: RegionRule['strategy'];
+    name?: string | undefined;
+  }): Promise<RegionRule> {
+    const control = await this.control();
+    await this.requireSession();
+    const { regions } = await control.listRegions();
+    const areas = [...new Set(regions.map((r) => r.area))].sort();
+    if (!areas.includes(request.area)) {
+      throw new FerryError('config-invalid', `there is no area ${request.area}`, {
+        errors: [{ field: 'area', message: `the areas are ${areas.join(', ')}`, allowed: areas }],
+      });
+    }
+    const name = request.name ?? request.area;
+    if (regions.some((r) => r.id === name) || name === 'auto') {
+      throw new FerryError(
+        'config-invalid',
+        `${name} is a region's name: give the rule another --name`,
+        {
+          errors: [{ field: 'name', message: 'a rule cannot take the name of a region or auto' }],
+        },
+      );
+    }
+    return this.rules.add({ name, area: request.area, strategy: request.strategy });
+  }
+
+  removeRegionRule(name: string): Promise<void> {
+    return this.rules.remove(name);
+  }
+
+  latencyCheck(): Promise<never> {
+    return Promise.reject(
+      new FerryError(
+        'not-supported',
+        'latency-check needs the relays’ probe responder, which this build does not have yet',
+      ),
+    );
+  }
+
+  // ---- lifetime -----------------------------------------------------------------------------
+
+  async shutdown(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ops.run(() => this.disconnectNow('shutdown'));
+    this.#listeners.clear();
+  }
+
+  private checkOpen(): void {
+    if (this.#closed) throw new FerryError('superseded', 'the engine is shutting down');
+  }
+}

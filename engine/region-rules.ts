@@ -1,0 +1,122 @@
+// Region rules (`netcli region add --area A --strategy S [--name N]`): named choices of where to
+// connect, kept in `<stateDir>/rules.json`, and how a rule's name becomes the control plane's
+// region choice `<area>:<strategy>`.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { REGION_STRATEGIES, type RegionRule } from '../contracts/index.js';
+import { errnoCode, FerryError } from './errors.js';
+import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+
+export const RULES_FILE = 'rules.json';
+
+const RulesFile = z.strictObject({
+  version: z.literal(1),
+  rules: z.array(
+    z.strictObject({
+      name: z.string().regex(/^[a-z][a-z0-9-]{1,31}$/),
+      area: z.string().regex(/^[a-z][a-z0-9-]{1,31}$/),
+      strategy: z.enum(REGION_STRATEGIES),
+    }),
+  ),
+});
+
+/**
+ * The control plane's region choice for what a user typed: a rule's name becomes
+ * `<area>:<strategy>`; anything else (`auto`, a region id, `<area>[:strategy]`) is passed on
+ * as it is, for the control plane to accept or refuse.
+ */
+export function resolveRegionChoice(choice: string, rules: readonly RegionRule[]): string {
+  const typed = choice.toLowerCase();
+  const rule = rules.find((r) => r.name === typed);
+  return rule ? `${rule.area}:${rule.strategy}` : typed;
+}
+
+export class RuleStore {
+  readonly file: string;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly stateDir: string = DEFAULT_STATE_DIR) {
+    this.file = path.join(stateDir, RULES_FILE);
+  }
+
+  list(): Promise<RegionRule[]> {
+    return this.serially(() => this.read());
+  }
+
+  /** Adds a rule; a name already taken is refused (`rule-exists`), never overwritten. */
+  add(rule: RegionRule): Promise<RegionRule> {
+    return this.serially(async () => {
+      const rules = await this.read();
+      if (rules.some((r) => r.name === rule.name)) {
+        throw new FerryError(
+          'rule-exists',
+          `a region rule named ${rule.name} exists; remove it first or give --name`,
+        );
+      }
+      await this.write([...rules, rule]);
+      return rule;
+    });
+  }
+
+  remove(name: string): Promise<void> {
+    return this.serially(async () => {
+      const rules = await this.read();
+      const typed = name.toLowerCase();
+      if (!rules.some((r) => r.name === typed)) {
+        throw new FerryError(
+          'rule-not-found',
+          `no region rule named ${typed}` +
+            (rules.length ? `; the rules are ${rules.map((r) => r.name).join(', ')}` : ''),
+        );
+      }
+      await this.write(rules.filter((r) => r.name !== typed));
+    });
+  }
+
+  private async read(): Promise<RegionRule[]> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return [];
+      throw new FerryError(
+        'config-unreadable',
+        `cannot read the region rules ${this.file} (${errnoCode(e) ?? 'error'})`,
+        { cause: e },
+      );
+    }
+    let parsed: z.ZodSafeParseResult<z.infer<typeof RulesFile>>;
+    try {
+      parsed = RulesFile.safeParse(JSON.parse(text));
+    } catch {
+      parsed = { success: false } as z.ZodSafeParseResult<z.infer<typeof RulesFile>>;
+    }
+    if (!parsed.success) {
+      throw new FerryError(
+        'config-corrupt',
+        `the region rules file ${this.file} is damaged and was left as it is`,
+      );
+    }
+    return parsed.data.rules;
+  }
+
+  private async write(rules: RegionRule[]): Promise<void> {
+    await ensureStateDir(this.stateDir);
+    try {
+      await writeFileAtomic(this.file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`);
+    } catch (e) {
+      throw new FerryError(
+        'config-write-failed',
+        `cannot save the region rules in ${this.stateDir} (${errnoCode(e) ?? 'error'})`,
+        { cause: e },
+      );
+    }
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -71,6 +71,12 @@ export interface TestbedOptions {
   relayHeartbeatSeconds: number;
   /** How long a tunnel without traffic still counts as up. */
   relayPeerIdleSeconds: number;
+  /**
+   * Where the control plane runs: on the access subnet beside the clients (reached directly), or
+   * behind the internet router with the servers, as a real one is: a client's full tunnel then
+   * carries its calls, and its exit-address check sees the relay.
+   */
+  controlPlaneOn: 'access' | 'servers';
 }
 
 /** A connect request as a client writes it (any letter case). */
@@ -92,6 +98,7 @@ const TEST_DEFAULTS: TestbedOptions = {
   nodeHealthySeconds: 5,
   relayHeartbeatSeconds: 1,
   relayPeerIdleSeconds: 3,
+  controlPlaneOn: 'access',
 };
 
 export class Testbed {
@@ -111,7 +118,8 @@ export class Testbed {
     requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl']);
     const bed = new Testbed(TestNetwork.create(), { ...TEST_DEFAULTS, ...options });
     try {
-      bed.net.addAccessHost('ctrl');
+      if (bed.options.controlPlaneOn === 'servers') bed.net.addServerHost('ctrl');
+      else bed.net.addAccessHost('ctrl');
       bed.net.addServerHost('echo');
       bed.net.spawn('echo', 'echo', [process.execPath, '-e', ECHO_SERVER]);
       await bed.startControlPlane();

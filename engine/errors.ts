@@ -52,6 +52,14 @@ export const ENGINE_ERROR_CODES = [
   'not-supported',
   /** A bug: the engine asked its state machine for a transition the machine does not allow. */
   'illegal-transition',
+  /** A tunnel could not be made: its interface name is taken, wireguard-go or the data plane would not start. */
+  'tunnel-failed',
+  /** The node answered the handshake, but no round trip crossed the tunnel in time. */
+  'tunnel-timeout',
+  /** The node did not answer the tunnel's handshakes in time (unreachable, key unknown, clock off). */
+  'node-unreachable',
+  /** The operation was cancelled by its caller (a disconnect while connecting). */
+  'cancelled',
 ] as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];

@@ -1,0 +1,56 @@
+// The WireGuard round-trip probe: ping's argv, its output, and the node's address in the tunnel.
+import { describe, expect, it } from 'vitest';
+
+import { FerryError } from '../errors.js';
+import { testAnswer } from './plans.fake.js';
+import { gatewayOf, parsePingRtt, pingArgs, probeRoundTrip } from './probe.js';
+
+describe('the probe', () => {
+  it('pings once, with a one-second wait, on the tunnel interface', () => {
+    expect(pingArgs('fytmain0a1b2c', '10.64.0.1')).toEqual([
+      '-n',
+      '-c',
+      '1',
+      '-W',
+      '1',
+      '-I',
+      'fytmain0a1b2c',
+      '10.64.0.1',
+    ]);
+    expect(() => pingArgs('-x', '10.64.0.1')).toThrow(TypeError);
+    expect(() => pingArgs('fyt0', 'relay.example')).toThrow(TypeError);
+  });
+
+  it('reads the round trip from iputils ping output, none when nothing came back', () => {
+    const answered = `PING 10.64.0.1 (10.64.0.1) from 10.64.0.7 fytmain0a1b2c: 56(84) bytes of data.
+64 bytes from 10.64.0.1: icmp_seq=1 ttl=64 time=0.412 ms
+
+--- 10.64.0.1 ping statistics ---
+1 packets transmitted, 1 received, 0% packet loss, time 0ms
+rtt min/avg/max/mdev = 0.412/0.412/0.412/0.000 ms
+`;
+    expect(parsePingRtt(answered)).toBe(0.412);
+    expect(
+      parsePingRtt('1 packets transmitted, 0 received, 100% packet loss, time 0ms\n'),
+    ).toBeNull();
+  });
+
+  it('is null on a ping that failed, and a tunnel-failed error when ping is missing', async () => {
+    const silent = async () => ({ exitCode: 1, stdout: '', stderr: '' });
+    expect(await probeRoundTrip(silent, 'fyt0', '10.64.0.1')).toBeNull();
+    const missing = async () => {
+      throw new FerryError('os-command-failed', 'ping is not installed');
+    };
+    const e = await probeRoundTrip(missing, 'fyt0', '10.64.0.1').catch((x: unknown) => x);
+    expect((e as FerryError).code).toBe('tunnel-failed');
+  });
+
+  it('aims at the first address of the tunnel block, or the answer’s resolver outside it', () => {
+    expect(gatewayOf(testAnswer('wireguard'))).toBe('10.64.0.1');
+    const other = testAnswer('wireguard');
+    other.tunnel = { ...other.tunnel, ipv4: '172.16.5.9', dns: ['fd00::53', '172.16.0.1'] };
+    expect(gatewayOf(other)).toBe('172.16.0.1');
+    other.tunnel.dns = [];
+    expect(() => gatewayOf(other)).toThrow(FerryError);
+  });
+});

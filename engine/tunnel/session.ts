@@ -1,0 +1,49 @@
+// What the manager needs from one protocol's tunnel (WireGuard through wireguard-go, Ferry through
+// the native data plane) once its link exists: proof of traffic, health events, and an end.
+import type { TunnelEvent } from './tunnel.js';
+
+export interface ProtocolSession {
+  readonly interfaceName: string;
+  /**
+   * Resolves with the first round trip's time in ms once traffic has crossed the tunnel. Rejects
+   * with a FerryError when the tunnel cannot carry anything (its process or thread died), and with
+   * `signal.reason` when the signal aborts first.
+   */
+  waitForTraffic(signal: AbortSignal): Promise<number>;
+  /** Whether the node has answered a handshake: tells node-unreachable from tunnel-timeout. */
+  handshakeSeen(): boolean;
+  /**
+   * From now on reports latency, lost, restored and rekey through `emit` (called once, after
+   * waitForTraffic resolved). Nothing is emitted after close().
+   */
+  monitor(emit: (e: TunnelEvent) => void): void;
+  /** Ends the protocol's side (process, threads); the link goes with it. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Rejects with the signal's reason once it aborts (at once when it has). */
+export function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
+export function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -136,6 +136,20 @@ export type Region = z.infer<typeof Region>;
 export const RegionsResponse = z.object({ regions: z.array(Region) });
 
 export const NodesQuery = z.strictObject({ region: RegionId.optional() });
+
+/** A 32-byte key, base64 (44 characters with its padding). */
+const Base64Key32 = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/);
+
+export const NodeProbe = z
+  .object({
+    port: z.number().int().describe("UDP port of the node's latency probe responder."),
+    key: Base64Key32.describe(
+      "The node's probe key (32 bytes, base64): authorises asking this node's latency, and nothing else. Probes without it get no answer at all (docs/latency-probes.md).",
+    ),
+  })
+  .meta({ id: 'NodeProbe' });
+export type NodeProbe = z.infer<typeof NodeProbe>;
+
 export const Node = z
   .object({
     id: z.string(),
@@ -148,6 +162,9 @@ export const Node = z
     load: z.number(),
     capacity_mbps: z.number().int(),
     healthy: z.boolean(),
+    probe: NodeProbe.nullable().describe(
+      'Where and how to measure latency to the node; null while its relay runs no probe responder.',
+    ),
   })
   .meta({ id: 'Node' });
 export type Node = z.infer<typeof Node>;
@@ -260,6 +277,22 @@ export const StatusResponse = z.object({
 });
 export type StatusResponse = z.infer<typeof StatusResponse>;
 
+/** How long a latency the client reported counts before the node's own measurement does again. */
+export const CLIENT_LATENCY_FRESH_SECONDS = 30;
+
+export const ReportLatencyRequest = z.strictObject({
+  latency_ms: z
+    .number()
+    .nonnegative()
+    .max(60_000)
+    .describe("The client's current round-trip time to its node through the tunnel, in ms."),
+  session_id: text(1, 64)
+    .optional()
+    .describe(
+      'The session it was measured on (from connect): a report for a session that is no longer current is ignored.',
+    ),
+});
+
 export const DisconnectResponse = z.object({ status: z.literal('disconnected') });
 
 /** GET /events sends this when the device is revoked, then ends the stream. */
@@ -331,6 +364,14 @@ export const SetPlanResponse = z.object({ account_number: AccountNumber, plan: z
 export const RegisterNodeRequest = z.strictObject({
   wireguard_public_key: PublicKey,
   ferry_public_key: PublicKey.nullable().optional(),
+  probe_port: z
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .nullable()
+    .optional()
+    .describe("UDP port of the node's latency probe responder; absent or null: it runs none."),
 });
 export const RegisterNodeResponse = z.object({
   id: z.string(),
@@ -346,6 +387,9 @@ export const RegisterNodeResponse = z.object({
     .number()
     .int()
     .describe('The capacity the operator gave the node; load is measured against it.'),
+  probe_key: Base64Key32.describe(
+    "The key the node's probe responder checks probes with (32 bytes, base64).",
+  ),
 });
 
 export const HeartbeatRequest = z.strictObject({
@@ -356,7 +400,14 @@ export const HeartbeatRequest = z.strictObject({
     .array(
       z.strictObject({
         device_id: text(0, 64),
-        latency_ms: z.number().nonnegative().max(60_000).optional(),
+        latency_ms: z
+          .number()
+          .nonnegative()
+          .max(60_000)
+          .optional()
+          .describe(
+            "The node's round-trip time to the device through its tunnel, in ms, when measured (kept with the live session only).",
+          ),
       }),
     )
     .max(100_000)
@@ -378,6 +429,9 @@ export const HeartbeatRequest = z.strictObject({
 export const HeartbeatResponse = z.object({
   feed_version: z.number().int(),
   healthy_for_seconds: z.number().int(),
+  probe_key: Base64Key32.optional().describe(
+    'The current probe key: the node switches to it when it changes (the key may be rotated).',
+  ),
 });
 
 export const PeersQuery = z.strictObject({

@@ -231,6 +231,16 @@ export const controlRoutes = {
     summary: "The device's connection status",
     response: api.StatusResponse,
   }),
+  reportLatency: route({
+    method: 'PUT',
+    path: '/status/latency',
+    auth: 'device',
+    status: 200,
+    summary:
+      "Report the client's own latency to its node; GET /status shows it (over the node's measurement) for 30 s. Without a session, or for an old one, nothing changes: the answer is the status either way",
+    body: api.ReportLatencyRequest,
+    response: api.StatusResponse,
+  }),
   disconnect: route({
     method: 'POST',
     path: '/disconnect',

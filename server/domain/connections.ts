@@ -8,7 +8,12 @@ import type {
   RegionStrategy,
   StatusResponse,
 } from '../../contracts/index.js';
-import { MODE_OF_USAGE, REGION_STRATEGIES, shardOf } from '../../contracts/index.js';
+import {
+  CLIENT_LATENCY_FRESH_SECONDS,
+  MODE_OF_USAGE,
+  REGION_STRATEGIES,
+  shardOf,
+} from '../../contracts/index.js';
 import type { DeviceAuth } from '../store/devices-repo.js';
 import type { NodeRow, RegionRow } from '../store/regions-repo.js';
 import { GATEWAY_IPV4 } from './addresses.js';
@@ -17,7 +22,7 @@ import type { Revocations } from './device-auth-cache.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Inventory } from './inventory.js';
-import { isUp, type LiveSessions } from './live-sessions.js';
+import { isUp, shownLatencyMs, type LiveSessions } from './live-sessions.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { chooseNode, type Candidate } from './routing.js';
@@ -138,6 +143,7 @@ export class ConnectionService {
       protocol,
       cipher,
       clientLatencyMs: req.latencies?.[node.id] ?? null,
+      clientLatencyUntilMs: null,
       nodeLatencyMs: null,
       upUntilMs: null,
     });
@@ -187,9 +193,10 @@ export class ConnectionService {
   async status(auth: DeviceAuth): Promise<StatusResponse> {
     const s = await this.live.get(auth.deviceId);
     if (!s) return DISCONNECTED;
-    const latency = s.nodeLatencyMs ?? s.clientLatencyMs;
+    const now = this.clock.nowMs();
+    const latency = shownLatencyMs(s, now);
     return {
-      status: isUp(s, this.clock.nowMs()) ? 'connected' : 'connecting',
+      status: isUp(s, now) ? 'connected' : 'connecting',
       latency: latency === null ? null : `${Math.round(latency)}ms`,
       region: s.region,
       session_id: s.sessionId,
@@ -197,6 +204,24 @@ export class ConnectionService {
       protocol: s.protocol,
       cipher: s.cipher,
     };
+  }
+
+  /**
+   * The client's own measurement of its tunnel: shown over the node's for a while. Nothing
+   * changes without a session, or when `sessionId` names one that is no longer current.
+   */
+  async reportLatency(
+    auth: DeviceAuth,
+    latencyMs: number,
+    sessionId: string | undefined,
+  ): Promise<StatusResponse> {
+    await this.live.reportClientLatency(
+      auth.deviceId,
+      sessionId,
+      latencyMs,
+      this.clock.nowMs() + CLIENT_LATENCY_FRESH_SECONDS * 1000,
+    );
+    return this.status(auth);
   }
 
   async disconnect(auth: DeviceAuth): Promise<void> {

@@ -181,6 +181,7 @@ describe('DeviceAuthCache', () => {
       protocol: 'wireguard' as const,
       cipher: 'ChaCha20-Poly1305' as const,
       clientLatencyMs: null,
+      clientLatencyUntilMs: null,
       nodeLatencyMs: null,
       upUntilMs: null,
     };

@@ -21,7 +21,7 @@ import type { PeerFeed } from './peer-feed.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { claimKeys } from './public-keys.js';
-import { hashToken, newId, newToken } from './secrets.js';
+import { hashToken, newId, newProbeKey, newToken } from './secrets.js';
 import { Snapshot } from './snapshot.js';
 
 export interface InventoryOptions {
@@ -130,6 +130,10 @@ export class Inventory {
       load: n.load,
       capacity_mbps: n.capacity_mbps,
       healthy: this.isHealthy(n, now),
+      probe:
+        n.probe_port !== null && n.probe_key !== null
+          ? { port: n.probe_port, key: n.probe_key }
+          : null,
     }));
   }
 
@@ -160,17 +164,23 @@ export class Inventory {
         ferry_port: req.ferry_port ?? null,
         capacity_mbps: req.capacity_mbps,
         token_hash: hashToken(token),
+        probe_key: newProbeKey(),
       }),
     );
     return ok({ id, token, region: req.region });
   }
 
-  /** A node publishes its keys (again, after a restart): refused if another holds one. */
+  /**
+   * A node publishes its keys and probe port (again, after a restart): refused if another holds
+   * one of the keys. The answer carries the node's probe key.
+   */
   async register(
     node: NodeRow,
     wireguardKey: string,
     ferryKey: string | null,
+    probePort: number | null,
   ): Promise<Result<z.input<typeof RegisterNodeResponse>>> {
+    const probeKeyIfNone = newProbeKey();
     const claimed = await this.written(
       this.db.transaction().execute(async (trx) => {
         const free = await claimKeys(this.keys, trx, {
@@ -182,8 +192,15 @@ export class Inventory {
               : ['wireguard_public_key', 'ferry_public_key'],
           fieldPrefix: '',
         });
-        if (free.ok) await this.regions.setNodeKeys(node.id, wireguardKey, ferryKey, trx);
-        return free;
+        if (!free.ok) return free;
+        await this.regions.setNodeKeys(
+          node.id,
+          { wireguardKey, ferryKey, probePort, probeKeyIfNone },
+          trx,
+        );
+        // Read back: the key made here counts only where the node had none.
+        const row = await this.regions.nodeById(node.id, trx);
+        return ok(row?.probe_key ?? probeKeyIfNone);
       }),
     );
     if (!claimed.ok) return claimed;
@@ -198,6 +215,7 @@ export class Inventory {
       },
       heartbeat_seconds: this.heartbeatSeconds,
       capacity_mbps: node.capacity_mbps,
+      probe_key: claimed.value,
     });
   }
 
@@ -211,7 +229,9 @@ export class Inventory {
       usage?: { device_id: string; bytes: number }[] | undefined;
       degraded?: Protocol[] | undefined;
     },
-  ): Promise<Result<{ feed_version: number; healthy_for_seconds: number }>> {
+  ): Promise<
+    Result<{ feed_version: number; healthy_for_seconds: number; probe_key?: string | undefined }>
+  > {
     if (node.wireguard_public_key === null) {
       return fail(
         'node-not-registered',
@@ -246,6 +266,8 @@ export class Inventory {
     return ok({
       feed_version: await this.feed.currentVersion(),
       healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000),
+      // Registration made it, so a registered node always has one.
+      ...(node.probe_key === null ? {} : { probe_key: node.probe_key }),
     });
   }
 

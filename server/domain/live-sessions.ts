@@ -8,8 +8,17 @@ export interface LiveSession {
   region: string;
   protocol: Protocol;
   cipher: Encryption;
-  /** The client's latency to the node as sent with connect. */
+  /**
+   * The client's latency to the node: as sent with connect (measured outside the tunnel), or
+   * as it last reported it through PUT /status/latency.
+   */
   clientLatencyMs: number | null;
+  /**
+   * A reported client latency counts over the node's until then (epoch ms): an expiry, not a
+   * record of when. null: nothing reported (the connect-time value counts only when the node
+   * has measured nothing).
+   */
+  clientLatencyUntilMs: number | null;
   /** The node's latest measurement of the tunnel. */
   nodeLatencyMs: number | null;
   /** The tunnel counts as up until then (epoch ms): an expiry, not a record of when. */
@@ -31,6 +40,16 @@ export interface LiveSessions {
   /** Returns whether a session existed. */
   delete(deviceId: string): Promise<boolean>;
   /**
+   * The client's own latency report: kept on the device's session (only the one named, when
+   * `sessionId` is given) and counting until `untilMs`. Returns whether a session took it.
+   */
+  reportClientLatency(
+    deviceId: string,
+    sessionId: string | undefined,
+    latencyMs: number,
+    untilMs: number,
+  ): Promise<boolean>;
+  /**
    * Applies a node's heartbeat: the reported devices whose session is on this node are up
    * until `upUntilMs`; this node's other sessions are down. Returns the devices whose
    * up/down state changed.
@@ -46,4 +65,17 @@ export interface LiveSessions {
 
 export function isUp(session: LiveSession, nowMs: number): boolean {
   return session.upUntilMs !== null && session.upUntilMs > nowMs;
+}
+
+/**
+ * The latency a status shows: the client's fresh report, else the node's measurement through
+ * the tunnel, else what the client measured before connecting (or reported long ago).
+ */
+export function shownLatencyMs(session: LiveSession, nowMs: number): number | null {
+  const reportFresh =
+    session.clientLatencyMs !== null &&
+    session.clientLatencyUntilMs !== null &&
+    session.clientLatencyUntilMs > nowMs;
+  if (reportFresh) return session.clientLatencyMs;
+  return session.nodeLatencyMs ?? session.clientLatencyMs;
 }

@@ -24,6 +24,11 @@ export function secretEquals(presented: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** A node's latency probe key: 32 random bytes, base64 (docs/latency-probes.md). */
+export function newProbeKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
 export function newId(prefix: string): string {
   return `${prefix}_${randomBytes(9).toString('base64url')}`;
 }

@@ -66,6 +66,8 @@ export function buildHandlers(s: Services): HandlerTable {
     listNodes: async ({ query }) => ok({ nodes: await s.inventory.listNodes(query.region) }),
     connect: ({ auth, body }) => s.connections.connect(auth, body),
     status: async ({ auth }) => ok(await s.connections.status(auth)),
+    reportLatency: async ({ auth, body }) =>
+      ok(await s.connections.reportLatency(auth, body.latency_ms, body.session_id)),
     disconnect: async ({ auth }) => {
       await s.connections.disconnect(auth);
       return ok({ status: 'disconnected' as const });
@@ -74,7 +76,12 @@ export function buildHandlers(s: Services): HandlerTable {
     adminCreateNode: ({ body }) => s.inventory.createNode(body),
     adminSetPlan: ({ params, body }) => s.accounts.setPlan(params.number, body.plan),
     nodeRegister: ({ auth, body }) =>
-      s.inventory.register(auth, body.wireguard_public_key, body.ferry_public_key ?? null),
+      s.inventory.register(
+        auth,
+        body.wireguard_public_key,
+        body.ferry_public_key ?? null,
+        body.probe_port ?? null,
+      ),
     nodeHeartbeat: ({ auth, body }) => s.inventory.heartbeat(auth, body),
     nodePeers: async ({ auth, query, signal }) =>
       ok(await s.feed.read(auth.region_id, query.after, query.wait, signal)),

@@ -18,6 +18,19 @@ export class MemoryLiveSessions implements LiveSessions {
     return this.byDevice.delete(deviceId);
   }
 
+  async reportClientLatency(
+    deviceId: string,
+    sessionId: string | undefined,
+    latencyMs: number,
+    untilMs: number,
+  ): Promise<boolean> {
+    const s = this.byDevice.get(deviceId);
+    if (!s || (sessionId !== undefined && s.sessionId !== sessionId)) return false;
+    s.clientLatencyMs = latencyMs;
+    s.clientLatencyUntilMs = untilMs;
+    return true;
+  }
+
   async applyHandshakes(
     nodeId: string,
     reports: readonly HandshakeReport[],

@@ -13,12 +13,13 @@ export interface Row {
   protocol: Protocol;
   cipher: Encryption;
   client_latency_ms: number | null;
+  client_latency_until_ms: number | null;
   node_latency_ms: number | null;
   up_until_ms: number | null;
 }
 
 export const LIVE_SESSION_COLUMNS = `device_id, session_id, node_id, region, protocol, cipher,
-  client_latency_ms, node_latency_ms, up_until_ms`;
+  client_latency_ms, client_latency_until_ms, node_latency_ms, up_until_ms`;
 
 export function fromRow(r: Row): LiveSession {
   return {
@@ -29,6 +30,7 @@ export function fromRow(r: Row): LiveSession {
     protocol: r.protocol,
     cipher: r.cipher,
     clientLatencyMs: r.client_latency_ms,
+    clientLatencyUntilMs: r.client_latency_until_ms,
     nodeLatencyMs: r.node_latency_ms,
     upUntilMs: r.up_until_ms,
   };
@@ -54,9 +56,14 @@ export class PostgresLiveSessions implements LiveSessions {
       protocol text not null,
       cipher text not null,
       client_latency_ms double precision,
+      client_latency_until_ms bigint,
       node_latency_ms double precision,
       up_until_ms bigint
     )`);
+    // A table made by an older version: it gains the column (its rows, live sessions, keep).
+    await pool.query(
+      'alter table live_sessions add column if not exists client_latency_until_ms bigint',
+    );
     await pool.query('create index if not exists live_sessions_node on live_sessions(node_id)');
     return new PostgresLiveSessions(pool);
   }
@@ -85,10 +92,13 @@ export class PostgresLiveSessions implements LiveSessions {
         name: 'ferry-live-put',
         text: `insert into live_sessions (${LIVE_SESSION_COLUMNS})
        select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                            $7::double precision[], $8::double precision[], $9::bigint[])
+                            $7::double precision[], $8::bigint[], $9::double precision[],
+                            $10::bigint[])
        on conflict (device_id) do update set session_id=excluded.session_id, node_id=excluded.node_id,
          region=excluded.region, protocol=excluded.protocol, cipher=excluded.cipher,
-         client_latency_ms=excluded.client_latency_ms, node_latency_ms=excluded.node_latency_ms,
+         client_latency_ms=excluded.client_latency_ms,
+         client_latency_until_ms=excluded.client_latency_until_ms,
+         node_latency_ms=excluded.node_latency_ms,
          up_until_ms=excluded.up_until_ms`,
         values: [
           rows.map((s) => s.deviceId),
@@ -98,6 +108,7 @@ export class PostgresLiveSessions implements LiveSessions {
           rows.map((s) => s.protocol),
           rows.map((s) => s.cipher),
           rows.map((s) => s.clientLatencyMs),
+          rows.map((s) => s.clientLatencyUntilMs),
           rows.map((s) => s.nodeLatencyMs),
           rows.map((s) => s.upUntilMs),
         ],
@@ -111,6 +122,21 @@ export class PostgresLiveSessions implements LiveSessions {
       name: 'ferry-live-delete',
       text: 'delete from live_sessions where device_id = $1',
       values: [deviceId],
+    });
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async reportClientLatency(
+    deviceId: string,
+    sessionId: string | undefined,
+    latencyMs: number,
+    untilMs: number,
+  ): Promise<boolean> {
+    const r = await this.pool.query({
+      name: 'ferry-live-client-latency',
+      text: `update live_sessions set client_latency_ms = $3, client_latency_until_ms = $4
+              where device_id = $1 and ($2::text is null or session_id = $2::text)`,
+      values: [deviceId, sessionId ?? null, latencyMs, untilMs],
     });
     return (r.rowCount ?? 0) > 0;
   }

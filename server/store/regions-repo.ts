@@ -21,6 +21,8 @@ const NODE_COLUMNS = [
   'tx_bps',
   'last_heartbeat_ms',
   'degraded',
+  'probe_port',
+  'probe_key',
 ] as const satisfies readonly (keyof NodeRow)[];
 
 export class RegionsRepo {
@@ -49,6 +51,7 @@ export class RegionsRepo {
     ferry_port: number | null;
     capacity_mbps: number;
     token_hash: string;
+    probe_key: string;
   }): Promise<void> {
     await this.db.insertInto('nodes').values(n).execute();
   }
@@ -59,8 +62,8 @@ export class RegionsRepo {
     return q.execute();
   }
 
-  nodeById(id: string): Promise<NodeRow | undefined> {
-    return this.db.selectFrom('nodes').select(NODE_COLUMNS).where('id', '=', id).executeTakeFirst();
+  nodeById(id: string, db: Db = this.db): Promise<NodeRow | undefined> {
+    return db.selectFrom('nodes').select(NODE_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   nodeByTokenHash(tokenHash: string): Promise<NodeRow | undefined> {
@@ -71,15 +74,26 @@ export class RegionsRepo {
       .executeTakeFirst();
   }
 
+  /** What a node publishes when it registers: its public keys and its probe port. */
   async setNodeKeys(
     id: string,
-    wireguardKey: string,
-    ferryKey: string | null,
+    keys: {
+      wireguardKey: string;
+      ferryKey: string | null;
+      probePort: number | null;
+      /** Set only where the node has none yet. */
+      probeKeyIfNone: string;
+    },
     db: Db = this.db,
   ): Promise<void> {
     await db
       .updateTable('nodes')
-      .set({ wireguard_public_key: wireguardKey, ferry_public_key: ferryKey })
+      .set((eb) => ({
+        wireguard_public_key: keys.wireguardKey,
+        ferry_public_key: keys.ferryKey,
+        probe_port: keys.probePort,
+        probe_key: eb.fn.coalesce('probe_key', eb.val(keys.probeKeyIfNone)),
+      }))
       .where('id', '=', id)
       .execute();
   }

@@ -46,6 +46,14 @@ export interface NodesTable {
   last_heartbeat_ms: number | null;
   /** Protocols whose data plane the node last reported degraded, comma-separated; null: none. */
   degraded: string | null;
+  /** UDP port of the node's probe responder, as its relay last registered; null: none. */
+  probe_port: number | null;
+  /**
+   * The probe key (32 bytes, base64): a node secret that signed-in devices get with the node
+   * list, so stored as it is (not hashed). Every node has one; null only in a row written by an
+   * older version between migrations, and then made at the node's next registration.
+   */
+  probe_key: string | null;
 }
 
 /** One row per change to a device that relays must apply; the feed's version is `version`. */

@@ -135,6 +135,12 @@ describe.each(backends())('the typed control client on %s', (backend) => {
       status: 'connecting',
       session_id: session.session_id,
     });
+    expect(
+      await route(
+        'reportLatency',
+        asLaptop.reportLatency({ body: { latency_ms: 21.6, session_id: session.session_id } }),
+      ),
+    ).toMatchObject({ session_id: session.session_id, latency: '22ms' });
     const config = await route(
       'wireguardConfig',
       asLaptop.wireguardConfig({ params: { id }, body: { region: 'global' } }),

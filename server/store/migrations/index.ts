@@ -6,6 +6,7 @@ import * as seedRegions from './0002-seed-regions.js';
 import * as feedPeriod from './0003-feed-period.js';
 import * as nodeDegraded from './0004-node-degraded.js';
 import * as safeNames from './0005-safe-names.js';
+import * as nodeProbe from './0006-node-probe.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0003-feed-period': { up: feedPeriod.up },
     '0004-node-degraded': { up: nodeDegraded.up },
     '0005-safe-names': { up: safeNames.up },
+    '0006-node-probe': { up: nodeProbe.up },
   };
   return { getMigrations: async () => migrations };
 }

@@ -1,0 +1,72 @@
+// The responder on a real UDP socket (loopback): a probe gets its answer, anything else none.
+import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeProbeRequest, openProbeReply } from '../../contracts/probe.js';
+import { hmacSha256 } from './probe-gate.js';
+import { ProbeResponder } from './responder.js';
+
+const key = randomBytes(32);
+let responder: ProbeResponder | undefined;
+let client: dgram.Socket | undefined;
+afterEach(async () => {
+  await responder?.close();
+  client?.close();
+  responder = client = undefined;
+});
+
+/** Sends each datagram and collects what comes back within `waitMs`. */
+async function exchange(port: number, datagrams: Uint8Array[], waitMs = 300): Promise<Buffer[]> {
+  client = dgram.createSocket('udp4');
+  const got: Buffer[] = [];
+  client.on('message', (m) => got.push(m));
+  await new Promise<void>((r) => client!.bind(0, '127.0.0.1', r));
+  for (const d of datagrams) client.send(d, port, '127.0.0.1');
+  await new Promise((r) => setTimeout(r, waitMs));
+  return got;
+}
+
+describe('ProbeResponder', () => {
+  it('answers a probe made with its key, and nothing else', async () => {
+    responder = await ProbeResponder.start({
+      port: 0,
+      key: key.toString('base64'),
+      log: pino({ level: 'silent' }),
+    });
+    const nonce = randomBytes(16);
+    const good = encodeProbeRequest(key, nonce, Date.now(), hmacSha256);
+    const wrongKey = encodeProbeRequest(randomBytes(32), randomBytes(16), Date.now(), hmacSha256);
+    const got = await exchange(responder.port, [wrongKey, randomBytes(40), good, good]);
+    expect(got).toHaveLength(1);
+    expect(Buffer.from(openProbeReply(got[0]!, key, hmacSha256)!)).toEqual(nonce);
+    expect(responder.counters()).toMatchObject({
+      answered: 1,
+      dropped: { invalid: 2, replay: 1 },
+    });
+  });
+
+  it('follows a new key', async () => {
+    responder = await ProbeResponder.start({
+      port: 0,
+      key: key.toString('base64'),
+      log: pino({ level: 'silent' }),
+      keyOverlapMs: 0,
+    });
+    const next = randomBytes(32);
+    responder.setKey(next.toString('base64'));
+    responder.setKey('not a key');
+    const got = await exchange(responder.port, [
+      encodeProbeRequest(key, randomBytes(16), Date.now(), hmacSha256),
+      encodeProbeRequest(next, randomBytes(16), Date.now(), hmacSha256),
+    ]);
+    expect(got).toHaveLength(1);
+    expect(openProbeReply(got[0]!, next, hmacSha256)).toBeDefined();
+  });
+
+  it('refuses a malformed key at start', async () => {
+    await expect(
+      ProbeResponder.start({ port: 0, key: 'AAAA', log: pino({ level: 'silent' }) }),
+    ).rejects.toThrow(/32 bytes/);
+  });
+});

@@ -1,0 +1,90 @@
+// The relay's latency probe responder: one UDP socket on the probe port (IPv6 and IPv4 where
+// the host has IPv6), answering what the ProbeGate lets through. Source addresses are used to
+// answer and to rate-limit, in memory, and are never logged.
+import dgram from 'node:dgram';
+import type { Logger } from 'pino';
+import { ProbeGate, type GateCounters, type GateOptions } from './probe-gate.js';
+
+export interface ResponderOptions extends GateOptions {
+  port: number;
+  /** The node's probe key, base64 (from registration). */
+  key: string;
+  log: Logger;
+  nowMs?: () => number;
+}
+
+export class ProbeResponder {
+  private constructor(
+    private readonly socket: dgram.Socket,
+    private readonly gate: ProbeGate,
+    private readonly nowMs: () => number,
+    private readonly log: Logger,
+  ) {
+    socket.on('message', (msg, rinfo) => {
+      const reply = this.gate.answer(msg, rinfo.address, this.nowMs());
+      // A failed send (e.g. no route back) is the same as no answer: nothing to tell anyone.
+      if (reply) socket.send(reply, rinfo.port, rinfo.address, () => {});
+    });
+    // A socket error here is transient (e.g. an ICMP error queued on the socket): keep serving.
+    socket.on('error', (e) => this.log.warn({ err: e.message }, 'probe responder socket error'));
+  }
+
+  static async start(o: ResponderOptions): Promise<ProbeResponder> {
+    const gate = new ProbeGate(decodeKey(o.key), o);
+    const socket = await bind(o.port);
+    return new ProbeResponder(socket, gate, o.nowMs ?? Date.now, o.log);
+  }
+
+  get port(): number {
+    return this.socket.address().port;
+  }
+
+  /** Follows the control plane's key (it may rotate it); a malformed one is ignored. */
+  setKey(key: string): void {
+    try {
+      this.gate.setKey(decodeKey(key), this.nowMs());
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'ignoring a malformed probe key');
+    }
+  }
+
+  counters(): GateCounters {
+    return this.gate.counters();
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.socket.close(() => resolve()));
+  }
+}
+
+function decodeKey(base64: string): Uint8Array {
+  const key = Buffer.from(base64, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== base64)
+    throw new RangeError('a probe key is 32 bytes, base64');
+  return key;
+}
+
+/** Binds the dual-stack wildcard, or the IPv4 one on a host without IPv6. */
+async function bind(port: number): Promise<dgram.Socket> {
+  try {
+    return await bindOne(dgram.createSocket({ type: 'udp6', ipv6Only: false }), port, '::');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL') throw e;
+    return bindOne(dgram.createSocket('udp4'), port, '0.0.0.0');
+  }
+}
+
+function bindOne(socket: dgram.Socket, port: number, address: string): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const fail = (e: Error) => {
+      socket.close();
+      reject(e);
+    };
+    socket.once('error', fail);
+    socket.bind(port, address, () => {
+      socket.off('error', fail);
+      resolve(socket);
+    });
+  });
+}

@@ -48,6 +48,16 @@ export default tseslint.config(
   { files: ['relay/**/*.ts'], rules: mayNotImport(except('contracts', 'relay', 'native')) },
   { files: ['renderer/**/*.{ts,tsx}'], rules: mayNotImport(except('contracts', 'renderer')) },
   { files: ['engine/**/*.ts'], rules: mayNotImport(except('contracts', 'engine', 'native')) },
+  // The engine's tests run against the real control plane in process, through its test kit.
+  {
+    files: ['engine/**/*.test.ts'],
+    rules: mayNotImport(except('contracts', 'engine', 'native', 'server'), [
+      {
+        regex: '^(\\.\\./)+server/(?!testing/)',
+        message: 'engine tests use the control plane through server/testing only.',
+      },
+    ]),
+  },
   // The faces are thin hosts of the engine.
   { files: ['cli/**/*.{ts,tsx}'], rules: mayNotImport(except('contracts', 'engine', 'cli')) },
   { files: ['electron/**/*.ts'], rules: mayNotImport(except('contracts', 'engine', 'electron')) },

@@ -34,6 +34,7 @@ import { FerryError } from './errors.js';
 import { KeyStore, type FerryKeys } from './key-store.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { SessionStore } from './session-store.js';
+import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
 
 export interface EngineDeps {
@@ -43,8 +44,8 @@ export interface EngineDeps {
   tunnels: TunnelManager;
   /** Key generation for the Ferry keys (the native data plane, or its fake). */
   ferryKeys: FerryKeys;
-  /** A fresh interface name for each tunnel (unique on the host, at most 15 characters). */
-  interfaceName: () => string;
+  /** A fresh interface name for each tunnel (default: tunnelInterfaceName('main')). */
+  interfaceName?: () => string;
   /** The name a new sign-in gives this device (default: the host name). */
   deviceName?: () => string;
   deviceKind?: DeviceKind;
@@ -232,7 +233,7 @@ export class Engine implements EngineApi {
 
   // ---- connect and disconnect -----------------------------------------------------------------
 
-  connect(request: LocalConnectRequest, signal?: AbortSignal): Promise<LocalConnectResponse> {
+  async connect(request: LocalConnectRequest, signal?: AbortSignal): Promise<LocalConnectResponse> {
     this.checkOpen();
     return this.#ops.run((opSignal) => this.connectNow(request, opSignal), signal);
   }
@@ -312,7 +313,7 @@ export class Engine implements EngineApi {
           privateKey,
           transport,
           routes: { kind: 'all' },
-          interfaceName: this.deps.interfaceName(),
+          interfaceName: this.deps.interfaceName?.() ?? tunnelInterfaceName('main'),
         },
         signal,
       );
@@ -356,10 +357,12 @@ export class Engine implements EngineApi {
       this.#connection = null;
       this.#exitAfter = null;
       await this.endControlSession(control);
+      // Cancelled by a newer request or the caller: say that, not how the cancelled step ended.
+      const error = signal.aborted && signal.reason instanceof FerryError ? signal.reason : e;
       if (this.#machine.allows('fail')) {
-        this.#machine.dispatch({ type: 'fail', error: failureOf(e) });
+        this.#machine.dispatch({ type: 'fail', error: failureOf(error) });
       }
-      throw e;
+      throw error;
     }
   }
 
@@ -410,7 +413,7 @@ export class Engine implements EngineApi {
     await control.disconnect({ timeoutMs: 3_000 }).catch(() => undefined);
   }
 
-  disconnect(): Promise<LocalStatus> {
+  async disconnect(): Promise<LocalStatus> {
     this.checkOpen();
     return this.#ops.run(() => this.disconnectNow('user-disconnect'));
   }
@@ -475,7 +478,7 @@ export class Engine implements EngineApi {
 
   // ---- sign-in and the account ----------------------------------------------------------------
 
-  createAccount(request: {
+  async createAccount(request: {
     password?: string | undefined;
     device_name?: string | undefined;
   }): Promise<LocalSession> {
@@ -489,7 +492,7 @@ export class Engine implements EngineApi {
     });
   }
 
-  login(request: {
+  async login(request: {
     account_number: string;
     password?: string | undefined;
     device_name?: string | undefined;
@@ -534,7 +537,7 @@ export class Engine implements EngineApi {
     return (name || 'desktop').slice(0, 64);
   }
 
-  logout(): Promise<{ signed_in: false }> {
+  async logout(): Promise<{ signed_in: false }> {
     this.checkOpen();
     return this.#ops.run(async () => {
       const control = await this.control().catch(() => null);
@@ -661,4 +664,31 @@ export class Engine implements EngineApi {
   private checkOpen(): void {
     if (this.#closed) throw new FerryError('superseded', 'the engine is shutting down');
   }
+}
+
+/**
+ * The engine as a host runs it: the control plane over the network, the real tunnel manager
+ * (Linux links and routes, wireguard-go, the native Ferry data plane), started (leftovers of a
+ * crash removed). The native addon is loaded here, only by hosts.
+ */
+export async function createEngine(opts: { stateDir: string }): Promise<Engine> {
+  const [{ nativeDataPlane }, { createTunnelManager }, { LinuxLinks }, { LinuxRoutes }] =
+    await Promise.all([
+      import('../native/index.js'),
+      import('./tunnel/manager.js'),
+      import('./os/links.js'),
+      import('./os/routes.js'),
+    ]);
+  const tunnels = createTunnelManager({
+    os: { links: new LinuxLinks(), routes: new LinuxRoutes() },
+    dataPlane: nativeDataPlane,
+  });
+  const engine = new Engine({
+    stateDir: opts.stateDir,
+    fetch: (url, init) => fetch(url, init),
+    tunnels,
+    ferryKeys: nativeDataPlane,
+  });
+  await engine.start();
+  return engine;
 }

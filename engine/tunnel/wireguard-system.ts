@@ -49,7 +49,7 @@ const STOP_GRACE_MS = 3_000;
 const OUTPUT_TAIL = 2_000;
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
+  return new Promise((r) => setTimeout(r, ms));
 }
 
 /** Whether a process still runs (a zombie that nobody reaps has ended for our purpose). */

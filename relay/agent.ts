@@ -1,7 +1,13 @@
 // The relay agent: keys, registration, the WireGuard interfaces and the Ferry server, NAT, the
-// peer feed and heartbeats (with the data planes' health), and a clean teardown.
+// peer feed and heartbeats (with the data planes' health and the latency to each device), the
+// latency probe responder, and a clean teardown.
 import type { Logger } from 'pino';
-import { ApiError, createControlClient, type ControlClient } from '../contracts/index.js';
+import {
+  ApiError,
+  MAX_SHARDS,
+  createControlClient,
+  type ControlClient,
+} from '../contracts/index.js';
 import { FerryServer } from './ferry/server.js';
 import { RelayHealth } from './health.js';
 import { loadOrCreateKey } from './keys.js';
@@ -9,6 +15,13 @@ import { Firewall } from './nat/firewall.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
 import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
+import { ProbeResponder } from './probe/responder.js';
+import {
+  DEFAULT_TUNNEL_LATENCY,
+  TunnelLatency,
+  systemPing,
+  type TunnelTarget,
+} from './probe/tunnel-latency.js';
 import { PeerTable } from './wireguard/peer-table.js';
 import { WireGuardShards } from './wireguard/shards.js';
 
@@ -23,7 +36,32 @@ export interface RelayOptions {
   interfaceName: string;
   heartbeatSeconds?: number;
   peerIdleSeconds: number;
+  /**
+   * UDP port of the latency probe responder; undefined: the first port after the WireGuard
+   * shards' (the WireGuard port + 64); null: no responder.
+   */
+  probePort?: number | null | undefined;
+  /** Seconds between the relay's latency rounds through the tunnels; null: none. */
+  tunnelLatencySeconds?: number | null | undefined;
   log: Logger;
+}
+
+/** The probe port a relay uses when none is given: just past its WireGuard shards' ports. */
+export function defaultProbePort(wireguardPort: number): number {
+  return wireguardPort + MAX_SHARDS;
+}
+
+function probePortOf(o: RelayOptions): number | null {
+  if (o.probePort === null) return null;
+  const port = o.probePort ?? defaultProbePort(o.wireguardPort);
+  if (port > 65535)
+    throw new Error(`no room for the probe port above --wireguard-port: give --probe-port`);
+  if (port >= o.wireguardPort && port < o.wireguardPort + MAX_SHARDS)
+    throw new Error(
+      `--probe-port ${port} is one of the WireGuard shards' ports (${o.wireguardPort}-${o.wireguardPort + MAX_SHARDS - 1})`,
+    );
+  if (port === o.ferryPort) throw new Error(`--probe-port ${port} is the Ferry port`);
+  return port;
 }
 
 export interface RunningRelay {
@@ -40,7 +78,11 @@ export interface RunningRelay {
 /** Registers with the control plane, retrying while it is unreachable (it may start later). */
 async function register(
   client: Pick<ControlClient, 'nodeRegister'>,
-  keys: { wireguard_public_key: string; ferry_public_key: string | null },
+  keys: {
+    wireguard_public_key: string;
+    ferry_public_key: string | null;
+    probe_port: number | null;
+  },
   log: Logger,
   signal: AbortSignal,
 ) {
@@ -71,6 +113,7 @@ async function register(
 
 export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const log = o.log;
+  const probePort = probePortOf(o);
   const stopping = new AbortController();
   const keys = loadOrCreateKey(o.stateDir, 'wireguard');
   const ferryKeys = o.ferryPort === undefined ? undefined : loadOrCreateKey(o.stateDir, 'ferry');
@@ -79,12 +122,29 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     fetch,
     token: () => o.nodeToken,
   });
-  const node = await register(
-    client,
-    { wireguard_public_key: keys.publicKey, ferry_public_key: ferryKeys?.publicKey ?? null },
-    log,
-    stopping.signal,
-  );
+  // Bound before the port is published, so that a port in use stops the relay before any
+  // device is told to probe it; it drops everything until registration brings the key.
+  const responder =
+    probePort === null
+      ? undefined
+      : await ProbeResponder.start({ port: probePort, key: null, log });
+  let node;
+  try {
+    node = await register(
+      client,
+      {
+        wireguard_public_key: keys.publicKey,
+        ferry_public_key: ferryKeys?.publicKey ?? null,
+        probe_port: probePort,
+      },
+      log,
+      stopping.signal,
+    );
+  } catch (e) {
+    await responder?.close();
+    throw e;
+  }
+  responder?.setKey(node.probe_key);
   log.info({ node: node.id, region: node.region }, 'registered');
 
   const health = new RelayHealth(log);
@@ -95,6 +155,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const done = new Promise<void>((r) => (resolveDone = r));
   const teardown = async () => {
     stopping.abort();
+    await responder?.close();
     await ferry?.close();
     await shards?.close();
     await firewall?.close();
@@ -181,7 +242,26 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       },
     });
   }
-  const heartbeat = new HeartbeatReporter(
+  // Stock WireGuard clients report no latency: the relay measures their tunnels itself. Ferry
+  // devices are reached through policy routing, not by destination, and their clients report.
+  const tunnelLatencySeconds =
+    o.tunnelLatencySeconds === undefined
+      ? DEFAULT_TUNNEL_LATENCY.intervalMs / 1000
+      : o.tunnelLatencySeconds;
+  const tunnelLatency: TunnelLatency | undefined =
+    tunnelLatencySeconds === null
+      ? undefined
+      : new TunnelLatency({
+          ...DEFAULT_TUNNEL_LATENCY,
+          intervalMs: tunnelLatencySeconds * 1000,
+          ping: systemPing,
+          targets: () =>
+            heartbeat.freshDevices('wireguard').flatMap((id): TunnelTarget[] => {
+              const entry = peers.entryOf(id);
+              return entry ? [{ deviceId: id, address: entry.ipv4 }] : [];
+            }),
+        });
+  const heartbeat: HeartbeatReporter = new HeartbeatReporter(
     client,
     sources,
     {
@@ -191,10 +271,25 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     },
     log,
     () => health.degraded(),
+    {
+      latencyOf: (id: string) => tunnelLatency?.latencyOf(id),
+      onAnswer: (answer) => {
+        if (answer.probe_key) responder?.setKey(answer.probe_key);
+      },
+    },
   );
-  const loops = Promise.all([feed.run(stopping.signal), heartbeat.run(stopping.signal)]);
+  const loops = Promise.all([
+    feed.run(stopping.signal),
+    heartbeat.run(stopping.signal),
+    tunnelLatency?.run(stopping.signal),
+  ]);
   log.info(
-    { interface: o.interfaceName, port: o.wireguardPort, ferryPort: o.ferryPort ?? null },
+    {
+      interface: o.interfaceName,
+      port: o.wireguardPort,
+      ferryPort: o.ferryPort ?? null,
+      probePort,
+    },
     'relay up',
   );
 

@@ -31,7 +31,20 @@ const program = new Command('ferry-relay')
     'a tunnel without traffic for this long is reported gone',
     seconds,
     60,
-  );
+  )
+  .option(
+    '--probe-port <port>',
+    'UDP port of the latency probe responder (default: the WireGuard port + 64)',
+    port,
+  )
+  .option('--no-probe', 'run no latency probe responder')
+  .option(
+    '--tunnel-latency-seconds <s>',
+    "seconds between the relay's own latency measurements through the tunnels",
+    seconds,
+    5,
+  )
+  .option('--no-tunnel-latency', "measure no device's latency through its tunnel");
 
 program.parse();
 const o = program.opts<{
@@ -44,6 +57,10 @@ const o = program.opts<{
   interface: string;
   heartbeatSeconds?: number;
   peerIdleSeconds: number;
+  probePort?: number;
+  probe: boolean;
+  tunnelLatencySeconds: number;
+  tunnelLatency: boolean;
 }>();
 
 const log = pino({ base: { component: 'relay' }, level: process.env.FERRY_LOG_LEVEL ?? 'info' });
@@ -64,6 +81,8 @@ try {
     interfaceName: o.interface,
     ...(o.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: o.heartbeatSeconds }),
     peerIdleSeconds: o.peerIdleSeconds,
+    probePort: o.probe ? o.probePort : null,
+    tunnelLatencySeconds: o.tunnelLatency ? o.tunnelLatencySeconds : null,
     log,
   });
   let stopping = false;

@@ -64,6 +64,19 @@ describe('ProbeResponder', () => {
     expect(openProbeReply(got[0]!, next, hmacSha256)).toBeDefined();
   });
 
+  it('answers nothing until it has a key', async () => {
+    responder = await ProbeResponder.start({
+      port: 0,
+      key: null,
+      log: pino({ level: 'silent' }),
+    });
+    const probe = () => encodeProbeRequest(key, randomBytes(16), Date.now(), hmacSha256);
+    expect(await exchange(responder.port, [probe()])).toHaveLength(0);
+    client?.close();
+    responder.setKey(key.toString('base64'));
+    expect(await exchange(responder.port, [probe()])).toHaveLength(1);
+  });
+
   it('refuses a malformed key at start', async () => {
     await expect(
       ProbeResponder.start({ port: 0, key: 'AAAA', log: pino({ level: 'silent' }) }),

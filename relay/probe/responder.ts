@@ -7,21 +7,27 @@ import { ProbeGate, type GateCounters, type GateOptions } from './probe-gate.js'
 
 export interface ResponderOptions extends GateOptions {
   port: number;
-  /** The node's probe key, base64 (from registration). */
-  key: string;
+  /**
+   * The node's probe key, base64 (from registration). null: not known yet (the port is bound
+   * before the relay registers it); every datagram is dropped until `setKey`.
+   */
+  key: string | null;
   log: Logger;
   nowMs?: () => number;
 }
 
 export class ProbeResponder {
+  private gate: ProbeGate | undefined;
+
   private constructor(
     private readonly socket: dgram.Socket,
-    private readonly gate: ProbeGate,
+    private readonly o: ResponderOptions,
     private readonly nowMs: () => number,
     private readonly log: Logger,
   ) {
+    if (o.key !== null) this.gate = new ProbeGate(decodeKey(o.key), o);
     socket.on('message', (msg, rinfo) => {
-      const reply = this.gate.answer(msg, rinfo.address, this.nowMs());
+      const reply = this.gate?.answer(msg, rinfo.address, this.nowMs());
       // A failed send (e.g. no route back) is the same as no answer: nothing to tell anyone.
       if (reply) socket.send(reply, rinfo.port, rinfo.address, () => {});
     });
@@ -30,9 +36,9 @@ export class ProbeResponder {
   }
 
   static async start(o: ResponderOptions): Promise<ProbeResponder> {
-    const gate = new ProbeGate(decodeKey(o.key), o);
+    if (o.key !== null) decodeKey(o.key);
     const socket = await bind(o.port);
-    return new ProbeResponder(socket, gate, o.nowMs ?? Date.now, o.log);
+    return new ProbeResponder(socket, o, o.nowMs ?? Date.now, o.log);
   }
 
   get port(): number {
@@ -42,14 +48,21 @@ export class ProbeResponder {
   /** Follows the control plane's key (it may rotate it); a malformed one is ignored. */
   setKey(key: string): void {
     try {
-      this.gate.setKey(decodeKey(key), this.nowMs());
+      const decoded = decodeKey(key);
+      if (this.gate) this.gate.setKey(decoded, this.nowMs());
+      else this.gate = new ProbeGate(decoded, this.o);
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'ignoring a malformed probe key');
     }
   }
 
   counters(): GateCounters {
-    return this.gate.counters();
+    return (
+      this.gate?.counters() ?? {
+        answered: 0,
+        dropped: { rate: 0, invalid: 0, stale: 0, replay: 0 },
+      }
+    );
   }
 
   close(): Promise<void> {

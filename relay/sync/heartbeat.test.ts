@@ -4,7 +4,12 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { ControlClient, Protocol } from '../../contracts/index.js';
-import { HeartbeatReporter, type PeerTraffic, type TrafficSource } from './heartbeat.js';
+import {
+  HeartbeatReporter,
+  type HeartbeatHooks,
+  type PeerTraffic,
+  type TrafficSource,
+} from './heartbeat.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -12,18 +17,29 @@ interface Sent {
   load: number;
   rx_bps: number;
   tx_bps: number;
-  fresh_handshakes: { device_id: string }[];
+  fresh_handshakes: { device_id: string; latency_ms?: number }[];
   usage: { device_id: string; bytes: number }[];
   degraded: Protocol[];
 }
 
-function setup(opts: { failHeartbeat?: () => boolean; degraded?: () => Protocol[] } = {}) {
+function setup(
+  opts: {
+    failHeartbeat?: () => boolean;
+    degraded?: () => Protocol[];
+    hooks?: HeartbeatHooks;
+    probeKey?: string;
+  } = {},
+) {
   const sent: Sent[] = [];
   const client: Pick<ControlClient, 'nodeHeartbeat'> = {
     nodeHeartbeat: async ({ body }) => {
       if (opts.failHeartbeat?.()) throw new Error('control plane unreachable');
       sent.push(body as Sent);
-      return { feed_version: 1, healthy_for_seconds: 30 };
+      return {
+        feed_version: 1,
+        healthy_for_seconds: 30,
+        ...(opts.probeKey ? { probe_key: opts.probeKey } : {}),
+      };
     },
   };
   const wg: PeerTraffic[] = [];
@@ -46,6 +62,7 @@ function setup(opts: { failHeartbeat?: () => boolean; degraded?: () => Protocol[
     { intervalMs: 1_000, peerIdleMs: 3_000, capacityMbps: 1 },
     silent,
     opts.degraded,
+    opts.hooks,
   );
   const usageOf = (s: Sent) => Object.fromEntries(s.usage.map((u) => [u.device_id, u.bytes]));
   return {
@@ -160,5 +177,30 @@ describe('HeartbeatReporter', () => {
     degraded = [];
     await reporter.beat();
     expect(sent.map((s) => s.degraded)).toEqual([['ferry'], []]);
+  });
+
+  it('reports its latency to each device with a live tunnel, where it measured one', async () => {
+    const latency: Record<string, number> = { dev_a: 12.345, dev_c: 99 };
+    const { reporter, sent, wg, ferry } = setup({ hooks: { latencyOf: (id) => latency[id] } });
+    wg.push({ key: 'k', deviceId: 'dev_a', rxBytes: 10, txBytes: 10, lastHandshakeMs: now() });
+    ferry.push({ key: 'dev_b', deviceId: 'dev_b', rxBytes: 1, txBytes: 1, lastHandshakeMs: now() });
+    await reporter.beat();
+    // dev_c has no live tunnel: its stale value is not sent.
+    expect(sent[0]!.fresh_handshakes).toEqual([
+      { device_id: 'dev_a', latency_ms: 12.3 },
+      { device_id: 'dev_b' },
+    ]);
+    expect(reporter.freshDevices('wireguard')).toEqual(['dev_a']);
+    expect(reporter.freshDevices('ferry')).toEqual(['dev_b']);
+  });
+
+  it('hands each answer (and the probe key in it) on', async () => {
+    const answers: (string | undefined)[] = [];
+    const { reporter } = setup({
+      probeKey: 'k'.repeat(43) + '=',
+      hooks: { onAnswer: (a) => answers.push(a.probe_key) },
+    });
+    await reporter.beat();
+    expect(answers).toEqual(['k'.repeat(43) + '=']);
   });
 });

@@ -1,9 +1,10 @@
 // Tells the control plane the node is alive: load from measured throughput, which devices'
-// tunnels are up (a recent handshake and traffic), bytes per device for plan quotas, and which
-// data planes are degraded. Every data plane (WireGuard, Ferry) is a traffic source, counted
+// tunnels are up (a recent handshake and traffic) with the relay's latency to each where it
+// measured one, bytes per device for plan quotas, and which data planes are degraded. Every data plane (WireGuard, Ferry) is a traffic source, counted
 // the same way. Totals only: nothing about a session is kept beyond what the next heartbeat needs.
 import type { Logger } from 'pino';
-import type { ControlClient, Protocol } from '../../contracts/index.js';
+import type { ControlClient, HeartbeatResponse, Protocol } from '../../contracts/index.js';
+import type { z } from 'zod';
 import { reasonOf } from '../health.js';
 import { sleep } from './feed-follower.js';
 
@@ -38,6 +39,13 @@ export interface TrafficSource {
   minIdleMs?: number;
 }
 
+export interface HeartbeatHooks {
+  /** The relay's latest round trip to a device through its tunnel, in ms, if measured. */
+  latencyOf?: (deviceId: string) => number | undefined;
+  /** Each answer of the control plane (it carries the current probe key). */
+  onAnswer?: (answer: z.output<typeof HeartbeatResponse>) => void;
+}
+
 interface PeerCounters {
   rx: number;
   tx: number;
@@ -52,6 +60,8 @@ export class HeartbeatReporter {
   /** Sources whose last read failed (logged once per failure streak). */
   private readonly unreadable = new Set<Protocol>();
   private lastAt = Date.now();
+  /** Devices whose tunnel was up at the last heartbeat, per data plane. */
+  private readonly freshByPlane = new Map<Protocol, readonly string[]>();
 
   constructor(
     private readonly client: Pick<ControlClient, 'nodeHeartbeat'>,
@@ -60,7 +70,13 @@ export class HeartbeatReporter {
     private readonly log: Logger,
     /** Data planes whose peer set is known not to match the feed. */
     private readonly degraded: () => Protocol[] = () => [],
+    private readonly hooks: HeartbeatHooks = {},
   ) {}
+
+  /** The devices whose tunnel on `plane` counted as up at the last heartbeat. */
+  freshDevices(plane: Protocol): readonly string[] {
+    return this.freshByPlane.get(plane) ?? [];
+  }
 
   async beat(signal?: AbortSignal): Promise<void> {
     const now = Date.now();
@@ -83,6 +99,7 @@ export class HeartbeatReporter {
         continue;
       }
       const last = this.counters.get(source.name) ?? new Map<string, PeerCounters>();
+      const freshHere: string[] = [];
       const next = new Map<string, PeerCounters>();
       const idleMs = Math.max(this.opts.peerIdleMs, source.minIdleMs ?? 0);
       for (const peer of peers) {
@@ -100,26 +117,36 @@ export class HeartbeatReporter {
           this.unsentUsage.set(device, (this.unsentUsage.get(device) ?? 0) + rxDelta + txDelta);
         const handshakeFresh =
           peer.lastHandshakeMs !== null && now - peer.lastHandshakeMs < HANDSHAKE_VALID_MS;
-        if (handshakeFresh && now - rxChangedAt <= idleMs) fresh.add(device);
+        if (handshakeFresh && now - rxChangedAt <= idleMs) {
+          fresh.add(device);
+          freshHere.push(device);
+        }
       }
       this.counters.set(source.name, next);
+      this.freshByPlane.set(source.name, freshHere);
     }
 
     const rxBps = Math.round((rxTotal * 8) / seconds);
     const txBps = Math.round((txTotal * 8) / seconds);
     const usage = [...this.unsentUsage].map(([device_id, bytes]) => ({ device_id, bytes }));
-    await this.client.nodeHeartbeat({
+    const answer = await this.client.nodeHeartbeat({
       body: {
         load: Math.min(10, Math.max(rxBps, txBps) / (this.opts.capacityMbps * 1e6)),
         rx_bps: rxBps,
         tx_bps: txBps,
-        fresh_handshakes: [...fresh].map((device_id) => ({ device_id })),
+        fresh_handshakes: [...fresh].map((device_id) => {
+          const ms = this.hooks.latencyOf?.(device_id);
+          return ms === undefined
+            ? { device_id }
+            : { device_id, latency_ms: Math.min(60_000, Math.round(ms * 10) / 10) };
+        }),
         usage,
         degraded: this.degraded(),
       },
       signal,
     });
     this.unsentUsage.clear();
+    this.hooks.onAnswer?.(answer);
   }
 
   async run(signal: AbortSignal): Promise<void> {

@@ -86,6 +86,10 @@ export class PeerTable {
     return this.byKey.get(publicKey);
   }
 
+  entryOf(deviceId: string): PeerEntry | undefined {
+    return this.byDevice.get(deviceId);
+  }
+
   entries(): IterableIterator<PeerEntry> {
     return this.byDevice.values();
   }

@@ -1,0 +1,125 @@
+// The relay's measurement through the tunnels: smoothed per device, every device in turn when
+// there are many, a bounded number of echoes at once, and nothing kept for devices that left
+// or stopped answering.
+import { describe, expect, it } from 'vitest';
+import { TunnelLatency, systemPing, type EchoPing, type TunnelTarget } from './tunnel-latency.js';
+
+function setup(opts: { maxPerRound?: number; concurrency?: number } = {}) {
+  let now = 1_000_000;
+  const rtt = new Map<string, number | null>();
+  const pinged: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const ping: EchoPing = async (address) => {
+    pinged.push(address);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    await new Promise((r) => setTimeout(r, 5));
+    inFlight--;
+    const v = rtt.get(address);
+    if (v === undefined) throw new Error('no route');
+    return v;
+  };
+  let targets: TunnelTarget[] = [];
+  const meter = new TunnelLatency({
+    ping,
+    targets: () => targets,
+    intervalMs: 1_000,
+    timeoutMs: 500,
+    concurrency: opts.concurrency ?? 4,
+    maxPerRound: opts.maxPerRound ?? 100,
+    staleAfterMs: 10_000,
+    alpha: 0.5,
+    nowMs: () => now,
+  });
+  return {
+    meter,
+    rtt,
+    pinged,
+    maxInFlight: () => maxInFlight,
+    setTargets: (t: TunnelTarget[]) => (targets = t),
+    advance: (ms: number) => (now += ms),
+  };
+}
+
+describe('TunnelLatency', () => {
+  it('measures each device with a live tunnel, smoothing its samples', async () => {
+    const t = setup();
+    t.setTargets([
+      { deviceId: 'a', address: '10.64.0.2' },
+      { deviceId: 'b', address: '10.64.0.3' },
+    ]);
+    t.rtt.set('10.64.0.2', 20);
+    t.rtt.set('10.64.0.3', null);
+    await t.meter.round();
+    expect(t.meter.latencyOf('a')).toBe(20);
+    // No answer, no latency: never a guess.
+    expect(t.meter.latencyOf('b')).toBeUndefined();
+    t.rtt.set('10.64.0.2', 40);
+    await t.meter.round();
+    expect(t.meter.latencyOf('a')).toBe(30);
+  });
+
+  it('forgets a device that left, and one that stopped answering', async () => {
+    const t = setup();
+    t.setTargets([
+      { deviceId: 'a', address: '10.64.0.2' },
+      { deviceId: 'b', address: '10.64.0.3' },
+    ]);
+    t.rtt.set('10.64.0.2', 20);
+    t.rtt.set('10.64.0.3', 30);
+    await t.meter.round();
+    t.setTargets([{ deviceId: 'b', address: '10.64.0.3' }]);
+    await t.meter.round();
+    expect(t.meter.latencyOf('a')).toBeUndefined();
+    t.setTargets([
+      { deviceId: 'a', address: '10.64.0.2' },
+      { deviceId: 'b', address: '10.64.0.3' },
+    ]);
+    t.rtt.set('10.64.0.2', 50);
+    await t.meter.round();
+    // Back after leaving: measured afresh, not smoothed with what it had before.
+    expect(t.meter.latencyOf('a')).toBe(50);
+    t.rtt.set('10.64.0.3', null);
+    t.advance(10_001);
+    await t.meter.round();
+    expect(t.meter.latencyOf('b')).toBeUndefined();
+  });
+
+  it('takes turns over many devices, a bounded number at once', async () => {
+    const t = setup({ maxPerRound: 3, concurrency: 2 });
+    const targets = Array.from({ length: 7 }, (_, i) => ({
+      deviceId: `d${i}`,
+      address: `10.64.0.${i + 2}`,
+    }));
+    for (const x of targets) t.rtt.set(x.address, 10);
+    t.setTargets(targets);
+    await t.meter.round();
+    await t.meter.round();
+    await t.meter.round();
+    expect(t.pinged).toHaveLength(9);
+    expect(new Set(t.pinged).size).toBe(7);
+    expect(t.maxInFlight()).toBe(2);
+    expect(targets.every((x) => t.meter.latencyOf(x.deviceId) === 10)).toBe(true);
+  });
+
+  it('runs every round until stopped', async () => {
+    const t = setup();
+    t.setTargets([{ deviceId: 'a', address: '10.64.0.2' }]);
+    t.rtt.set('10.64.0.2', 5);
+    const stop = new AbortController();
+    const running = t.meter.run(stop.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    await running;
+    expect(t.meter.latencyOf('a')).toBe(5);
+  });
+
+  it('pings only IP addresses', async () => {
+    await expect(systemPing('-f', 100)).rejects.toThrow(/IP address/);
+    await expect(systemPing('example.com', 100)).rejects.toThrow(/IP address/);
+    // Loopback answers: the parser reads a real ping's summary.
+    const rtt = await systemPing('127.0.0.1', 1_000);
+    expect(rtt).toBeGreaterThanOrEqual(0);
+  });
+});

@@ -43,6 +43,8 @@ export interface RelayHandle {
   address: string;
   interfaceName: string;
   ferry: boolean;
+  /** The relay's probe port when the test chose one (otherwise the relay's default). */
+  probePort?: number | undefined;
   process: ManagedProcess;
 }
 
@@ -77,6 +79,8 @@ export interface TestbedOptions {
    * carries its calls, and its exit-address check sees the relay.
    */
   controlPlaneOn: 'access' | 'servers';
+  /** Seconds between the relays' own latency rounds through the tunnels (the relay's default: 5). */
+  relayTunnelLatencySeconds?: number;
 }
 
 /** A connect request as a client writes it (any letter case). */
@@ -214,7 +218,7 @@ export class Testbed {
   async addRelay(
     host: string,
     region: string,
-    opts: { ferry?: boolean } = {},
+    opts: { ferry?: boolean; probePort?: number } = {},
   ): Promise<RelayHandle> {
     const h = this.net.addAccessHost(host);
     const node = await this.admin.adminCreateNode({
@@ -234,6 +238,7 @@ export class Testbed {
       address: h.address,
       interfaceName: `fy${this.net.id}r${this.relays.size}`,
       ferry: opts.ferry ?? false,
+      probePort: opts.probePort,
       process: undefined as unknown as ManagedProcess,
     };
     this.relays.set(host, relay);
@@ -264,6 +269,10 @@ export class Testbed {
         '--peer-idle-seconds',
         String(this.options.relayPeerIdleSeconds),
         ...(r.ferry ? ['--ferry-port', String(FERRY_PORT)] : []),
+        ...(r.probePort === undefined ? [] : ['--probe-port', String(r.probePort)]),
+        ...(this.options.relayTunnelLatencySeconds === undefined
+          ? []
+          : ['--tunnel-latency-seconds', String(this.options.relayTunnelLatencySeconds)]),
       ],
       { FERRY_NODE_TOKEN: r.nodeToken },
     );

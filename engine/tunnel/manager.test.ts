@@ -150,6 +150,16 @@ describe('a Ferry tunnel', () => {
     expect(leftovers()).toEqual(NOTHING);
   });
 
+  it('gives up after the plan’s own time limit (obfuscation auto tries UDP briefly)', async () => {
+    manager = make({ upTimeoutMs: 60_000 });
+    const started = Date.now();
+    const e = await manager.up(testPlan('ferry', { timeoutMs: 50 })).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'node-unreachable' });
+    expect((e as FerryError).message).toContain('0.05 s');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(leftovers()).toEqual(NOTHING);
+  });
+
   it('fails as tunnel-timeout when the node answered but nothing crossed', async () => {
     manager = make({ upTimeoutMs: 50 });
     const up = manager.up(testPlan('ferry'));
@@ -230,6 +240,24 @@ describe('a WireGuard tunnel', () => {
     const tunnel = await manager.up(plan);
     expect(wg.device(plan.interfaceName).sets[0]).toContain('endpoint=192.0.2.44:51820\n');
     await tunnel.close();
+  });
+
+  it('is cancelled promptly while the node’s name resolves, starting nothing', async () => {
+    const plan = testPlan('wireguard');
+    plan.answer.node.endpoint_host = 'relay.example';
+    manager = createTunnelManager({
+      os,
+      dataPlane,
+      wireguard: wg,
+      run: wg.run,
+      resolveHost: () => new Promise(() => {}), // a resolver that never answers
+    });
+    const ac = new AbortController();
+    const up = manager.up(plan, ac.signal);
+    setTimeout(() => ac.abort(), 20);
+    expect(await codeOf(up)).toBe('cancelled');
+    expect(wg.devices.size).toBe(0);
+    expect(leftovers()).toEqual(NOTHING);
   });
 
   it('probes for latency, and reports loss and recovery', async () => {

@@ -105,6 +105,8 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
     const name = plan.interfaceName;
     if (!isTunnelInterfaceName(name))
       throw new TypeError('tunnel interface names come from tunnelInterfaceName()');
+    if (plan.timeoutMs !== undefined && !(plan.timeoutMs > 0 && plan.timeoutMs <= 120_000))
+      throw new TypeError('a tunnel timeout is 1..120000 ms');
     if (plan.answer.protocol === 'wireguard' && plan.transport === 'tcp')
       throw new TypeError('WireGuard has no TCP transport (Ferry over TCP stands in for it)');
     // Refused before anything is made, so that nothing of another tunnel is taken down.
@@ -113,8 +115,9 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
       throw new FerryError('tunnel-failed', `an interface named ${name} exists already`);
     held.add(name);
 
+    const limitMs = plan.timeoutMs ?? upTimeoutMs;
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(TIMEOUT), upTimeoutMs);
+    const timer = setTimeout(() => timeout.abort(TIMEOUT), limitMs);
     const cancelled = new FerryError('cancelled', 'connecting was cancelled');
     const onCancel = () => timeout.abort(cancelled);
     if (signal?.aborted) onCancel();
@@ -151,7 +154,7 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
     } catch (e) {
       const failure =
         e === TIMEOUT
-          ? timeoutError(session, upTimeoutMs)
+          ? timeoutError(session, limitMs)
           : e === cancelled || e instanceof FerryError || e instanceof TypeError
             ? e
             : new FerryError('tunnel-failed', 'the tunnel could not be brought up', { cause: e });

@@ -21,11 +21,25 @@ export interface ProtocolSession {
   close(): Promise<void>;
 }
 
-/** Rejects with the signal's reason once it aborts (at once when it has). */
-export function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+/**
+ * Settles as `work` does, or rejects with the signal's reason when it aborts first (the work goes
+ * on unobserved: for steps that cannot be cancelled, such as a DNS lookup or a ping in flight).
+ */
+export function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
   });
 }
 

@@ -15,8 +15,16 @@ export interface TunnelPlan {
    * service tunnel). Split tunnelling and the kill switch are a later layer on top of this.
    */
   routes: { kind: 'all' } | { kind: 'only'; cidrs: string[] };
-  /** Interface name to create (unique per tunnel on this host, at most 15 characters). */
+  /**
+   * Interface name to create (unique per tunnel on this host, at most 15 characters): from
+   * tunnelInterfaceName() in names.ts, whose prefix lets cleanupLeftovers() find it after a crash.
+   */
   interfaceName: string;
+  /**
+   * How long up() may take before it gives up (node-unreachable or tunnel-timeout); default the
+   * manager's (10 s). Obfuscation `auto` gives UDP about 2 s before it tries TCP.
+   */
+  timeoutMs?: number;
 }
 
 export type TunnelEvent =

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { FerryError } from '../errors.js';
 import type { CommandRunner } from '../os/command.js';
 import { gatewayOf, probeRoundTrip } from './probe.js';
-import { delay, type ProtocolSession } from './session.js';
+import { delay, unlessAborted, type ProtocolSession } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';
 import type { WireguardProcess, WireguardSystem } from './wireguard-system.js';
 import {
@@ -91,8 +91,9 @@ export async function startWireguard(
   let host = node.endpoint_host;
   if (isIP(host) === 0) {
     try {
-      host = await (deps.resolveHost ?? defaultResolve)(host);
+      host = await unlessAborted((deps.resolveHost ?? defaultResolve)(host), signal);
     } catch (e) {
+      if (e === signal.reason) throw e;
       throw new FerryError('node-unreachable', `cannot resolve the address of node ${node.id}`, {
         cause: e,
       });
@@ -192,6 +193,8 @@ class WireguardSession implements ProtocolSession {
       const peer = await this.peer();
       if (peer?.lastHandshakeMs != null) this.seen = true;
       // The ping also starts a handshake when the keepalive has not yet.
+      // Not raced with the signal: ping ends within its one second, and up() rejects only once
+      // nothing it started still runs.
       const rtt = await probeRoundTrip(this.deps.run, this.interfaceName, this.gateway);
       if (rtt !== null && (this.seen || (await this.peer())?.lastHandshakeMs != null)) {
         this.seen = true;

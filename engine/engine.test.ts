@@ -128,6 +128,11 @@ describe('the engine', () => {
       'notice',
     ]);
     expect(engine.status()).toMatchObject({ status: 'connected', region: answer.region });
+    // The control plane's status shows the client's own measurement.
+    const token = await engine.sessions.token();
+    await expect
+      .poll(async () => (await h.client(token).status()).latency, { timeout: 5_000 })
+      .toBe('23ms');
   });
 
   it('follows the tunnel’s latency, loss and recovery', async () => {

@@ -32,6 +32,7 @@ import { ConnectionStateMachine, type ConnectTarget } from './connection-state.j
 import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
 import { KeyStore, type FerryKeys } from './key-store.js';
+import { LatencyReporter } from './latency-report.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { SessionStore } from './session-store.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
@@ -61,6 +62,8 @@ interface Connection {
   tunnel: ActiveTunnel;
   stopEvents: () => void;
   transport: 'udp' | 'tcp';
+  /** Tells the control plane this tunnel's latency (its GET /status shows it). */
+  reporter: LatencyReporter;
 }
 
 /** What a connect asked for beyond the configuration (kept for reconnects). */
@@ -325,6 +328,9 @@ export class Engine implements EngineApi {
         tunnel,
         transport,
         stopEvents: () => undefined,
+        reporter: new LatencyReporter((latency_ms, session_id) =>
+          control.reportLatency({ body: { latency_ms, session_id }, timeoutMs: 5_000 }),
+        ),
       };
       this.#connection = connection;
       this.#exitAfter = after;
@@ -341,6 +347,7 @@ export class Engine implements EngineApi {
         },
         latencyMs: tunnel.latencyMs(),
       });
+      connection.reporter.measured(tunnel.latencyMs(), answer.session_id);
       for (const notice of answer.notices) this.emit({ type: 'notice', notice });
       return {
         ...this.status(),
@@ -374,6 +381,7 @@ export class Engine implements EngineApi {
     switch (e.type) {
       case 'latency':
         this.#machine.dispatch({ type: 'latency', latencyMs: e.ms });
+        connection.reporter.measured(e.ms, connection.answer.session_id);
         break;
       case 'lost':
         if (this.#machine.state === 'connected') {
@@ -403,6 +411,7 @@ export class Engine implements EngineApi {
 
   private async teardown(connection: Connection): Promise<void> {
     connection.stopEvents();
+    connection.reporter.stop();
     await connection.tunnel.close();
     if (this.#connection === connection) this.#connection = null;
   }

@@ -1,0 +1,56 @@
+// The local API's handler table: one plain function per route of `localRoutes`, from the
+// route's parsed input to an EngineApi call. The mapped type makes a route without a handler
+// a type error; the host also refuses to start with one missing.
+import type { z } from 'zod';
+import type { LocalRouteId, LocalRoutes } from '../../contracts/index.js';
+import type { EngineApi } from '../engine-api.js';
+
+type Parsed<R, K extends 'params' | 'query' | 'body'> = R extends {
+  [P in K]: infer S extends z.ZodType;
+}
+  ? z.output<S>
+  : undefined;
+type Answer<R> = R extends { response: infer S extends z.ZodType } ? z.input<S> : void;
+
+export interface HandlerInput<R> {
+  params: Parsed<R, 'params'>;
+  query: Parsed<R, 'query'>;
+  body: Parsed<R, 'body'>;
+  /** Aborted when the client goes away or the host shuts down. */
+  signal: AbortSignal;
+}
+
+/** Routes answered with a stream rather than one value. */
+export type StreamRouteId = {
+  [K in LocalRouteId]: LocalRoutes[K] extends { stream: string } ? K : never;
+}[LocalRouteId];
+export type ValueRouteId = Exclude<LocalRouteId, StreamRouteId>;
+
+export type LocalHandlers = {
+  [K in ValueRouteId]: (
+    input: HandlerInput<LocalRoutes[K]>,
+  ) => Answer<LocalRoutes[K]> | Promise<Answer<LocalRoutes[K]>>;
+};
+
+export function localHandlers(engine: EngineApi): LocalHandlers {
+  return {
+    status: () => engine.status(),
+    connect: ({ body, signal }) => engine.connect(body, signal),
+    disconnect: () => engine.disconnect(),
+    getConfig: () => engine.getConfig(),
+    patchConfig: ({ body }) => engine.patchConfig(body),
+    setConfigKey: ({ params, body }) => engine.setConfigKey(params.key, body.value),
+    init: ({ body }) => engine.init(body),
+    createAccount: ({ body }) => engine.createAccount(body),
+    login: ({ body }) => engine.login(body),
+    logout: () => engine.logout(),
+    account: () => engine.account(),
+    listDevices: () => engine.listDevices(),
+    renameDevice: ({ params, body }) => engine.renameDevice(params.id, body.name),
+    revokeDevice: ({ params }) => engine.revokeDevice(params.id),
+    listRegions: () => engine.listRegions(),
+    addRegionRule: ({ body }) => engine.addRegionRule(body),
+    removeRegionRule: ({ params }) => engine.removeRegionRule(params.name),
+    latencyCheck: ({ body }) => engine.latencyCheck(body),
+  };
+}

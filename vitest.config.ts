@@ -8,6 +8,7 @@ export default defineConfig({
       'server/**/*.test.ts',
       'relay/**/*.test.ts',
       'engine/**/*.test.ts',
+      'cli/**/*.test.ts',
       'scripts/**/*.test.ts',
       'native/**/*.test.ts',
       'e2e/**/*.test.ts',

@@ -44,7 +44,7 @@ else
   # Unit and API tests in parallel; the namespace end-to-end tests one file at a time, so
   # that throughput checks do not compete with each other for the two cores.
   stage "unit and API tests (SQLite and PostgreSQL)"
-  run_vitest unit contracts/ server/ relay/ native/ engine/
+  run_vitest unit contracts/ server/ relay/ native/ engine/ cli/
   stage "namespace end-to-end tests"
   run_vitest e2e e2e/ --no-file-parallelism
   stage "all suites ran"

@@ -1,0 +1,320 @@
+// netcli's commands run in process against the in-memory engine through the real host on a
+// temp socket: what a person reads, and the stable JSON a script reads.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalConnectResponse, LocalStatus } from '../contracts/index.js';
+import { FakeEngine } from '../engine/engine.fake.js';
+import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
+import { fakeIo, runNetcli } from './io.fake.js';
+
+describe('netcli commands', () => {
+  let dir: string;
+  let socketPath: string;
+  let engine: FakeEngine;
+  let server: LocalApiServer;
+  const netcli = (...args: string[]) => runNetcli(socketPath, args);
+  const ok = async (...args: string[]) => {
+    const r = await netcli(...args);
+    if (r.code !== 0) throw new Error(`netcli ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return r;
+  };
+  const json = async (...args: string[]) => JSON.parse((await ok(...args, '--json')).stdout);
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-'));
+    socketPath = path.join(dir, 'engine.sock');
+    engine = new FakeEngine();
+    server = await startLocalApiServer({ engine, socketPath, group: null });
+  });
+  afterEach(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const setUp = async () => {
+    await ok('init', '--protocol', 'wireguard', '--endpoint', 'https://ferry.example/api/v1');
+    return json('account', 'create');
+  };
+
+  it('init sets the service and protocol and says what comes next', async () => {
+    const r = await ok(
+      'init',
+      '--protocol',
+      'WireGuard',
+      '--endpoint',
+      'https://ferry.example/api/v1',
+    );
+    expect(r.stdout).toBe('Service   https://ferry.example\nProtocol  WireGuard\n');
+    expect(r.stderr).toMatch(/netcli account create/);
+    const j = await json('init', '--protocol', 'ferry', '--endpoint', 'http://10.0.0.1:8080');
+    expect(j).toMatchObject({ config: { service: 'http://10.0.0.1:8080', protocol: 'ferry' } });
+    expect(engine.config.protocol).toBe('ferry');
+  });
+
+  it('account create shows the number to keep; account shows plan, devices and usage', async () => {
+    await ok('init', '--endpoint', 'https://ferry.example');
+    const created = await ok('account', 'create', '--device-name', 'laptop');
+    const number = [...engine.accounts.keys()][0]!;
+    const grouped = number.replace(/(\d{4})(?=\d)/g, '$1 ');
+    expect(created.stdout).toContain(
+      `Account ${grouped} created; this device is signed in as laptop.`,
+    );
+
+    const account = await ok('account');
+    expect(account.stdout.split('\n')).toEqual([
+      `Account  ${grouped}`,
+      'Plan     Basic (free)',
+      'Devices  1 of 5 (this one: laptop)',
+      'Usage    1.5 GB of 10 GB in 2026-05',
+      '',
+    ]);
+    expect(await json('account')).toMatchObject({
+      account_number: number,
+      plan: { id: 'basic' },
+      devices: { used: 1, limit: 5 },
+    });
+  });
+
+  it('asks for a password instead of taking it on the command line', async () => {
+    await ok('init', '--endpoint', 'https://ferry.example');
+    const io = fakeIo({ secrets: ['a long passphrase'] });
+    const created = await runNetcli(socketPath, ['account', 'create', '--password', '--json'], io);
+    expect(created.code).toBe(0);
+    const number = JSON.parse(created.stdout).account_number as string;
+    await ok('logout');
+    const wrong = await runNetcli(
+      socketPath,
+      ['login', number, '--password'],
+      fakeIo({ secrets: ['not it at all'] }),
+    );
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^netcli: wrong account number or password\nhint: .*--password/);
+    const spaced = number.replace(/(\d{4})(?=\d)/g, '$1 ');
+    const right = await runNetcli(
+      socketPath,
+      ['login', spaced, '--password'],
+      fakeIo({ secrets: ['a long passphrase'] }),
+    );
+    expect(right.code).toBe(0);
+    expect(right.stdout).toMatch(/^Signed in to account \d{4} \d{4} \d{4} \d{4}; this device/);
+  });
+
+  it('logout signs the device out', async () => {
+    await setUp();
+    const r = await ok('logout');
+    expect(r.stdout).toBe('Signed out; this device was removed from the account.\n');
+    expect(await json('logout')).toEqual({ signed_in: false });
+    expect(engine.session).toBeNull();
+  });
+
+  it('devices lists, renames and revokes', async () => {
+    const session = await setUp();
+    const other = await engine.login({
+      account_number: session.account_number,
+      device_name: 'phone',
+    });
+    engine.session = {
+      account: engine.accounts.get(session.account_number)!,
+      deviceId: session.device.id,
+    };
+    const list = await ok('devices');
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+KIND$/);
+    expect(list.stdout).toMatch(
+      new RegExp(`${session.device.id}\\s+fake-host\\s+laptop\\s+\\(this device\\)`),
+    );
+    expect(list.stdout).toMatch(new RegExp(`${other.device.id}\\s+phone\\s+laptop\\n`));
+    expect((await json('devices', 'list')).devices).toHaveLength(2);
+
+    const renamed = await ok('devices', 'rename', other.device.id, 'old phone');
+    expect(renamed.stdout).toBe(`Device ${other.device.id} is now called old phone.\n`);
+    const revoked = await json('devices', 'revoke', other.device.id);
+    expect(revoked).toEqual({ revoked: other.device.id, signed_in: true });
+    const self = await ok('devices', 'revoke', session.device.id);
+    expect(self.stdout).toMatch(/this one\) was removed from the account; it is signed out/);
+  });
+
+  it('connect prints the node, protocol, cipher, latency and exit IP before -> after', async () => {
+    await setUp();
+    const r = await ok('connect', '--region', 'asia-east', '--mode', 'secure');
+    expect(r.stdout).toBe(
+      [
+        'Connected to asia-east (node hk-1) over WireGuard, ChaCha20-Poly1305',
+        'Latency 12ms',
+        'Exit IP 198.18.5.10 -> 198.19.5.20',
+        '',
+      ].join('\n'),
+    );
+    expect(r.stderr).toBe('');
+    engine.notify({ code: 'obfuscation-on', message: 'UDP is blocked: the tunnel runs over TCP' });
+    const verbose = await ok(
+      'connect',
+      '--protocol',
+      'ferry',
+      '--encryption',
+      'aes-256-gcm',
+      '--verbose',
+    );
+    expect(verbose.stdout).toMatch(/^Connected to global \(node zrh-1\) over Ferry, AES-256-GCM\n/);
+    expect(verbose.stdout).toMatch(
+      /\nRouting: lowest-latency\n {2}- zrh-1 has the lowest latency in global\n/,
+    );
+    expect(verbose.stdout).toMatch(/\nNote: UDP is blocked: the tunnel runs over TCP\n/);
+    const answer = LocalConnectResponse.parse(await json('connect', '--usage', 'streaming'));
+    expect(answer).toMatchObject({
+      status: 'connected',
+      mode: 'stream',
+      exit_ip: { after: '198.19.5.20' },
+    });
+  });
+
+  it('disconnect and status say where the connection is', async () => {
+    await setUp();
+    expect((await ok('status')).stdout).toBe('Disconnected\n');
+    await ok('connect');
+    const status = await ok('status');
+    expect(status.stdout).toBe(
+      'Connected to global (node zrh-1) over WireGuard, ChaCha20-Poly1305\nLatency 12ms · secure mode · interface ferry0\n',
+    );
+    expect(LocalStatus.parse(await json('status'))).toMatchObject({
+      status: 'connected',
+      latency: '12ms',
+    });
+    expect((await ok('disconnect')).stdout).toBe('Disconnected\n');
+    expect(await json('disconnect')).toMatchObject({ status: 'disconnected' });
+  });
+
+  it('status says how to set up an engine that is not', async () => {
+    expect((await ok('status')).stdout).toBe(
+      'Disconnected\nNot set up: netcli init --endpoint <url>\n',
+    );
+    await ok('init', '--endpoint', 'https://ferry.example');
+    expect((await ok('status')).stdout).toMatch(/Not signed in: netcli account create/);
+  });
+
+  it('status --watch follows the changes until Ctrl-C', async () => {
+    await setUp();
+    const io = fakeIo();
+    const watching = runNetcli(socketPath, ['status', '--watch'], io);
+    const lines = () => io.stdout.text.split('\n').filter(Boolean);
+    await until(() => lines().length === 1);
+    await ok('connect', '--region', 'asia-east');
+    await until(() => lines().length === 3);
+    io.interrupt();
+    const r = await watching;
+    expect(r.code).toBe(0);
+    expect(lines().map((l) => l.replace(/^\d\d:\d\d:\d\d /, ''))).toEqual([
+      'Disconnected',
+      'Connecting to asia-east',
+      'Connected to asia-east (node hk-1) over WireGuard, ChaCha20-Poly1305 · 12ms',
+    ]);
+    await until(() => engine.listenerCount === 0);
+
+    const jsonIo = fakeIo();
+    const jsonWatch = runNetcli(socketPath, ['status', '--watch', '--json'], jsonIo);
+    await until(() => jsonIo.stdout.text.includes('\n'));
+    jsonIo.interrupt();
+    expect((await jsonWatch).code).toBe(0);
+    const first = JSON.parse(jsonIo.stdout.text.split('\n')[0]!);
+    expect(first).toMatchObject({ event: 'status', data: { status: 'connected' } });
+  });
+
+  it('status --watch ends with exit 3 when the engine goes away', async () => {
+    const io = fakeIo();
+    const watching = runNetcli(socketPath, ['status', '--watch'], io);
+    await until(() => io.stdout.text.length > 0);
+    await server.close();
+    const r = await watching;
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/the engine ended the stream/);
+    server = await startLocalApiServer({ engine, socketPath, group: null });
+  });
+
+  it('config lists, gets and sets, saying what a live tunnel did', async () => {
+    await setUp();
+    const list = await ok('config');
+    expect(list.stdout.split('\n').slice(0, 3)).toEqual([
+      'KEY           VALUE',
+      'service       https://ferry.example',
+      'mode          secure',
+    ]);
+    expect(await json('config', 'list')).toMatchObject({
+      protocol: 'wireguard',
+      kill_switch: true,
+    });
+    expect((await ok('config', 'get', 'kill-switch')).stdout).toBe('true\n');
+    expect(await json('config', 'get', 'Protocol')).toEqual({ protocol: 'wireguard' });
+
+    const saved = await ok('config', 'set', 'dns', '9.9.9.9');
+    expect(saved.stdout).toBe(
+      'dns: auto -> 9.9.9.9\nSaved; it takes effect at the next connect.\n',
+    );
+    await ok('connect');
+    const live = await ok('config', 'set', 'protocol', 'ferry');
+    expect(live.stdout).toBe(
+      'protocol: wireguard -> ferry\nThe tunnel reconnected with the new settings.\n',
+    );
+    expect(await json('config', 'set', 'kill_switch', 'off')).toMatchObject({
+      changed: ['kill_switch'],
+      effect: 'applied',
+    });
+    expect((await ok('config', 'set', 'protocol', 'ferry')).stdout).toBe('Nothing changed.\n');
+  });
+
+  it('region lists regions and rules, adds and removes rules', async () => {
+    await setUp();
+    const added = await ok(
+      'region',
+      'add',
+      '--area',
+      'asia',
+      '--strategy',
+      'least-load',
+      '--name',
+      'near',
+    );
+    expect(added.stdout).toBe(
+      'Region rule near: least-load in asia.\nUse it wherever a region goes: netcli connect --region near\n',
+    );
+    expect(await json('region', 'add', '--area', 'global')).toEqual({
+      name: 'global',
+      area: 'global',
+      strategy: 'lowest-latency',
+    });
+    const list = await ok('region', 'list');
+    expect(list.stdout).toMatch(/^REGION\s+NAME\s+AREA\s+LOAD\s+LATENCY\s+PLAN\n/);
+    expect(list.stdout).toMatch(/\nasia-east\s+Asia East\s+asia\s+20%\s+12ms\s+yes\n/);
+    expect(list.stdout).toMatch(/\neurope-west\s+Europe West\s+europe\s+10%\s+-\s+no\n/);
+    expect(list.stdout).toMatch(
+      /\nRULE\s+AREA\s+STRATEGY\nnear\s+asia\s+least-load\nglobal\s+global\s+lowest-latency\n$/,
+    );
+    expect((await json('region')).rules).toHaveLength(2);
+    expect((await ok('connect', '--region', 'near')).stdout).toMatch(/^Connected to asia-east/);
+    expect((await ok('region', 'remove', 'near')).stdout).toBe('Region rule near removed.\n');
+    expect(await json('region', 'remove', 'global')).toEqual({ removed: 'global' });
+    expect(engine.rules).toEqual([]);
+  });
+
+  it('latency-check prints a table sorted by latency with the method', async () => {
+    await setUp();
+    const r = await ok('latency-check', '--all', '--count', '3');
+    expect(r.stdout.split('\n')).toEqual([
+      'NODE   REGION     AVG   JITTER  LOSS  SAMPLES',
+      'hk-1   asia-east  13ms  1.3ms   20%   3',
+      'zrh-1  global     48ms  4.8ms   0%    3',
+      'Method: authenticated UDP probe; took 0.8 s.',
+      '',
+    ]);
+    const j = await json('latency-check', '--all');
+    expect(j.results.map((x: { samples: number }) => x.samples)).toEqual([5, 5]);
+  });
+});
+
+async function until(check: () => boolean, ms = 3_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,52 @@
+// netcli connect / disconnect: one-click connect with the spec's choices, answered once the
+// tunnel carries traffic; Ctrl-C while connecting cancels the attempt in the engine.
+import type { Command } from 'commander';
+import { formatConnect, formatStatus } from '../format/connection.js';
+import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+/** A connect waits for a handshake and a first round trip; the engine has its own limits. */
+const CONNECT_TIMEOUT_MS = 120_000;
+
+interface ConnectOptions extends CommonOptions {
+  region?: string;
+  mode?: string;
+  protocol?: string;
+  encryption?: string;
+  usage?: string;
+  verbose?: boolean;
+}
+
+export function registerConnection(program: Command, rt: Runtime): void {
+  withCommon(program.command('connect'))
+    .description('connect; returns once traffic flows, with the node, latency and exit IP')
+    .option('--region <region>', 'auto, a region id, or a region rule’s name')
+    .option('--mode <mode>', 'secure or stream')
+    .option('--protocol <protocol>', 'wireguard or ferry')
+    .option('--encryption <cipher>', 'AES-256-GCM or ChaCha20-Poly1305')
+    .option('--usage <usage>', 'remote-work, streaming or general')
+    .option('--verbose', 'also say why this node was chosen, and the notices')
+    .action(async (opts: ConnectOptions) => {
+      const client = await rt.client(opts);
+      const body = {
+        ...(opts.region ? { region: opts.region } : {}),
+        ...(opts.mode ? { mode: opts.mode } : {}),
+        ...(opts.protocol ? { protocol: opts.protocol } : {}),
+        ...(opts.encryption ? { encryption: opts.encryption } : {}),
+        ...(opts.usage ? { usage: opts.usage } : {}),
+      };
+      const answer = await rt.progress(
+        opts,
+        'Connecting',
+        client.connect({ body, signal: rt.io.interrupts(), timeoutMs: CONNECT_TIMEOUT_MS }),
+      );
+      rt.print(opts, answer, () => formatConnect(answer, opts.verbose === true));
+    });
+
+  withCommon(program.command('disconnect'))
+    .description('disconnect and remove what the connection made')
+    .action(async (opts: CommonOptions) => {
+      const client = await rt.client(opts);
+      const status = await rt.progress(opts, 'Disconnecting', client.disconnect());
+      rt.print(opts, status, () => formatStatus(status));
+    });
+}

@@ -1,0 +1,69 @@
+// netcli daemon: the engine host. Builds the engine (engine/engine.ts createEngine), serves the
+// local API on the socket until SIGTERM or Ctrl-C, then disconnects cleanly and goes.
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { startLocalApiServer } from '../../engine/host/local-api-server.js';
+import { DEFAULT_STATE_DIR } from '../../engine/state-dir.js';
+import { CliError } from '../errors.js';
+import type { CreateEngine } from '../io.js';
+import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+interface DaemonOptions extends CommonOptions {
+  stateDir: string;
+  geoipFile?: string;
+}
+
+/** What netcli expects engine/engine.ts to export (checked by the compiler once it does). */
+interface EngineModule {
+  createEngine?: CreateEngine;
+  [name: string]: unknown;
+}
+
+async function loadCreateEngine(): Promise<CreateEngine> {
+  const mod: EngineModule = await import('../../engine/engine.js');
+  if (typeof mod.createEngine !== 'function') {
+    throw new CliError(
+      'this build of netcli has no engine (engine/engine.js exports no createEngine)',
+    );
+  }
+  return mod.createEngine;
+}
+
+export function registerDaemon(program: Command, rt: Runtime): void {
+  withCommon(program.command('daemon'))
+    .description('run the engine host in the foreground until SIGTERM (needs root)')
+    .option('--state-dir <dir>', 'configuration, keys and sign-in', DEFAULT_STATE_DIR)
+    .option(
+      '--geoip-file <file>',
+      'lines `cidr,country` that take precedence over the shipped data',
+    )
+    .action(async (opts: DaemonOptions) => {
+      const socket = rt.socketFor(opts);
+      // JSON lines on stderr; never an address, a token or an account number.
+      const log = pino(
+        { base: { component: 'netcli-daemon' }, level: rt.io.env.FERRY_LOG_LEVEL ?? 'info' },
+        { write: (line: string) => rt.io.stderr.write(line) },
+      );
+      // From the start: a SIGTERM while the engine starts still ends in a clean shutdown.
+      const stop = rt.io.interrupts();
+      const createEngine = rt.io.createEngine ?? (await loadCreateEngine());
+      const engine = await createEngine({ stateDir: opts.stateDir, geoipFile: opts.geoipFile });
+      let server;
+      try {
+        server = await startLocalApiServer({ engine, socketPath: socket.path, log });
+      } catch (e) {
+        await engine.shutdown();
+        throw e;
+      }
+      log.info({ socket: socket.path, group: server.group }, 'engine host listening');
+      if (!stop.aborted)
+        await new Promise((r) => stop.addEventListener('abort', r, { once: true }));
+      log.info('shutting down');
+      try {
+        await engine.shutdown();
+      } finally {
+        await server.close();
+      }
+      log.info('stopped');
+    });
+}

@@ -1,0 +1,183 @@
+// netcli's failures: `netcli: <detail>` and `hint:` lines on stderr, nothing on stdout, and the
+// exit codes (1 refused, 2 usage, 3 no engine).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../contracts/index.js';
+import { FakeEngine } from '../engine/engine.fake.js';
+import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
+import { describeFailure } from './errors.js';
+import { runNetcli } from './io.fake.js';
+
+describe('netcli failures', () => {
+  let dir: string;
+  let socketPath: string;
+  let engine: FakeEngine;
+  let server: LocalApiServer | undefined;
+  const netcli = (...args: string[]) => runNetcli(socketPath, args);
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-'));
+    socketPath = path.join(dir, 'engine.sock');
+    engine = new FakeEngine();
+    server = await startLocalApiServer({ engine, socketPath, group: null });
+  });
+  afterEach(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says how to start an engine that does not answer, with exit 3', async () => {
+    await server!.close();
+    server = undefined;
+    for (const args of [['status'], ['connect', '--json']]) {
+      const r = await netcli(...args);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `netcli: no engine answers on ${socketPath}\nhint: is the engine running? start it with: sudo netcli daemon\n`,
+      );
+    }
+  });
+
+  it('takes the socket from FERRY_SOCKET when --socket is not given', async () => {
+    const { fakeIo } = await import('./io.fake.js');
+    const { main } = await import('./main.js');
+    const io = fakeIo({ env: { FERRY_SOCKET: socketPath } });
+    expect(await main(['status', '--json'], io)).toBe(0);
+    expect(JSON.parse(io.stdout.text)).toMatchObject({ status: 'disconnected' });
+    const elsewhere = fakeIo({ env: { FERRY_SOCKET: path.join(dir, 'none.sock') } });
+    expect(await main(['status'], elsewhere)).toBe(3);
+    expect(elsewhere.stderr.text).toContain(path.join(dir, 'none.sock'));
+  });
+
+  it('says what to set up before connecting', async () => {
+    const notSetUp = await netcli('connect');
+    expect(notSetUp.code).toBe(1);
+    expect(notSetUp.stderr).toBe(
+      'netcli: no control plane is configured\nhint: netcli init --endpoint <url> [--protocol wireguard|ferry]\n',
+    );
+    await netcli('init', '--endpoint', 'https://ferry.example');
+    const notSignedIn = await netcli('connect');
+    expect(notSignedIn.code).toBe(1);
+    expect(notSignedIn.stderr).toBe(
+      'netcli: this device is not signed in\nhint: netcli account create or netcli login <number>\n',
+    );
+  });
+
+  it('lists the allowed values of each refused field', async () => {
+    await netcli('init', '--endpoint', 'https://ferry.example');
+    await netcli('account', 'create');
+    const r = await netcli('connect', '--protocol', 'openvpn', '--encryption', 'rot13');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^netcli: invalid body: (encryption, protocol|protocol, encryption)\n/,
+    );
+    expect(r.stderr).toContain('hint: protocol: one of wireguard, ferry\n');
+    expect(r.stderr).toContain('hint: encryption: one of AES-256-GCM, ChaCha20-Poly1305\n');
+    const setting = await netcli('config', 'set', 'obfuscation', 'sometimes');
+    expect(setting.code).toBe(1);
+    expect(setting.stderr).toContain('hint: obfuscation: one of auto, on, off\n');
+    const key = await netcli('config', 'get', 'colour');
+    expect(key.code).toBe(1);
+    expect(key.stderr).toMatch(
+      /^netcli: unknown setting "colour"\nhint: the settings are service, mode, /,
+    );
+  });
+
+  it('passes on the control plane’s refusals with their hints', async () => {
+    await netcli('init', '--endpoint', 'https://ferry.example');
+    const created = JSON.parse((await netcli('account', 'create', '--json')).stdout);
+    for (let i = 1; i < 5; i++) await engine.login({ account_number: created.account_number });
+    const full = await netcli('login', created.account_number);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/^netcli: the plan allows 5 devices\n/);
+    expect(full.stderr).toMatch(/hint: revoke a device .*netcli devices revoke <id>\n/);
+    expect(full.stderr).toMatch(/hint: the account's devices: dev\d+ \(fake-host\), /);
+
+    const missing = await netcli('region', 'remove', 'nope');
+    expect(missing.stderr).toBe(
+      'netcli: there is no region rule named nope\nhint: netcli region list shows the rules\n',
+    );
+    const notInPlan = await netcli('connect', '--region', 'europe-west');
+    expect(notInPlan.stderr).toMatch(/hint: netcli region list shows the regions your plan allows/);
+
+    engine.listRegions = async () => {
+      throw new ApiError({
+        code: 'unreachable',
+        detail: 'no answer from the server',
+        route: 'GET /regions',
+      });
+    };
+    const away = await netcli('region');
+    expect(away.code).toBe(1);
+    expect(away.stderr).toBe(
+      'netcli: the control plane did not answer (no answer from the server)\nhint: check the service URL (netcli config get service) and the network\n',
+    );
+  });
+
+  it('leaves usage errors to commander, with exit 2', async () => {
+    for (const args of [
+      ['bogus'],
+      ['status', '--nope'],
+      ['devices', 'rename', 'dev1'],
+      ['latency-check', '--count', 'lots'],
+      ['init', '--protocol', 'wireguard'],
+      ['region', 'add', '--strategy', 'least-load'],
+    ]) {
+      const r = await netcli(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/^netcli: .*\n(?:.*\n)?\(add --help for usage\)\n$/);
+    }
+    const help = await netcli('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: netcli \[options\] \[command\]/);
+    for (const command of [
+      'daemon',
+      'init',
+      'account',
+      'login',
+      'logout',
+      'devices',
+      'connect',
+      'disconnect',
+      'status',
+      'config',
+      'region',
+      'latency-check',
+    ])
+      expect(help.stdout).toMatch(new RegExp(`\\n  ${command}\\b`));
+  });
+
+  it('cancels a connect on Ctrl-C, and the engine stops connecting', async () => {
+    const { fakeIo } = await import('./io.fake.js');
+    await netcli('init', '--endpoint', 'https://ferry.example');
+    await netcli('account', 'create');
+    const held = engine.holdConnect();
+    const io = fakeIo();
+    const connecting = runNetcli(socketPath, ['connect'], io);
+    await held.started;
+    io.interrupt();
+    const r = await connecting;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('netcli: cancelled\n');
+    await expect.poll(() => engine.abortedConnects).toBe(1);
+  });
+
+  it('names a socket it may not use', () => {
+    const denied = new ApiError({
+      code: 'unreachable',
+      detail: 'no answer from the server (EACCES)',
+      route: 'GET /status',
+    });
+    expect(describeFailure(denied, '/run/ferry/engine.sock')).toEqual({
+      message: 'permission denied on /run/ferry/engine.sock',
+      hints: [
+        'run as root, or join the group ferry: sudo usermod -aG ferry $USER (then log in again)',
+      ],
+      exitCode: 3,
+    });
+  });
+});

@@ -1,0 +1,100 @@
+// netcli's human output as pure functions: the cases the command tests do not reach.
+import { describe, expect, it } from 'vitest';
+import { CLIENT_CONFIG_DEFAULTS, idleStatus, type LocalStatus } from '../contracts/index.js';
+import { accountNumberText, bytesText } from './format/account.js';
+import { formatStatus, formatWatchLine, statusHeadline } from './format/connection.js';
+import { formatConfigChange } from './format/settings.js';
+import { formatLatency, sortByLatency } from './format/regions.js';
+
+const connected: LocalStatus = {
+  ...idleStatus(true, true),
+  status: 'connected',
+  latency: '8.5ms',
+  region: 'global',
+  node: { id: 'zrh-1', region: 'global', endpoint: 'zrh-1.example:443' },
+  protocol: 'ferry',
+  cipher: 'AES-256-GCM',
+  mode: 'stream',
+  transport: 'tcp',
+  interface: 'ferry3',
+};
+
+describe('netcli output', () => {
+  it('says the transport when the tunnel runs over TCP', () => {
+    expect(statusHeadline(connected)).toBe(
+      'Connected to global (node zrh-1) over Ferry (TCP), AES-256-GCM',
+    );
+    expect(formatStatus(connected)[1]).toBe('Latency 8.5ms · stream mode · interface ferry3');
+  });
+
+  it('says why an engine is in error, and that traffic stays blocked', () => {
+    const error: LocalStatus = {
+      ...idleStatus(true, true),
+      status: 'error',
+      error: { code: 'node-unreachable', message: 'the node did not answer' },
+    };
+    expect(formatStatus(error)).toEqual([
+      'Error: the node did not answer',
+      'Traffic stays blocked while the kill switch is on.',
+    ]);
+    const failed = { ...error, status: 'disconnected' as const };
+    expect(formatStatus(failed)).toEqual(['Disconnected', 'Last attempt: the node did not answer']);
+  });
+
+  it('stamps watch lines with the local time', () => {
+    const at = new Date(2026, 4, 1, 9, 5, 7);
+    expect(formatWatchLine({ event: 'status', data: connected }, at)).toBe(
+      '09:05:07 Connected to global (node zrh-1) over Ferry (TCP), AES-256-GCM · 8.5ms',
+    );
+    expect(
+      formatWatchLine({ event: 'notice', data: { code: 'x', message: 'keys rotated' } }, at),
+    ).toBe('09:05:07 Note: keys rotated');
+  });
+
+  it('groups account numbers and counts bytes in binary units', () => {
+    expect(accountNumberText('1234567890123456')).toBe('1234 5678 9012 3456');
+    expect(bytesText(0)).toBe('0 B');
+    expect(bytesText(1536)).toBe('1.5 KB');
+    expect(bytesText(10 * 1024 ** 3)).toBe('10 GB');
+    expect(bytesText(200 * 1024 ** 2)).toBe('200 MB');
+  });
+
+  it('shows a forgotten service as none', () => {
+    const before = { ...CLIENT_CONFIG_DEFAULTS, service: 'https://ferry.example' };
+    expect(
+      formatConfigChange(before, {
+        config: { ...before, service: null },
+        changed: ['service'],
+        effect: 'saved',
+      }),
+    ).toEqual([
+      'service: https://ferry.example -> none',
+      'Saved; it takes effect at the next connect.',
+    ]);
+  });
+
+  it('sorts nodes that never answered last, and names each method when they differ', () => {
+    const node = (id: string, avg: number | null, loss: number, method = 'UDP probe') => ({
+      node_id: id,
+      region: 'global',
+      method,
+      samples: 5,
+      avg_ms: avg,
+      jitter_ms: avg === null ? null : 1,
+      loss,
+    });
+    const results = [
+      node('dead', null, 1),
+      node('slow', 80, 0),
+      node('fast', 9.44, 0, 'keepalive RTT'),
+    ];
+    expect(sortByLatency(results).map((r) => r.node_id)).toEqual(['fast', 'slow', 'dead']);
+    expect(formatLatency({ results, duration_ms: 1500 })).toEqual([
+      'NODE  REGION  AVG    JITTER  LOSS  SAMPLES  METHOD',
+      'fast  global  9.4ms  1.0ms   0%    5        keepalive RTT',
+      'slow  global  80ms   1.0ms   0%    5        UDP probe',
+      'dead  global  -      -       100%  5        UDP probe',
+      'Took 1.5 s.',
+    ]);
+  });
+});

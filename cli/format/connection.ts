@@ -1,0 +1,94 @@
+// netcli's words for the connection: status, the connect answer, and the event stream's lines.
+import type { LocalConnectResponse, LocalStatus, Notice } from '../../contracts/index.js';
+
+const PROTOCOL_NAMES: Readonly<Record<string, string>> = { wireguard: 'WireGuard', ferry: 'Ferry' };
+
+export function protocolName(protocol: string): string {
+  return PROTOCOL_NAMES[protocol] ?? protocol;
+}
+
+const STATE_WORDS: Readonly<Record<LocalStatus['status'], string>> = {
+  disconnected: 'Disconnected',
+  connecting: 'Connecting',
+  connected: 'Connected',
+  reconnecting: 'Reconnecting',
+  disconnecting: 'Disconnecting',
+  error: 'Error',
+};
+
+/** "asia-east (node hk-1) over WireGuard, ChaCha20-Poly1305": where the tunnel goes and how. */
+function link(s: LocalStatus): string {
+  const where = s.region ?? s.node?.region ?? 'a node';
+  const node = s.node ? ` (node ${s.node.id})` : '';
+  const over = s.protocol
+    ? ` over ${protocolName(s.protocol)}${s.transport === 'tcp' ? ' (TCP)' : ''}`
+    : '';
+  const cipher = s.cipher ? `, ${s.cipher}` : '';
+  return `${where}${node}${over}${cipher}`;
+}
+
+/** The first line of a status: the state, and where to when there is a where. */
+export function statusHeadline(s: LocalStatus): string {
+  switch (s.status) {
+    case 'connected':
+      return `Connected to ${link(s)}`;
+    case 'connecting':
+    case 'reconnecting':
+      return s.region ? `${STATE_WORDS[s.status]} to ${s.region}` : STATE_WORDS[s.status];
+    case 'error':
+      return `Error: ${s.error?.message ?? 'the connection failed'}`;
+    default:
+      return STATE_WORDS[s.status];
+  }
+}
+
+export function formatStatus(s: LocalStatus): string[] {
+  const lines = [statusHeadline(s)];
+  if (s.status === 'connected' || s.status === 'reconnecting') {
+    const details = [
+      s.latency ? `Latency ${s.latency}` : 'Latency not measured yet',
+      s.mode ? `${s.mode} mode` : undefined,
+      s.interface ? `interface ${s.interface}` : undefined,
+    ].filter(Boolean);
+    lines.push(details.join(' · '));
+  }
+  if (s.status === 'error') lines.push('Traffic stays blocked while the kill switch is on.');
+  else if (s.status === 'disconnected' && s.error) lines.push(`Last attempt: ${s.error.message}`);
+  if (!s.service_configured) lines.push('Not set up: netcli init --endpoint <url>');
+  else if (!s.signed_in)
+    lines.push('Not signed in: netcli account create, or netcli login <number>');
+  for (const n of s.notices) lines.push(formatNotice(n));
+  return lines;
+}
+
+export function formatNotice(n: Notice): string {
+  return `Note: ${n.message}`;
+}
+
+export function formatConnect(answer: LocalConnectResponse, verbose: boolean): string[] {
+  const lines = [statusHeadline(answer)];
+  lines.push(answer.latency ? `Latency ${answer.latency}` : 'Latency not measured yet');
+  const before = answer.exit_ip.before ?? 'not measured';
+  const after = answer.exit_ip.after ?? 'not measured';
+  lines.push(`Exit IP ${before} -> ${after}`);
+  if (verbose) {
+    lines.push(`Routing: ${answer.routing.strategy}`);
+    for (const reason of answer.routing.reasons) lines.push(`  - ${reason}`);
+    if (answer.mode) lines.push(`Mode: ${answer.mode}`);
+    if (answer.transport) lines.push(`Transport: ${answer.transport.toUpperCase()}`);
+    for (const n of answer.notices) lines.push(formatNotice(n));
+  }
+  return lines;
+}
+
+/** One line per event of `status --watch`, stamped with the local time. */
+export function formatWatchLine(
+  event: { event: 'status'; data: LocalStatus } | { event: 'notice'; data: Notice },
+  at: Date,
+): string {
+  const time = at.toTimeString().slice(0, 8);
+  if (event.event === 'notice') return `${time} ${formatNotice(event.data)}`;
+  const s = event.data;
+  const latency = s.status === 'connected' && s.latency ? ` · ${s.latency}` : '';
+  return `${time} ${statusHeadline(s)}${latency}`;
+}

@@ -1,0 +1,34 @@
+// netcli's words for the client configuration: the list, one value, and what a change did.
+import type { ClientConfig, ConfigChangeResult, ConfigKey } from '../../contracts/index.js';
+import { CONFIG_KEYS } from '../../contracts/index.js';
+import { table } from './table.js';
+
+/** A value as `config set` takes it back: null is `none`, booleans true/false. */
+export function configValueText(value: ClientConfig[ConfigKey]): string {
+  return value === null ? 'none' : String(value);
+}
+
+export function formatConfig(config: ClientConfig): string[] {
+  return table(
+    ['KEY', 'VALUE'],
+    CONFIG_KEYS.map((k) => [k, configValueText(config[k])]),
+  );
+}
+
+const EFFECT_WORDS: Readonly<Record<ConfigChangeResult['effect'], string>> = {
+  reconnected: 'the tunnel reconnected with the new settings',
+  applied: 'applied to the live tunnel',
+  saved: 'saved; it takes effect at the next connect',
+};
+
+/** "protocol: wireguard -> ferry" per changed key, then what the live tunnel did. */
+export function formatConfigChange(before: ClientConfig, result: ConfigChangeResult): string[] {
+  if (result.changed.length === 0) return ['Nothing changed.'];
+  const lines = result.changed.map(
+    (k) => `${k}: ${configValueText(before[k])} -> ${configValueText(result.config[k])}`,
+  );
+  lines.push(
+    `${EFFECT_WORDS[result.effect][0]!.toUpperCase()}${EFFECT_WORDS[result.effect].slice(1)}.`,
+  );
+  return lines;
+}

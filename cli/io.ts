@@ -1,0 +1,36 @@
+// What netcli needs of its process, injected so that tests run it in process: output streams,
+// the environment, who runs it, interrupts, secrets, and starting the engine in the background.
+import type { EngineApi } from '../engine/engine-api.js';
+
+export interface Output {
+  write(text: string): void;
+  /** A terminal: spinners and prompts only there. */
+  readonly isTTY: boolean;
+}
+
+/** What `netcli daemon` hands the engine's factory (engine/engine.ts `createEngine`). */
+export interface EngineFactoryOptions {
+  stateDir: string;
+  /** Lines `cidr,country` that take precedence over the shipped IP-to-country data. */
+  geoipFile?: string | undefined;
+}
+export type CreateEngine = (options: EngineFactoryOptions) => Promise<EngineApi> | EngineApi;
+
+export interface CliIo {
+  stdout: Output;
+  stderr: Output;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Run as root: netcli may start the engine itself. */
+  isRoot: boolean;
+  /**
+   * Aborts on Ctrl-C or SIGTERM from the moment it is asked for (commands that do not ask keep
+   * the default: the process ends).
+   */
+  interrupts(): AbortSignal;
+  /** Reads a password without echoing it (a prompt on a terminal, else a line of stdin). */
+  readSecret(prompt: string): Promise<string>;
+  /** Starts `netcli daemon` detached on this socket, its output to a log file. */
+  startDaemon(socketPath: string): Promise<void>;
+  /** The engine factory for `netcli daemon` (default: engine/engine.ts's createEngine). */
+  createEngine?: CreateEngine | undefined;
+}

@@ -1,0 +1,60 @@
+// netcli: the command-line face of the Ferry engine. Every command is a call to the engine
+// host's local API (or, for `daemon`, the host itself); this builds the commands and turns
+// failures into `netcli: <detail>` / `hint:` lines and exit codes.
+import { Command, CommanderError } from 'commander';
+import { registerAccount } from './commands/account.js';
+import { registerConfig } from './commands/config.js';
+import { registerConnection } from './commands/connection.js';
+import { registerDaemon } from './commands/daemon.js';
+import { registerDevices } from './commands/devices.js';
+import { registerInit } from './commands/init.js';
+import { registerLatency } from './commands/latency.js';
+import { registerRegion } from './commands/region.js';
+import { registerStatus } from './commands/status.js';
+import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
+import type { CliIo } from './io.js';
+import { processIo } from './process-io.js';
+import { Runtime } from './runtime.js';
+
+export function buildProgram(rt: Runtime): Command {
+  const program = new Command('netcli')
+    .description('Ferry VPN: connect, and manage the account, regions and settings')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({
+      writeOut: (s) => rt.io.stdout.write(s),
+      writeErr: (s) => rt.io.stderr.write(s),
+      // The same first word as every other failure of netcli.
+      outputError: (s, write) => write(s.replace(/^error: /, 'netcli: ')),
+    });
+  registerDaemon(program, rt);
+  registerInit(program, rt);
+  registerAccount(program, rt);
+  registerDevices(program, rt);
+  registerConnection(program, rt);
+  registerStatus(program, rt);
+  registerConfig(program, rt);
+  registerRegion(program, rt);
+  registerLatency(program, rt);
+  return program;
+}
+
+/** Runs netcli with `argv` (without node and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const rt = new Runtime(io);
+  try {
+    await buildProgram(rt).parseAsync([...argv], { from: 'user' });
+    return rt.exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version'
+        ? EXIT_OK
+        : EXIT_USAGE;
+    }
+    const failure = describeFailure(e, rt.socket.path);
+    io.stderr.write(failureText(failure));
+    return failure.exitCode;
+  } finally {
+    await rt.close();
+  }
+}

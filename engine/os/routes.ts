@@ -188,6 +188,9 @@ export class LinuxRoutes implements Routes {
       'table',
       checkTable(table),
     ]);
+    // The kernel forgets a table with its last route, and `ip route show table N` then fails:
+    // a table that does not exist holds no routes.
+    if (out.exitCode !== 0 && /table does not exist/i.test(out.stderr)) return [];
     checkOutput(out, 'ip', 'list routes');
     return (JSON.parse(out.stdout) as IpRoute[]).map((r) => toRoute(r, family, table));
   }

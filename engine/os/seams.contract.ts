@@ -131,6 +131,9 @@ export function routesContract(links: () => Links, routes: () => Routes): void {
     expect(await routes().list(table, 6)).toEqual([]);
     for (const r of left) await routes().delete(r);
     expect(await routes().list(table, 4)).toEqual([]);
+    // A table that never held a route (or lost its last one) is an empty one.
+    expect(await routes().list(table + 1, 4)).toEqual([]);
+    expect(await routes().list(table + 1, 6)).toEqual([]);
   });
 
   it('needs the device of a route to exist and be up, and drops its routes when it goes down', async () => {

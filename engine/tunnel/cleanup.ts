@@ -2,7 +2,6 @@
 // tunnel's routes and rules, dead UAPI sockets), so that a crash never blocks the next start.
 // What counts as ours is decided by pure selectors over what the OS shows; tunnels this manager
 // holds are never touched.
-import { FerryError } from '../errors.js';
 import type { LinkInfo, Links, PolicyRule, Route, Routes } from '../os/effects.js';
 import { FERRY_ROUTE_TABLE, isTunnelInterfaceName } from './names.js';
 import { isOurRule } from './routing.js';
@@ -78,11 +77,7 @@ export async function removeLeftovers(deps: CleanupDeps, held: HeldTunnels): Pro
   });
   for (const family of [4, 6] as const) {
     await attempt(async () => {
-      const inTable = await routes.list(FERRY_ROUTE_TABLE, family).catch((e: unknown) => {
-        // The kernel forgets a table with its last route: `ip route show table N` then fails.
-        if (e instanceof FerryError && /table does not exist/i.test(e.message)) return [];
-        throw e;
-      });
+      const inTable = await routes.list(FERRY_ROUTE_TABLE, family);
       for (const r of leftoverTableRoutes(inTable, held))
         await attempt(() => routes.delete({ ...r, table: FERRY_ROUTE_TABLE }));
     });

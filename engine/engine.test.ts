@@ -27,10 +27,12 @@ afterAll(async () => h?.close());
 let dir: string;
 let tunnels: FakeTunnelManager;
 let engine: Engine;
+let resets = 0;
 const newEngine = () =>
   new Engine({
     stateDir: dir,
     fetch: injectFetch(h.plane.app),
+    resetConnections: () => (resets += 1),
     tunnels,
     ferryKeys: new FakeDataPlane(),
     deviceName: () => 'test laptop',
@@ -39,6 +41,7 @@ const newEngine = () =>
 beforeEach(async () => {
   dir = path.join(mkdtempSync(path.join(tmpdir(), 'ferry-engine-')), 'state');
   tunnels = new FakeTunnelManager();
+  resets = 0;
   engine = newEngine();
   await engine.start();
 });
@@ -229,7 +232,10 @@ describe('the engine', () => {
   it('disconnects, removing the tunnel and ending the session', async () => {
     await signedIn();
     await engine.connect({});
+    // Pooled connections from before the tunnel go when it comes and when it goes.
+    expect(resets).toBe(1);
     const status = await engine.disconnect();
+    expect(resets).toBe(2);
     expect(status).toMatchObject({ status: 'disconnected', node: null, latency: null });
     expect(tunnels.open()).toEqual([]);
     const token = await engine.sessions.token();

@@ -42,6 +42,8 @@ export interface EngineDeps {
   stateDir: string;
   /** The control plane's transport (global fetch in a host; a fake or app.inject in tests). */
   fetch: FetchLike;
+  /** Drops the transport's pooled connections: called whenever a tunnel came or went. */
+  resetConnections?: () => void;
   tunnels: TunnelManager;
   /** Key generation for the Ferry keys (the native data plane, or its fake). */
   ferryKeys: FerryKeys;
@@ -320,6 +322,7 @@ export class Engine implements EngineApi {
         },
         signal,
       );
+      this.deps.resetConnections?.();
       throwIfAborted(signal);
       const after = await this.exitAddress(control, signal);
       throwIfAborted(signal);
@@ -412,7 +415,11 @@ export class Engine implements EngineApi {
   private async teardown(connection: Connection): Promise<void> {
     connection.stopEvents();
     connection.reporter.stop();
-    await connection.tunnel.close();
+    try {
+      await connection.tunnel.close();
+    } finally {
+      this.deps.resetConnections?.();
+    }
     if (this.#connection === connection) this.#connection = null;
   }
 
@@ -681,20 +688,28 @@ export class Engine implements EngineApi {
  * crash removed). The native addon is loaded here, only by hosts.
  */
 export async function createEngine(opts: { stateDir: string }): Promise<Engine> {
-  const [{ nativeDataPlane }, { createTunnelManager }, { LinuxLinks }, { LinuxRoutes }] =
-    await Promise.all([
-      import('../native/index.js'),
-      import('./tunnel/manager.js'),
-      import('./os/links.js'),
-      import('./os/routes.js'),
-    ]);
+  const [
+    { nativeDataPlane },
+    { createTunnelManager },
+    { LinuxLinks },
+    { LinuxRoutes },
+    { createControlTransport },
+  ] = await Promise.all([
+    import('../native/index.js'),
+    import('./tunnel/manager.js'),
+    import('./os/links.js'),
+    import('./os/routes.js'),
+    import('./control-transport.js'),
+  ]);
+  const transport = createControlTransport();
   const tunnels = createTunnelManager({
     os: { links: new LinuxLinks(), routes: new LinuxRoutes() },
     dataPlane: nativeDataPlane,
   });
   const engine = new Engine({
     stateDir: opts.stateDir,
-    fetch: (url, init) => fetch(url, init),
+    fetch: transport.fetch,
+    resetConnections: () => transport.reset(),
     tunnels,
     ferryKeys: nativeDataPlane,
   });

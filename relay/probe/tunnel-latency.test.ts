@@ -101,6 +101,19 @@ describe('TunnelLatency', () => {
     expect(new Set(t.pinged).size).toBe(7);
     expect(t.maxInFlight()).toBe(2);
     expect(targets.every((x) => t.meter.latencyOf(x.deviceId) === 10)).toBe(true);
+    // Three rounds per turn: a measurement outlives three turns (9 s here), not only 10 s.
+    t.advance(10_001);
+    expect(t.meter.latencyOf('d0')).toBeUndefined();
+    const many = Array.from({ length: 400 }, (_, i) => ({
+      deviceId: `m${i}`,
+      address: `10.64.1.${i % 250}`,
+    }));
+    for (const x of many) t.rtt.set(x.address, 10);
+    t.setTargets(many);
+    await t.meter.round();
+    // 400 devices at 3 a round: 134 rounds of 1 s per turn, so a value lasts 402 s.
+    t.advance(400_000);
+    expect(many.filter((x) => t.meter.latencyOf(x.deviceId) === 10)).toHaveLength(3);
   });
 
   it('runs every round until stopped', async () => {

@@ -25,7 +25,10 @@ export interface TunnelLatencyOptions {
   concurrency: number;
   /** Devices per round; with more, rounds take turns over them. */
   maxPerRound: number;
-  /** A device that has not answered for this long has no latency any more. */
+  /**
+   * A device that has not answered for this long has no latency any more (at least three of
+   * its turns, when there are more devices than one round takes).
+   */
   staleAfterMs: number;
   /** Weight of a new sample in the smoothed value (EWMA), 0..1. */
   alpha: number;
@@ -51,10 +54,13 @@ export class TunnelLatency {
   private readonly byDevice = new Map<string, Measured>();
   /** Where the next round starts in the target list, so that every device gets its turn. */
   private cursor = 0;
+  /** How long a measurement counts, given how many rounds a device waits for its turn. */
+  private validForMs: number;
   private readonly now: () => number;
 
   constructor(private readonly o: TunnelLatencyOptions) {
     this.now = o.nowMs ?? Date.now;
+    this.validForMs = o.staleAfterMs;
   }
 
   /** The smoothed round trip to a device in ms, while it is recent. */
@@ -70,6 +76,8 @@ export class TunnelLatency {
     for (const id of this.byDevice.keys()) if (!wanted.has(id)) this.byDevice.delete(id);
     if (targets.length === 0) return;
     const count = Math.min(targets.length, this.o.maxPerRound);
+    const roundsPerTurn = Math.ceil(targets.length / this.o.maxPerRound);
+    this.validForMs = Math.max(this.o.staleAfterMs, 3 * roundsPerTurn * this.o.intervalMs);
     const start = this.cursor % targets.length;
     const batch = Array.from({ length: count }, (_, i) => targets[(start + i) % targets.length]!);
     this.cursor = (start + count) % targets.length;
@@ -101,7 +109,7 @@ export class TunnelLatency {
     const prev = this.byDevice.get(deviceId);
     const smoothed =
       prev && prev.untilMs > this.now() ? prev.ms + this.o.alpha * (rtt - prev.ms) : rtt;
-    this.byDevice.set(deviceId, { ms: smoothed, untilMs: this.now() + this.o.staleAfterMs });
+    this.byDevice.set(deviceId, { ms: smoothed, untilMs: this.now() + this.validForMs });
   }
 }
 

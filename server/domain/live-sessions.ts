@@ -19,7 +19,7 @@ export interface LiveSession {
    * has measured nothing).
    */
   clientLatencyUntilMs: number | null;
-  /** The node's latest measurement of the tunnel. */
+  /** The node's measurement of the tunnel as of its last heartbeat (null: it had none). */
   nodeLatencyMs: number | null;
   /** The tunnel counts as up until then (epoch ms): an expiry, not a record of when. */
   upUntilMs: number | null;
@@ -51,8 +51,8 @@ export interface LiveSessions {
   ): Promise<boolean>;
   /**
    * Applies a node's heartbeat: the reported devices whose session is on this node are up
-   * until `upUntilMs`; this node's other sessions are down. Returns the devices whose
-   * up/down state changed.
+   * until `upUntilMs`, with the node's latency as reported (none when absent); this node's other
+   * sessions are down. Returns the devices whose up/down state changed.
    */
   applyHandshakes(
     nodeId: string,

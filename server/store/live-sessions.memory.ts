@@ -43,12 +43,9 @@ export class MemoryLiveSessions implements LiveSessions {
       if (s.nodeId !== nodeId) continue;
       const wasUp = isUp(s, nowMs);
       const report = reported.get(s.deviceId);
-      if (report) {
-        s.upUntilMs = upUntilMs;
-        if (report.latencyMs !== undefined) s.nodeLatencyMs = report.latencyMs;
-      } else {
-        s.upUntilMs = null;
-      }
+      // Each heartbeat says what the node measures now: no value, no latency (never a stale one).
+      s.nodeLatencyMs = report?.latencyMs ?? null;
+      s.upUntilMs = report ? upUntilMs : null;
       if (wasUp !== isUp(s, nowMs)) changed.push(s.deviceId);
     }
     return changed;

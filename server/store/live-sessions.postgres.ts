@@ -157,7 +157,7 @@ export class PostgresLiveSessions implements LiveSessions {
        ), updated as (
          update live_sessions s
             set up_until_ms = case when r.device_id is null then null else $4::bigint end,
-                node_latency_ms = coalesce(r.latency_ms, s.node_latency_ms)
+                node_latency_ms = r.latency_ms
            from live_sessions old
            left join reported r on r.device_id = old.device_id
           where s.device_id = old.device_id and old.node_id = $1

@@ -109,11 +109,18 @@ describe('probeNodes', () => {
     const nodes = await Promise.all(
       Array.from({ length: 10 }, (_, i) => fakeNode(`n${i}`, () => (i === 3 ? 'drop' : 'ok'))),
     );
+    const progress: string[] = [];
     const results = await probeNodes(
       nodes.map((n) => n.target),
-      { count: 5, intervalMs: 20, timeoutMs: 300 },
+      {
+        count: 5,
+        intervalMs: 20,
+        timeoutMs: 300,
+        onResult: (r, i) => progress.push(`${i}:${r.node_id}`),
+      },
     );
     expect(results.map((r) => r.node_id)).toEqual(nodes.map((n) => n.target.id));
+    expect(progress.sort()).toEqual(nodes.map((n, i) => `${i}:${n.target.id}`).sort());
     expect(results.every((r) => r.samples === 5)).toBe(true);
     expect(results.map((r) => r.loss)).toEqual([0, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
   });

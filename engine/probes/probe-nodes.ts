@@ -27,6 +27,8 @@ export interface ProbeNodesOptions {
   deadlineMs?: number;
   /** Aborting rejects with the signal's reason; every socket is closed. */
   signal?: AbortSignal;
+  /** Called with each node's result as it is ready (progress on a TTY, live lists). */
+  onResult?: (result: NodeLatency, index: number) => void;
 }
 
 export const DEFAULT_PROBE_CONCURRENCY = 16;
@@ -64,6 +66,7 @@ export async function probeNodes(
               deadline,
               ...(opts.signal ? { signal: opts.signal } : {}),
             });
+      opts.onResult?.(results[i]!, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, () => worker()));

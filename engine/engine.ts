@@ -28,11 +28,16 @@ import {
 } from '../contracts/index.js';
 import { CONFIG_CHANGE_EFFECT } from '../contracts/index.js';
 import { ConfigStore, type ConfigChange } from './config-store.js';
-import { ConnectionStateMachine, type ConnectTarget } from './connection-state.js';
+import {
+  ConnectionStateMachine,
+  type ConnectTarget,
+  type ConnectionSnapshot,
+} from './connection-state.js';
 import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
 import { KeyStore, type FerryKeys } from './key-store.js';
 import { LatencyReporter } from './latency-report.js';
+import { probeNodes, probeTargets, smoothLatencies } from './probes/index.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { SessionStore } from './session-store.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
@@ -111,6 +116,9 @@ function failureOf(e: unknown): { code: string; message: string } {
   return { code: 'internal', message: 'the connection failed unexpectedly' };
 }
 
+/** How long probe results steer a connect before a new round is taken. */
+const LATENCIES_FRESH_MS = 5 * 60_000;
+
 export class Engine implements EngineApi {
   readonly config: ConfigStore;
   readonly keys: KeyStore;
@@ -123,6 +131,9 @@ export class Engine implements EngineApi {
   #overrides: Overrides = {};
   #exitAfter: string | null = null;
   #notices: Notice[] = [];
+  /** Smoothed latency per node id from the probes (memory only), and when it was last measured. */
+  #latencies: Record<string, number> = {};
+  #latenciesAt = -Infinity;
   #signedIn = false;
   #serviceConfigured = false;
   #closed = false;
@@ -280,8 +291,12 @@ export class Engine implements EngineApi {
     await this.requireSession();
     const { target, usage } = await this.target(request, config);
     const previous = this.#connection;
-    // Before: the address outside any tunnel (or the current tunnel's, when switching).
-    const before = previous ? this.#exitAfter : await this.exitAddress(control, signal);
+    // Before: the address outside any tunnel (or the current tunnel's, when switching); and,
+    // while no tunnel bends the path, fresh latencies for smart routing when there are none.
+    const [before] = await Promise.all([
+      previous ? this.#exitAfter : this.exitAddress(control, signal),
+      previous ? undefined : this.refreshLatencies(control, signal),
+    ]);
     // Switching a live connection goes through reconnecting (the kill switch holds); a tunnel
     // that was lost is already there; otherwise this is a new connection.
     if (this.#machine.state === 'connected') {
@@ -303,6 +318,7 @@ export class Engine implements EngineApi {
           encryption: target.encryption,
           region: target.region,
           usage,
+          ...(Object.keys(this.#latencies).length > 0 ? { latencies: { ...this.#latencies } } : {}),
         },
         signal,
       });
@@ -612,20 +628,35 @@ export class Engine implements EngineApi {
   async listRegions() {
     const control = await this.control();
     await this.requireSession();
-    const [{ regions }, rules] = await Promise.all([control.listRegions(), this.rules.list()]);
+    const [{ regions }, { nodes }, rules] = await Promise.all([
+      control.listRegions(),
+      control.listNodes(),
+      this.rules.list(),
+    ]);
     const snap = this.#machine.snapshot;
     return {
       regions: regions.map((r) => ({
         ...r,
         // Measured latency per region comes with the latency probes; until one ran, the
         // current tunnel's measurement is the only one there is.
-        latency:
-          snap.tunnel?.region === r.id && snap.latencyMs !== null
-            ? latencyText(snap.latencyMs)
-            : null,
+        latency: this.regionLatency(r.id, nodes, snap),
       })),
       rules,
     };
+  }
+
+  /** A region's latency: the tunnel's while connected there, else its best node's probes. */
+  private regionLatency(
+    region: string,
+    nodes: readonly { id: string; region: string }[],
+    snap: ConnectionSnapshot,
+  ): string | null {
+    if (snap.tunnel?.region === region && snap.latencyMs !== null)
+      return latencyText(snap.latencyMs);
+    const measured = nodes
+      .filter((n) => n.region === region && this.#latencies[n.id] !== undefined)
+      .map((n) => this.#latencies[n.id]!);
+    return measured.length > 0 ? latencyText(Math.min(...measured)) : null;
   }
 
   async addRegionRule(request: {
@@ -659,13 +690,64 @@ export class Engine implements EngineApi {
     return this.rules.remove(name);
   }
 
-  latencyCheck(): Promise<never> {
-    return Promise.reject(
-      new FerryError(
-        'not-supported',
-        'latency-check needs the relays’ probe responder, which this build does not have yet',
-      ),
-    );
+  /**
+   * Average, jitter and loss from authenticated probes: to the current node, or with `all` to
+   * every healthy node the plan allows, sorted (unanswered last). Feeds smart routing.
+   */
+  async latencyCheck(request: { all: boolean; count: number }) {
+    const control = await this.control();
+    await this.requireSession();
+    const started = performance.now();
+    const current = this.#connection?.answer.node.id;
+    if (!request.all && !current) {
+      throw new FerryError(
+        'not-connected',
+        'not connected: connect first, or measure every node with latency-check --all',
+      );
+    }
+    const nodes = await this.allowedNodes(control);
+    const chosen = request.all ? nodes : nodes.filter((n) => n.id === current);
+    const results = await probeNodes(probeTargets(chosen), { count: request.count });
+    this.remember(results);
+    results.sort((x, y) => (x.avg_ms ?? Infinity) - (y.avg_ms ?? Infinity));
+    return { results, duration_ms: Math.round(performance.now() - started) };
+  }
+
+  /** The healthy nodes of the regions the plan allows. */
+  private async allowedNodes(control: ControlClient, signal?: AbortSignal) {
+    const [{ regions }, { nodes }] = await Promise.all([
+      control.listRegions({ signal }),
+      control.listNodes({ signal }),
+    ]);
+    const allowed = new Set(regions.filter((r) => r.allowed).map((r) => r.id));
+    return nodes.filter((n) => n.healthy && allowed.has(n.region));
+  }
+
+  private remember(results: Parameters<typeof smoothLatencies>[1]): void {
+    this.#latencies = smoothLatencies(this.#latencies, results);
+    this.#latenciesAt = performance.now();
+  }
+
+  /**
+   * A short round of probes before a connect when the last is old (or there was none), bounded
+   * so that it never holds a connect up for long: nodes that do not answer in time simply have
+   * no measurement, and routing falls back to load.
+   */
+  private async refreshLatencies(control: ControlClient, signal: AbortSignal): Promise<void> {
+    if (performance.now() - this.#latenciesAt < LATENCIES_FRESH_MS) return;
+    try {
+      const nodes = await this.allowedNodes(control, signal);
+      const results = await probeNodes(probeTargets(nodes), {
+        count: 2,
+        intervalMs: 50,
+        timeoutMs: 400,
+        deadlineMs: 500,
+        signal,
+      });
+      this.remember(results);
+    } catch {
+      // Without measurements the control plane routes by load.
+    }
   }
 
   // ---- lifetime -----------------------------------------------------------------------------

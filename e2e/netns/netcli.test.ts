@@ -149,6 +149,30 @@ describe('netcli through the spec’s table', () => {
     expect(status.latency).toMatch(/^\d+(\.\d)?ms$/);
   }, 60_000);
 
+  it('measures latency with authenticated probes: the current node, and every node with --all', () => {
+    const current = json('latency-check', '--count', '3');
+    expect(current.results).toHaveLength(1);
+    expect(current.results[0]).toMatchObject({ region: 'asia-east', samples: 3, loss: 0 });
+    const all = json('latency-check', '--all', '--count', '4');
+    expect(all.results.map((r: { region: string }) => r.region).sort()).toEqual([
+      'asia-east',
+      'global',
+    ]);
+    for (const r of all.results) {
+      expect(r).toMatchObject({ samples: 4, loss: 0 });
+      expect(r.avg_ms).toBeGreaterThan(0);
+      expect(r.jitter_ms).toBeGreaterThanOrEqual(0);
+    }
+    expect(all.duration_ms).toBeLessThan(3_000);
+    const table = human('latency-check', '--all');
+    expect(table).toMatch(/asia-east/);
+    expect(table).toMatch(/global/);
+    expect(table).toMatch(/probe/i);
+    const regions = json('region', 'list');
+    for (const r of regions.regions.filter((x: { allowed: boolean }) => x.allowed))
+      expect(r.latency).toMatch(/ms$/);
+  }, 60_000);
+
   it('switches the live tunnel to Ferry and to each cipher', () => {
     const tokyo = bed.relays.get('tokyo')!.address;
     const protocol = human('config', 'set', 'protocol', 'ferry');

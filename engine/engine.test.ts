@@ -210,6 +210,24 @@ describe('the engine', () => {
     expect(tunnels.open()).toEqual([]);
   });
 
+  it('refuses a node that runs on this machine (a full tunnel to it would loop)', async () => {
+    await engine.shutdown();
+    engine = new Engine({
+      stateDir: dir,
+      fetch: injectFetch(h.plane.app),
+      tunnels,
+      ferryKeys: new FakeDataPlane(),
+      isThisMachine: async (host) => host === '192.0.2.10',
+    });
+    await engine.start();
+    await signedIn();
+    const e = await refused(engine.connect({}));
+    expect(e.code).toBe('node-is-local');
+    expect(e.message).toMatch(/npm run demo/);
+    expect(tunnels.plans).toEqual([]);
+    expect(engine.status().status).toBe('error');
+  });
+
   it('refuses a mode that disagrees with the usage', async () => {
     await signedIn();
     const e = await refused(engine.connect({ usage: 'streaming', mode: 'secure' }));

@@ -37,6 +37,7 @@ import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
 import { KeyStore, type FerryKeys } from './key-store.js';
 import { LatencyReporter } from './latency-report.js';
+import { isThisMachine } from './local-node.js';
 import { probeNodes, probeTargets, smoothLatencies } from './probes/index.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { SessionStore } from './session-store.js';
@@ -47,6 +48,8 @@ export interface EngineDeps {
   stateDir: string;
   /** The control plane's transport (global fetch in a host; a fake or app.inject in tests). */
   fetch: FetchLike;
+  /** Whether a node's endpoint is this machine (default: its interfaces' addresses). */
+  isThisMachine?: (host: string) => Promise<boolean>;
   /** Drops the transport's pooled connections: called whenever a tunnel came or went. */
   resetConnections?: () => void;
   tunnels: TunnelManager;
@@ -323,6 +326,14 @@ export class Engine implements EngineApi {
         signal,
       });
       throwIfAborted(signal);
+      if (await (this.deps.isThisMachine ?? isThisMachine)(answer.node.endpoint_host)) {
+        throw new FerryError(
+          'node-is-local',
+          `node ${answer.node.id} runs on this machine: a full tunnel to it would loop its own ` +
+            'traffic back into the tunnel; connect from another machine (or try npm run demo, ' +
+            'which puts the client in a namespace of its own)',
+        );
+      }
       // The old tunnel goes before the new one comes: one default route at a time.
       if (previous) await this.teardown(previous);
       const transport: 'udp' | 'tcp' =

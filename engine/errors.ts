@@ -44,6 +44,8 @@ export const ENGINE_ERROR_CODES = [
   /** A region rule of that name does not exist, or one already does. */
   'rule-not-found',
   'rule-exists',
+  /** The node chosen runs on this very machine: a full tunnel to it would loop. */
+  'node-is-local',
   /** The command needs a connection (netcli connect first). */
   'not-connected',
   /** Another connect or disconnect is under way and this one was superseded by it. */

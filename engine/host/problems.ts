@@ -45,6 +45,7 @@ export const ENGINE_ERROR_STATUS = {
   'tunnel-failed': 500,
   'tunnel-timeout': 504,
   'node-unreachable': 504,
+  'node-is-local': 409,
   cancelled: 409,
   'not-connected': 409,
   'connect-failed': 502,

@@ -5,116 +5,27 @@
 // -> disconnect (the echo service sees the client; nothing of Ferry's is left on the host). The
 // same through the local API with curl over the unix socket, and the daemon's own lifetime
 // (SIGTERM cleans up; after a kill -9 the next start does).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagedProcess } from './test-network.js';
+import { NetcliHost } from './netcli-host.js';
 import { Testbed } from './testbed.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const NETCLI = path.join(ROOT, 'bin/netcli');
-const CLIENT = 'laptop';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('netcli through the spec’s table', () => {
   let bed: Testbed;
-  let socket: string;
-  let stateDir: string;
-  let daemon: ManagedProcess | undefined;
-
-  const netcli = (...args: string[]): Run => {
-    const r = spawnSync(
-      'ip',
-      [
-        'netns',
-        'exec',
-        bed.net.host(CLIENT).ns,
-        process.execPath,
-        NETCLI,
-        ...args,
-        '--socket',
-        socket,
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
-  /** A command that must succeed; its --json output parsed. */
-  const json = (...args: string[]): any => {
-    const r = netcli(...args, '--json');
-    if (r.code !== 0)
-      throw new Error(
-        `netcli ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${daemon?.output()}`,
-      );
-    return JSON.parse(r.stdout);
-  };
-  const human = (...args: string[]): string => {
-    const r = netcli(...args);
-    if (r.code !== 0)
-      throw new Error(
-        `netcli ${args.join(' ')} exited ${r.code}: ${r.stderr}\n${daemon?.output()}`,
-      );
-    return r.stdout;
-  };
-  const curl = (method: string, route: string, body?: unknown) => {
-    const args = ['-s', '--unix-socket', socket, '-X', method, '-w', '\n%{http_code}'];
-    if (body !== undefined)
-      args.push('-H', 'content-type: application/json', '-d', JSON.stringify(body));
-    const out = bed.net.exec(CLIENT, ['curl', ...args, `http://ferry.local/api/v1${route}`]);
-    const cut = out.lastIndexOf('\n');
-    return { status: Number(out.slice(cut + 1)), body: JSON.parse(out.slice(0, cut) || 'null') };
-  };
-
-  const startDaemon = async () => {
-    daemon = bed.net.spawn(CLIENT, 'netcli-daemon', [
-      process.execPath,
-      NETCLI,
-      'daemon',
-      '--socket',
-      socket,
-      '--state-dir',
-      stateDir,
-    ]);
-    await bed.net.waitFor('the engine to answer', 15_000, () =>
-      existsSync(socket) && netcli('status', '--json').code === 0 ? true : undefined,
-    );
-  };
-
-  /** Links, policy rules and routes of ours left in the client namespace. */
-  const leftovers = (): string[] => {
-    const out: string[] = [];
-    const links = JSON.parse(bed.net.exec(CLIENT, ['ip', '-j', 'link', 'show'])) as {
-      ifname: string;
-    }[];
-    out.push(...links.map((l) => l.ifname).filter((n) => n !== 'lo' && n !== 'eth0'));
-    const rules = bed.net.exec(CLIENT, ['ip', 'rule', 'show']).trim().split('\n');
-    out.push(...rules.filter((r) => !/lookup (local|main|default)\s*$/.test(r)));
-    const routes = bed.net.exec(CLIENT, ['ip', 'route', 'show', 'table', 'all']).trim().split('\n');
-    out.push(...routes.filter((r) => !/(table local|dev eth0|^default via|dev lo)/.test(r)));
-    return out;
-  };
-
-  const exitIp = () => bed.echoFrom(CLIENT, 3);
+  let laptop: NetcliHost;
+  const netcli = (...args: string[]) => laptop.run(...args);
+  const json = (...args: string[]) => laptop.json(...args);
+  const human = (...args: string[]) => laptop.human(...args);
+  const exitIp = () => laptop.exitIp();
+  const leftovers = () => laptop.leftovers();
 
   beforeAll(async () => {
     bed = await Testbed.start({ controlPlaneOn: 'servers' });
     await bed.addRelay('tokyo', 'asia-east', { ferry: true });
     await bed.addRelay('zurich', 'global', { ferry: true });
-    bed.net.addAccessHost(CLIENT);
-    const dir = path.join(bed.net.dir, 'netcli');
-    mkdirSync(dir, { recursive: true });
-    socket = path.join(dir, 'engine.sock');
-    stateDir = path.join(dir, 'state');
-    await startDaemon();
+    laptop = await NetcliHost.start(bed, 'laptop');
   }, 120_000);
   afterAll(async () => {
-    await daemon?.stop();
+    await laptop?.stop();
     await bed?.stop();
   }, 60_000);
 
@@ -126,7 +37,7 @@ describe('netcli through the spec’s table', () => {
 
   it('inits, creates an account and connects over WireGuard with the relay as exit', () => {
     const own = exitIp();
-    expect(own).toBe(bed.net.host(CLIENT).address);
+    expect(own).toBe(laptop.address);
     human('init', '--protocol', 'wireguard', '--endpoint', `${bed.controlUrl}/api/v1`);
     const account = human('account', 'create');
     expect(account).toMatch(/\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}/);
@@ -196,7 +107,7 @@ describe('netcli through the spec’s table', () => {
   }, 60_000);
 
   it('answers the spec’s exact connect body over the unix socket', () => {
-    const connect = curl('POST', '/connect', {
+    const connect = laptop.curl('POST', '/connect', {
       encryption: 'AES-256-GCM',
       protocol: 'WireGuard',
       region: 'auto',
@@ -204,12 +115,12 @@ describe('netcli through the spec’s table', () => {
     });
     expect(connect.status).toBe(200);
     expect(connect.body).toMatchObject({ status: 'connected', cipher: 'ChaCha20-Poly1305' });
-    const status = curl('GET', '/status');
+    const status = laptop.curl('GET', '/status');
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ status: 'connected' });
     expect(status.body.latency).toMatch(/^\d+(\.\d)?ms$/);
     expect(typeof status.body.region).toBe('string');
-    const bad = curl('POST', '/connect', { protocol: 'openvpn', encryption: 'rot13' });
+    const bad = laptop.curl('POST', '/connect', { protocol: 'openvpn', encryption: 'rot13' });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('validation-failed');
     const fields = Object.fromEntries(
@@ -222,22 +133,22 @@ describe('netcli through the spec’s table', () => {
   it('disconnects: the echo service sees the client again and nothing of ours is left', () => {
     const out = human('disconnect');
     expect(out).toMatch(/disconnected/i);
-    expect(exitIp()).toBe(bed.net.host(CLIENT).address);
+    expect(exitIp()).toBe(laptop.address);
     expect(leftovers()).toEqual([]);
   }, 30_000);
 
   it('cleans up on SIGTERM, and after a kill -9 at the next start', async () => {
     json('connect', '--region', 'asia-east');
     expect(leftovers()).not.toEqual([]);
-    expect(await daemon!.stop()).toBe(0);
+    expect(await laptop.daemon!.stop()).toBe(0);
     expect(leftovers()).toEqual([]);
-    await startDaemon();
+    await laptop.startDaemon();
     json('connect', '--region', 'asia-east');
-    daemon!.child.kill('SIGKILL');
-    await daemon!.exited;
-    await startDaemon();
+    laptop.daemon!.child.kill('SIGKILL');
+    await laptop.daemon!.exited;
+    await laptop.startDaemon();
     expect(json('status').status).toBe('disconnected');
     expect(leftovers()).toEqual([]);
-    expect(exitIp()).toBe(bed.net.host(CLIENT).address);
+    expect(exitIp()).toBe(laptop.address);
   }, 90_000);
 });

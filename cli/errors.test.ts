@@ -36,7 +36,7 @@ describe('netcli failures', () => {
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        `netcli: no engine answers on ${socketPath}\nhint: is the engine running? start it with: sudo netcli daemon\n`,
+        `netcli: no engine answers on ${socketPath}\nhint: is the engine running? start it with: sudo netcli daemon --socket ${socketPath}\n`,
       );
     }
   });

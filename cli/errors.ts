@@ -1,6 +1,6 @@
 // What netcli says when a command fails: one `netcli: <detail>` line, `hint:` lines that say
 // what to do, and the exit code (1 refused, 3 no engine; 2 is commander's, for usage).
-import { ApiError, type FieldError } from '../contracts/index.js';
+import { ApiError, DEFAULT_ENGINE_SOCKET, type FieldError } from '../contracts/index.js';
 import { SocketFileError } from '../engine/host/socket-file.js';
 import { FerryError } from '../engine/errors.js';
 
@@ -29,7 +29,11 @@ export interface Failure {
   exitCode: number;
 }
 
-const START_ENGINE = 'is the engine running? start it with: sudo netcli daemon';
+/** The command that starts an engine on `socketPath` (the default one needs no option). */
+function startEngine(socketPath: string): string {
+  const option = socketPath === DEFAULT_ENGINE_SOCKET ? '' : ` --socket ${socketPath}`;
+  return `is the engine running? start it with: sudo netcli daemon${option}`;
+}
 
 /** Hints for the codes a user can do something about. */
 const HINTS: Readonly<Record<string, readonly string[]>> = {
@@ -116,7 +120,7 @@ function noAnswer(e: ApiError, socketPath: string): Failure {
   }
   return {
     message: `no engine answers on ${socketPath}`,
-    hints: [START_ENGINE],
+    hints: [startEngine(socketPath)],
     exitCode: EXIT_NO_ENGINE,
   };
 }

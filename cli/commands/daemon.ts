@@ -1,8 +1,6 @@
 // netcli daemon: the engine host. Builds the engine (engine/engine.ts createEngine), serves the
 // local API on the socket until SIGTERM or Ctrl-C, then disconnects cleanly and goes.
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { startLocalApiServer } from '../../engine/host/local-api-server.js';
 import { DEFAULT_STATE_DIR } from '../../engine/state-dir.js';
 import { CliError } from '../errors.js';
 import type { CreateEngine } from '../io.js';
@@ -39,6 +37,12 @@ export function registerDaemon(program: Command, rt: Runtime): void {
     )
     .action(async (opts: DaemonOptions) => {
       const socket = rt.socketFor(opts);
+      // The host's modules (fastify, pino, the engine) load here only: every other command
+      // starts without them.
+      const [{ pino }, { startLocalApiServer }] = await Promise.all([
+        import('pino'),
+        import('../../engine/host/local-api-server.js'),
+      ]);
       // JSON lines on stderr; never an address, a token or an account number.
       const log = pino(
         { base: { component: 'netcli-daemon' }, level: rt.io.env.FERRY_LOG_LEVEL ?? 'info' },

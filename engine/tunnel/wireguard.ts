@@ -37,7 +37,7 @@ export const DEFAULT_WIREGUARD_TIMING: WireguardTiming = {
   probeIntervalMs: 2_000,
   missesForLoss: 2,
   handshakeStaleMs: 190_000,
-  pollMs: 100,
+  pollMs: 20,
 };
 
 export interface WireguardDeps {

@@ -11,3 +11,4 @@ export * from './route-client.js';
 export * from './control-client.js';
 export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';
 export * from './local-api.js';
+export * from './platforms.js';

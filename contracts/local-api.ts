@@ -20,6 +20,7 @@ import {
   RenameDeviceRequest,
 } from './control-api.js';
 import type { RouteDef } from './control-routes.js';
+import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
 import {
   ENCRYPTIONS,
@@ -377,6 +378,15 @@ export const localRoutes = {
     summary: 'Measure average, jitter and loss to the current node or every allowed node',
     body: LatencyCheckRequest,
     response: LatencyCheckResponse,
+  }),
+  streamTest: route({
+    method: 'POST',
+    path: '/stream-test',
+    auth: 'none',
+    status: 200,
+    summary: 'Probe a streaming platform through the tunnel: reachable, catalogue region, verdict',
+    body: StreamTestRequest,
+    response: StreamTestResult,
   }),
 } as const satisfies Record<string, RouteDef>;
 

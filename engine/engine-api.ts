@@ -56,6 +56,8 @@ export interface EngineApi {
   addRegionRule(request: Body<'addRegionRule'>): Promise<Answer<'addRegionRule'>>;
   removeRegionRule(name: string): Promise<void>;
   latencyCheck(request: Body<'latencyCheck'>): Promise<Answer<'latencyCheck'>>;
+  /** Not connected: not-connected; a platform the table lacks: config-invalid listing them. */
+  streamTest(request: Body<'streamTest'>, signal?: AbortSignal): Promise<Answer<'streamTest'>>;
 
   /** SIGTERM: disconnect cleanly, remove everything made, stop timers. Idempotent. */
   shutdown(): Promise<void>;

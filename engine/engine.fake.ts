@@ -20,9 +20,12 @@ import {
   type Notice,
   type Region,
   type RegionRule,
+  SHIPPED_PLATFORMS,
+  type PlatformTable,
 } from '../contracts/index.js';
 import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
+import { choosePlatform, streamVerdict, type ProbeOutcome } from './stream-test.js';
 
 type Answer<K extends keyof EngineApi> = EngineApi[K] extends (...a: never[]) => infer R
   ? Awaited<R>
@@ -111,6 +114,14 @@ export class FakeEngine implements EngineApi {
     this.current = { ...this.current, notices: [...this.current.notices, notice] };
     this.emit({ type: 'notice', notice });
   }
+
+  /** The platform table stream-test knows (the shipped one unless a test adds entries). */
+  platforms: PlatformTable = SHIPPED_PLATFORMS;
+  /**
+   * What each platform answers stream-test, by platform id; a platform without one answers 200
+   * with the node country's markers of the shipped entries' body readers.
+   */
+  readonly streamAnswers = new Map<string, ProbeOutcome>();
 
   get listenerCount(): number {
     return this.listeners.size;
@@ -490,6 +501,31 @@ export class FakeEngine implements EngineApi {
       results: results.filter((r) => regions.some((g) => g.id === r.region)),
       duration_ms: 840,
     };
+  }
+
+  async streamTest(request: { platform: string }): Promise<Answer<'streamTest'>> {
+    const { id, def } = choosePlatform(this.platforms, request.platform);
+    this.requireSession();
+    const region = this.current.status === 'connected' ? this.current.region : null;
+    if (region === null) throw new FerryError('not-connected', 'not connected: connect first');
+    const country = FAKE_REGIONS.find((r) => r.id === region)?.country ?? null;
+    const markers = country
+      ? `data-country="${country}" "INNERTUBE_CONTEXT_GL":"${country}" "currentTerritory":"${country}"`
+      : '';
+    const outcome: ProbeOutcome = this.streamAnswers.get(id) ?? {
+      ok: true,
+      answer: { status: 200, headers: {}, locations: [], body: markers },
+    };
+    return streamVerdict({
+      id,
+      platform: def,
+      outcome,
+      nodeRegion: region,
+      nodeCountry: country,
+      regions: FAKE_REGIONS,
+      checkedAt: new Date('2026-05-04T10:00:00Z'),
+      durationMs: 320,
+    });
   }
 
   async shutdown(): Promise<void> {

@@ -23,10 +23,11 @@ import {
   type LocalStatus,
   type Mode,
   type Notice,
+  type PlatformTable,
   type RegionRule,
   type Usage,
 } from '../contracts/index.js';
-import { CONFIG_CHANGE_EFFECT } from '../contracts/index.js';
+import { CONFIG_CHANGE_EFFECT, SHIPPED_PLATFORMS } from '../contracts/index.js';
 import { ConfigStore, type ConfigChange } from './config-store.js';
 import {
   ConnectionStateMachine,
@@ -41,6 +42,7 @@ import { isThisMachine } from './local-node.js';
 import { probeNodes, probeTargets, smoothLatencies } from './probes/index.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { SessionStore } from './session-store.js';
+import { loadPlatformTable, runStreamTest } from './stream-test.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
 
@@ -64,6 +66,10 @@ export interface EngineDeps {
   controlTimeoutMs?: number;
   /** Time limit of the exit-address checks before and after the tunnel (default 4 s). */
   exitCheckTimeoutMs?: number;
+  /** The streaming platforms stream-test knows (default: the shipped table). */
+  platforms?: PlatformTable;
+  /** Time limit of one stream-test's probe (default 10 s). */
+  streamProbeTimeoutMs?: number;
 }
 
 /** The parts of a connection the state machine does not hold, for the status. */
@@ -761,6 +767,23 @@ export class Engine implements EngineApi {
     }
   }
 
+  // ---- stream-test --------------------------------------------------------------------------
+
+  /** A streaming platform of the table asked through the tunnel: reachable, catalogue, verdict. */
+  async streamTest(request: { platform: string }, signal?: AbortSignal) {
+    this.checkOpen();
+    const connection = this.#machine.state === 'connected' ? this.#connection : null;
+    const control = connection ? await this.control() : null;
+    return runStreamTest({
+      table: this.deps.platforms ?? SHIPPED_PLATFORMS,
+      platform: request.platform,
+      nodeRegion: connection?.answer.node.region ?? null,
+      regions: async () => (control ? (await control.listRegions({ signal })).regions : []),
+      signal,
+      timeoutMs: this.deps.streamProbeTimeoutMs,
+    });
+  }
+
   // ---- lifetime -----------------------------------------------------------------------------
 
   async shutdown(): Promise<void> {
@@ -780,7 +803,12 @@ export class Engine implements EngineApi {
  * (Linux links and routes, wireguard-go, the native Ferry data plane), started (leftovers of a
  * crash removed). The native addon is loaded here, only by hosts.
  */
-export async function createEngine(opts: { stateDir: string }): Promise<Engine> {
+export async function createEngine(opts: {
+  stateDir: string;
+  /** Platform entries that add to or replace the shipped table (netcli daemon --platforms-file). */
+  platformsFile?: string | undefined;
+}): Promise<Engine> {
+  const platforms = await loadPlatformTable(opts.platformsFile);
   const [
     { nativeDataPlane },
     { createTunnelManager },
@@ -805,6 +833,7 @@ export async function createEngine(opts: { stateDir: string }): Promise<Engine> 
     resetConnections: () => transport.reset(),
     tunnels,
     ferryKeys: nativeDataPlane,
+    platforms,
   });
   await engine.start();
   return engine;

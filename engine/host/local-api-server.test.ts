@@ -142,6 +142,10 @@ describe('the local API host', () => {
         client.addRegionRule({ body: { area: 'asia', strategy: 'least-load', name: 'near' } }),
       removeRegionRule: () => client.removeRegionRule({ params: { name: 'near' } }),
       latencyCheck: () => client.latencyCheck({ body: { all: true } }),
+      streamTest: async () => {
+        await client.connect({ body: { region: 'asia-east' } });
+        return client.streamTest({ body: { platform: 'netflix' } });
+      },
     };
     expect(Object.keys(calls).sort()).toEqual(Object.keys(localRoutes).sort());
     const results: Partial<Record<LocalRouteId, unknown>> = {};
@@ -162,6 +166,7 @@ describe('the local API host', () => {
     expect((await client.listDevices()).devices.map((d) => d.id)).toEqual([session.device.id]);
     expect(engine.rules).toEqual([]);
     expect((results.latencyCheck as { results: unknown[] }).results).toHaveLength(2);
+    expect(results.streamTest).toMatchObject({ platform: 'netflix', verdict: 'ok', matches: true });
     expect(await client.logout()).toEqual({ signed_in: false });
     expect((await client.status()).signed_in).toBe(false);
   });

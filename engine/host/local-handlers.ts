@@ -52,5 +52,6 @@ export function localHandlers(engine: EngineApi): LocalHandlers {
     addRegionRule: ({ body }) => engine.addRegionRule(body),
     removeRegionRule: ({ params }) => engine.removeRegionRule(params.name),
     latencyCheck: ({ body }) => engine.latencyCheck(body),
+    streamTest: ({ body, signal }) => engine.streamTest(body, signal),
   };
 }

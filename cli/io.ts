@@ -13,6 +13,8 @@ export interface EngineFactoryOptions {
   stateDir: string;
   /** Lines `cidr,country` that take precedence over the shipped IP-to-country data. */
   geoipFile?: string | undefined;
+  /** Streaming platforms that add to or replace the shipped table's entries (same JSON shape). */
+  platformsFile?: string | undefined;
 }
 export type CreateEngine = (options: EngineFactoryOptions) => Promise<EngineApi> | EngineApi;
 

@@ -11,6 +11,7 @@ import { registerInit } from './commands/init.js';
 import { registerLatency } from './commands/latency.js';
 import { registerRegion } from './commands/region.js';
 import { registerStatus } from './commands/status.js';
+import { registerStreamTest } from './commands/stream-test.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
 import { processIo } from './process-io.js';
@@ -36,6 +37,7 @@ export function buildProgram(rt: Runtime): Command {
   registerConfig(program, rt);
   registerRegion(program, rt);
   registerLatency(program, rt);
+  registerStreamTest(program, rt);
   return program;
 }
 

@@ -9,6 +9,7 @@ import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 interface DaemonOptions extends CommonOptions {
   stateDir: string;
   geoipFile?: string;
+  platformsFile?: string;
 }
 
 /** What netcli expects engine/engine.ts to export (checked by the compiler once it does). */
@@ -35,6 +36,10 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       '--geoip-file <file>',
       'lines `cidr,country` that take precedence over the shipped data',
     )
+    .option(
+      '--platforms-file <file>',
+      'streaming platforms (the shipped table’s JSON shape) that add to or replace its entries',
+    )
     .action(async (opts: DaemonOptions) => {
       const socket = rt.socketFor(opts);
       // The host's modules (fastify, pino, the engine) load here only: every other command
@@ -51,7 +56,11 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       // From the start: a SIGTERM while the engine starts still ends in a clean shutdown.
       const stop = rt.io.interrupts();
       const createEngine = rt.io.createEngine ?? (await loadCreateEngine());
-      const engine = await createEngine({ stateDir: opts.stateDir, geoipFile: opts.geoipFile });
+      const engine = await createEngine({
+        stateDir: opts.stateDir,
+        geoipFile: opts.geoipFile,
+        platformsFile: opts.platformsFile,
+      });
       let server;
       try {
         server = await startLocalApiServer({ engine, socketPath: socket.path, log });

@@ -1,0 +1,38 @@
+// netcli stream-test --platform <p>: a streaming platform asked through the tunnel, with a
+// verdict (and a fix when it is not OK). Exits 1 when the verdict is not OK, for scripts.
+import type { Command } from 'commander';
+import { formatStreamTest } from '../format/stream-test.js';
+import { EXIT_REFUSED } from '../errors.js';
+import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+/** The engine bounds the probe itself (10 s); this only covers the way there and back. */
+const STREAM_TEST_TIMEOUT_MS = 60_000;
+
+interface StreamTestOptions extends CommonOptions {
+  platform: string;
+}
+
+export function registerStreamTest(program: Command, rt: Runtime): void {
+  withCommon(program.command('stream-test'))
+    .description(
+      'reachability and catalogue region of a streaming platform through the tunnel, with a verdict (exit 1 when not OK)',
+    )
+    .requiredOption(
+      '--platform <platform>',
+      'netflix, youtube, disney-plus, bbc-iplayer, hulu, prime-video, bilibili, or one the engine was given',
+    )
+    .action(async (opts: StreamTestOptions) => {
+      const client = await rt.client(opts);
+      const result = await rt.progress(
+        opts,
+        `Asking ${opts.platform}`,
+        client.streamTest({
+          body: { platform: opts.platform },
+          signal: rt.io.interrupts(),
+          timeoutMs: STREAM_TEST_TIMEOUT_MS,
+        }),
+      );
+      rt.print(opts, result, () => formatStreamTest(result));
+      if (result.verdict !== 'ok') rt.exitCode = EXIT_REFUSED;
+    });
+}

@@ -171,7 +171,9 @@ export async function probePlatform(
       return { ok: true, answer: { status: res.status, headers: answerHeaders, locations, body } };
     }
   } catch (e) {
-    if (opts.signal?.aborted) throw e;
+    if (opts.signal?.aborted) {
+      throw new FerryError('cancelled', 'the stream-test was cancelled', { cause: e });
+    }
     return { ok: false, reason: deadline.aborted ? 'timeout' : 'network' };
   } finally {
     agent.destroy().catch(() => undefined);

@@ -27,6 +27,8 @@ export class NetcliHost {
   readonly socket: string;
   readonly stateDir: string;
   daemon: ManagedProcess | undefined;
+  /** More options of `netcli daemon` (e.g. --platforms-file), kept for restarts. */
+  daemonArgs: readonly string[] = [];
 
   private constructor(
     private readonly bed: Testbed,
@@ -39,9 +41,14 @@ export class NetcliHost {
   }
 
   /** A new access host `host` with its engine running. */
-  static async start(bed: Testbed, host: string): Promise<NetcliHost> {
+  static async start(
+    bed: Testbed,
+    host: string,
+    opts: { daemonArgs?: readonly string[] } = {},
+  ): Promise<NetcliHost> {
     bed.net.addAccessHost(host);
     const h = new NetcliHost(bed, host);
+    h.daemonArgs = opts.daemonArgs ?? [];
     await h.startDaemon();
     return h;
   }
@@ -60,6 +67,7 @@ export class NetcliHost {
       this.socket,
       '--state-dir',
       this.stateDir,
+      ...this.daemonArgs,
     ]);
     const daemon = this.daemon;
     try {

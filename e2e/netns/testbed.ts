@@ -13,6 +13,7 @@ import {
 } from '../../contracts/index.js';
 import { generateKeyPair } from '../../relay/keys.js';
 import { TestNetwork, requireTools, sh, type ManagedProcess } from './test-network.js';
+import { startMockPlatform, type MockPlatform, type MockPlatformOptions } from './mock-platform.js';
 
 /** The repository root, from e2e/netns (tests) or dist/e2e/netns (the built demo and benchmarks). */
 function repoRoot(): string {
@@ -598,6 +599,14 @@ export class Testbed {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A mock streaming platform on a server host that answers by the requester's address (a
+   * relay's exit address: a catalogue country, 'proxy' or 'unavailable'); see mock-platform.ts.
+   */
+  startMockPlatform(name: string, opts: MockPlatformOptions): Promise<MockPlatform> {
+    return startMockPlatform(this, name, opts);
   }
 
   async stop(): Promise<void> {

@@ -56,12 +56,10 @@ export async function loadPlatformTable(file?: string): Promise<PlatformTable> {
       field: i.path.map(String).join('.'),
       message: i.message,
     }));
+    // The fields and what is wrong with each travel as `errors` (netcli prints them as hints).
     throw new FerryError(
       'config-invalid',
-      `the platforms file is not a platform table: ${errors
-        .slice(0, 3)
-        .map((e) => `${e.field || 'the file'}: ${e.message}`)
-        .join('; ')}`,
+      `the platforms file is not a platform table (contracts/platforms.json has its shape)`,
       { errors },
     );
   }

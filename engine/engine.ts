@@ -300,12 +300,6 @@ export class Engine implements EngineApi {
     await this.requireSession();
     const { target, usage } = await this.target(request, config);
     const previous = this.#connection;
-    // Before: the address outside any tunnel (or the current tunnel's, when switching); and,
-    // while no tunnel bends the path, fresh latencies for smart routing when there are none.
-    const [before] = await Promise.all([
-      previous ? this.#exitAfter : this.exitAddress(control, signal),
-      previous ? undefined : this.refreshLatencies(control, signal),
-    ]);
     // Switching a live connection goes through reconnecting (the kill switch holds); a tunnel
     // that was lost is already there; otherwise this is a new connection.
     if (this.#machine.state === 'connected') {
@@ -313,6 +307,12 @@ export class Engine implements EngineApi {
     } else if (this.#machine.state !== 'reconnecting') {
       this.#machine.dispatch({ type: 'connect', reason: 'user-connect', target });
     }
+    // Before: the address outside any tunnel (or the current tunnel's, when switching); and,
+    // while no tunnel bends the path, fresh latencies for smart routing when there are none.
+    const [before] = await Promise.all([
+      previous ? this.#exitAfter : this.exitAddress(control, signal),
+      previous ? undefined : this.refreshLatencies(control, signal),
+    ]);
     this.#overrides = {
       ...(request.protocol ? { protocol: request.protocol } : {}),
       ...(request.encryption ? { encryption: request.encryption } : {}),

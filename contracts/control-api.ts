@@ -202,11 +202,47 @@ export function regionChoicePattern(regions: readonly { id: string; area: string
   return caseInsensitivePattern([...values]);
 }
 
+/**
+ * A device tunnel's tag: what the device calls it (`netcli tunnel start --tag`), unique among
+ * the device's tunnels; letters, digits and dashes, any letter case, kept in lower case.
+ */
+export const TunnelTag = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,31}$/, 'letters, digits and dashes, 1-32 characters')
+  .transform((s) => s.toLowerCase());
+
+/** How many tunnels one device may hold besides its own (they are not device slots). */
+export const TUNNELS_PER_DEVICE = 8;
+
+export const CreateTunnelRequest = z.strictObject({
+  tag: TunnelTag,
+  wireguard_public_key: PublicKey,
+  ferry_public_key: PublicKey,
+});
+
+export const DeviceTunnel = z
+  .object({
+    id: z.string().describe("The tunnel's peer id: the `device_id` it has in the peer feed."),
+    device_id: z.string(),
+    tag: z.string(),
+    wireguard_public_key: z.string(),
+    ferry_public_key: z.string(),
+    tunnel_ipv4: z.string(),
+    tunnel_ipv6: z.string(),
+  })
+  .meta({ id: 'DeviceTunnel' });
+export type DeviceTunnel = z.infer<typeof DeviceTunnel>;
+export const DeviceTunnelsResponse = z.object({ tunnels: z.array(DeviceTunnel) });
+export const DeviceTunnelParams = DeviceParams.extend({ tag: TunnelTag });
+
 export const ConnectRequest = z.strictObject({
   encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
   protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
   region: RegionChoice,
   usage: caseInsensitiveEnum(USAGES).optional(),
+  tunnel: TunnelTag.optional().describe(
+    "Connect one of the calling device's tunnels (POST /devices/:id/tunnels) by its tag: the answer carries that tunnel's addresses and starts its own session; the device's session is left as it is.",
+  ),
   latencies: z
     .record(text(1, 64), z.number().nonnegative().max(60_000))
     .refine((r) => Object.keys(r).length <= 256, 'at most 256 entries')
@@ -475,6 +511,15 @@ export const ControlProblem = z
       .array(z.string())
       .optional()
       .describe('region-not-in-plan: the regions the plan allows.'),
+    tunnel_limit: z
+      .number()
+      .int()
+      .optional()
+      .describe('tunnel-limit: how many tunnels a device may hold.'),
+    tunnels: z
+      .array(z.string())
+      .optional()
+      .describe("tunnel-limit: the tags of the device's tunnels, to choose one to remove."),
   })
   .meta({ id: 'Problem' });
 export type ControlProblem = z.infer<typeof ControlProblem>;

@@ -113,12 +113,15 @@ describe('requests', () => {
   it('sends every route to its method and path (path parameters filled in)', async () => {
     const { fetch, sent } = fakeFetch(() => problem(500, 'internal', 'fake'));
     const client = createControlClient({ baseUrl: 'http://ctrl:8080', fetch, token: () => 't' });
-    const params = { id: 'dev_1', number: ACCOUNT };
+    const params = { id: 'dev_1', number: ACCOUNT, tag: 'work' };
     for (const [id, def] of Object.entries(controlRoutes) as [string, RouteDef][]) {
       const call = (client as unknown as Record<string, (i: unknown) => Promise<unknown>>)[id]!;
       await call({ params, body: {} }).catch(() => undefined);
       const req = sent.at(-1)!;
-      const path = def.path.replace(':id', 'dev_1').replace(':number', ACCOUNT);
+      const path = def.path
+        .replace(':id', 'dev_1')
+        .replace(':number', ACCOUNT)
+        .replace(':tag', 'work');
       expect(`${req.method} ${req.url}`, id).toBe(`${def.method} http://ctrl:8080/api/v1${path}`);
       expect(req.headers.authorization, id).toBe(def.auth === 'none' ? undefined : 'Bearer t');
     }

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   'key-mismatch': 409,
   'region-exists': 409,
   'node-not-registered': 409,
+  'tunnel-limit': 409,
+  'tunnel-exists': 409,
   'payload-too-large': 413,
   'uri-too-long': 414,
   'unsupported-media-type': 415,

@@ -363,6 +363,60 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       body: { private_key: newPublicKey() },
     });
 
+    // Device tunnels: another account's device, a tag taken, a device full, a key taken, a tag
+    // that does not exist (also for connect), and one removed.
+    const holder = await h.signIn(account, { name: 'tunnels' });
+    const tunnelBody = (tag: string) => ({
+      tag,
+      wireguard_public_key: newPublicKey(),
+      ferry_public_key: newPublicKey(),
+    });
+    for (const id of ['createTunnel', 'listTunnels', 'deleteTunnel'] as const) {
+      const r = await call(id, {
+        token: me.token,
+        params: { id: other.device.id, tag: 'work' },
+        ...(id === 'createTunnel' ? { body: tunnelBody('work') } : {}),
+      });
+      expect(r.body.code, id).toBe('not-found');
+    }
+    const first = await call('createTunnel', {
+      token: holder.token,
+      params: { id: holder.device.id },
+      body: tunnelBody('work'),
+    });
+    expect(first.status).toBe(201);
+    const again = await call('createTunnel', {
+      token: holder.token,
+      params: { id: holder.device.id },
+      body: tunnelBody('WORK'),
+    });
+    expect(again.body.code).toBe('tunnel-exists');
+    const taken = await call('createTunnel', {
+      token: holder.token,
+      params: { id: holder.device.id },
+      body: { ...tunnelBody('taken'), ferry_public_key: holder.device.wireguard_public_key },
+    });
+    expect(taken.body.code).toBe('key-in-use');
+    for (let i = 1; i < 8; i++)
+      await call('createTunnel', {
+        token: holder.token,
+        params: { id: holder.device.id },
+        body: tunnelBody(`t${i}`),
+      });
+    const tooMany = await call('createTunnel', {
+      token: holder.token,
+      params: { id: holder.device.id },
+      body: tunnelBody('ninth'),
+    });
+    expect(tooMany.body).toMatchObject({ code: 'tunnel-limit', tunnel_limit: 8 });
+    const removed = await call('deleteTunnel', {
+      token: holder.token,
+      params: { id: holder.device.id, tag: 'work' },
+    });
+    expect(removed.status).toBe(204);
+    const gone = await call('connect', { token: holder.token, body: { tunnel: 'work' } });
+    expect(gone.body.code).toBe('not-found');
+
     // Connect: a region outside the plan, no node, the month's data used up.
     const basic = await h.signIn(await h.createAccount());
     await call('connect', { token: basic.token, body: { region: 'eu-west' } });
@@ -371,6 +425,8 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       params: { id: basic.device.id },
       body: { region: 'eu-west' },
     });
+    // sa-east has no node (the fuzzing above may have left the account on basic: premium again).
+    await h.setPlan(account, 'premium');
     await call('connect', { token: me.token, body: { region: 'sa-east' } });
     await call('wireguardConfig', {
       token: me.token,

@@ -7,6 +7,7 @@ import { periodOf, systemClock, type Clock } from './domain/clock.js';
 import { ConnectionService } from './domain/connections.js';
 import { DeviceAuthCache } from './domain/device-auth-cache.js';
 import { DeviceConfigService } from './domain/device-configs.js';
+import { DeviceTunnelService } from './domain/device-tunnels.js';
 import { DeviceService } from './domain/devices.js';
 import type { EventBus } from './domain/event-bus.js';
 import { Inventory } from './domain/inventory.js';
@@ -31,6 +32,7 @@ import { MemoryLiveSessions } from './store/live-sessions.memory.js';
 import { PostgresLiveSessions } from './store/live-sessions.postgres.js';
 import { openDatabase } from './store/open.js';
 import { RegionsRepo } from './store/regions-repo.js';
+import { TunnelsRepo } from './store/tunnels-repo.js';
 
 export const VERSION = '0.1.0';
 /** Bodies above this are refused with 413 (node routes have their own, larger cap). */
@@ -81,6 +83,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   const regionsRepo = new RegionsRepo(store.db);
   const keysRepo = new PublicKeysRepo(store.dialect);
   const feedRepo = new FeedRepo(store.db, store.dialect);
+  const tunnelsRepo = new TunnelsRepo(store.db, store.dialect);
   const feed = new PeerFeed(feedRepo, devicesRepo, bus, () => periodOf(clock.nowMs()));
   const quota = new Quota(store.db, accountsRepo, devicesRepo, feedRepo, feed, clock);
   // PostgreSQL: the token and the live session in one round trip (nothing is cached there).
@@ -113,12 +116,39 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     clock,
     { healthyForMs: opts.nodeHealthyForMs ?? 30_000 },
   );
-  const devices = new DeviceService(store.db, devicesRepo, keysRepo, feed, live, bus, deviceAuth);
-  const connections = new ConnectionService(inventory, live, deviceAuth, quota, bus, clock);
+  const devices = new DeviceService(
+    store.db,
+    devicesRepo,
+    keysRepo,
+    feed,
+    live,
+    bus,
+    deviceAuth,
+    tunnelsRepo,
+  );
+  const deviceTunnels = new DeviceTunnelService({
+    db: store.db,
+    devices: devicesRepo,
+    tunnels: tunnelsRepo,
+    keys: keysRepo,
+    feed,
+    live,
+    bus,
+  });
+  const connections = new ConnectionService(
+    inventory,
+    live,
+    deviceAuth,
+    quota,
+    bus,
+    clock,
+    deviceTunnels,
+  );
   const services: Services = {
     version: VERSION,
     accounts,
     devices,
+    deviceTunnels,
     deviceConfigs: new DeviceConfigService(devices, connections),
     inventory,
     connections,

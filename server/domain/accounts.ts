@@ -156,11 +156,10 @@ export class AccountService {
       const account = await this.d.accounts.byNumber(accountNumber, trx);
       if (!account) return undefined;
       await this.d.accounts.setPlan(trx, account.id, plan.id);
-      // The plan decides which nodes hold the account's peers and their limits.
-      const devices = await this.d.devices.listForAccount(account.id, trx);
+      // The plan decides which nodes hold the account's peers (device tunnels too) and their limits.
       const version = await this.d.feed.record(
         trx,
-        devices.map((r) => r.id),
+        await this.d.devices.peerIdsForAccount(account.id, trx),
       );
       return { accountId: account.id, version };
     });

@@ -19,6 +19,7 @@ import type { NodeRow, RegionRow } from '../store/regions-repo.js';
 import { GATEWAY_IPV4 } from './addresses.js';
 import type { Clock } from './clock.js';
 import type { Revocations } from './device-auth-cache.js';
+import type { DeviceTunnelService } from './device-tunnels.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Inventory } from './inventory.js';
@@ -59,6 +60,7 @@ export class ConnectionService {
     private readonly quota: Quota,
     private readonly bus: EventBus,
     private readonly clock: Clock,
+    private readonly tunnels: DeviceTunnelService,
   ) {}
 
   async connect(auth: DeviceAuth, req: ConnectRequest): Promise<Result<ConnectResponse>> {
@@ -88,6 +90,19 @@ export class ConnectionService {
         'data-cap-reached',
         `this month's data on the ${plan.name} plan is used up; it resets on the 1st (UTC), or upgrade to premium`,
       );
+    }
+
+    // Whose session this is: the device's own, or one of its tunnels' (own peer, own addresses).
+    let peer = { id: auth.deviceId, ipv4: auth.tunnelIpv4, ipv6: auth.tunnelIpv6 };
+    if (req.tunnel !== undefined) {
+      const tunnel = await this.tunnels.find(auth, req.tunnel);
+      if (!tunnel) {
+        return fail(
+          'not-found',
+          `this device has no tunnel tagged ${req.tunnel}: register it first (POST /devices/:id/tunnels)`,
+        );
+      }
+      peer = { id: tunnel.id, ipv4: tunnel.tunnel_ipv4, ipv6: tunnel.tunnel_ipv6 };
     }
 
     const { regions, nodes } = await this.inventory.snapshot();
@@ -122,7 +137,9 @@ export class ConnectionService {
     }
     // On PostgreSQL the session came with the token: one round trip fewer.
     const current =
-      auth.sessionAtAuth !== undefined ? auth.sessionAtAuth : await this.live.get(auth.deviceId);
+      peer.id === auth.deviceId && auth.sessionAtAuth !== undefined
+        ? auth.sessionAtAuth
+        : await this.live.get(peer.id);
     const choice = chooseNode(candidates, scope.strategy, current?.nodeId);
     if (!choice) {
       return fail(
@@ -136,7 +153,7 @@ export class ConnectionService {
 
     const sessionId = newId('ses');
     await this.live.put({
-      deviceId: auth.deviceId,
+      deviceId: peer.id,
       sessionId,
       nodeId: node.id,
       region: node.region_id,
@@ -150,10 +167,15 @@ export class ConnectionService {
     // Checked after the write: a revoke that ran meanwhile may have deleted the live session
     // before we wrote it, so ours is removed here; a later revoke deletes it itself.
     if (this.revocations.wasRevoked(auth.deviceId)) {
-      await this.live.delete(auth.deviceId);
+      await this.live.delete(peer.id);
       return fail('unauthorized', 'this device was revoked');
     }
-    await this.bus.publish({ kind: 'device', deviceId: auth.deviceId, change: 'status' });
+    // Likewise a tunnel removed meanwhile: its session must not outlive it.
+    if (req.tunnel !== undefined && (await this.tunnels.find(auth, req.tunnel))?.id !== peer.id) {
+      await this.live.delete(peer.id);
+      return fail('not-found', `the tunnel tagged ${req.tunnel} was removed meanwhile`);
+    }
+    await this.bus.publish({ kind: 'device', deviceId: peer.id, change: 'status' });
 
     return ok({
       session_id: sessionId,
@@ -168,14 +190,14 @@ export class ConnectionService {
         region: node.region_id,
         endpoint_host: node.endpoint_host,
         // Each block of 65,536 devices has its own interface and port on the node.
-        wireguard_port: node.wireguard_port + shardOf(auth.tunnelIpv4),
+        wireguard_port: node.wireguard_port + shardOf(peer.ipv4),
         wireguard_public_key: node.wireguard_public_key!,
         ferry_port: node.ferry_port,
         ferry_public_key: node.ferry_public_key,
       },
       tunnel: {
-        ipv4: auth.tunnelIpv4,
-        ipv6: auth.tunnelIpv6,
+        ipv4: peer.ipv4,
+        ipv6: peer.ipv6,
         dns: [GATEWAY_IPV4],
         mtu: MTU[protocol],
         keepalive: KEEPALIVE_SECONDS,

@@ -3,6 +3,7 @@ import type { Device } from '../../contracts/index.js';
 import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
 import type { KeyField, PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { Db } from '../store/schema.js';
+import type { TunnelsRepo } from '../store/tunnels-repo.js';
 import type { AuthInvalidation } from './device-auth-cache.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
@@ -22,6 +23,7 @@ export class DeviceService {
     private readonly live: LiveSessions,
     private readonly bus: EventBus,
     private readonly auth: AuthInvalidation,
+    private readonly tunnels: TunnelsRepo,
   ) {}
 
   async list(auth: DeviceAuth): Promise<Device[]> {
@@ -40,25 +42,31 @@ export class DeviceService {
     return this.get(auth, id);
   }
 
-  /** The device's token stops working at once and its peers leave every node. */
+  /**
+   * The device's token stops working at once and its peers leave every node: its own and its
+   * tunnels', whose sessions end with it.
+   */
   async revoke(auth: DeviceAuth, id: string): Promise<Result<void>> {
-    let version: number | undefined;
+    let revoked: { version: number; tunnelIds: string[] } | undefined;
     try {
-      version = await this.db.transaction().execute(async (trx) => {
+      revoked = await this.db.transaction().execute(async (trx) => {
+        if (!(await this.devices.get(auth.accountId, id, trx))) return undefined;
+        const tunnelIds = await this.tunnels.deleteForDevice(trx, id);
         if (!(await this.devices.delete(trx, auth.accountId, id))) return undefined;
-        return this.feed.record(trx, [id]);
+        return { version: await this.feed.record(trx, [id, ...tunnelIds]), tunnelIds };
       });
     } catch (e) {
       // A failed commit may still have committed: drop the account's cached tokens anyway.
       this.auth.forgetAccount(auth.accountId);
       throw e;
     }
-    if (version === undefined) return notFound();
+    if (revoked === undefined) return notFound();
     // Before anything else is awaited: from here on this instance refuses the token, and a
     // connect in flight learns of it (other instances hear it from the bus event below).
     this.auth.forgetDevice(id);
     await this.live.delete(id);
-    await this.feed.announce(version);
+    for (const tunnelId of revoked.tunnelIds) await this.live.delete(tunnelId);
+    await this.feed.announce(revoked.version);
     await this.bus.publish({ kind: 'device', deviceId: id, change: 'revoked' });
     return ok(undefined);
   }

@@ -1,6 +1,6 @@
 // The peer feed that relays long-poll: records device changes, answers deltas or snapshots.
 import type { Peer, PeersResponse } from '../../contracts/index.js';
-import type { DevicesRepo, FeedDeviceRow } from '../store/devices-repo.js';
+import type { DevicesRepo, FeedPeerRow } from '../store/devices-repo.js';
 import type { FeedRepo } from '../store/feed-repo.js';
 import type { Db } from '../store/schema.js';
 import type { EventBus } from './event-bus.js';
@@ -97,13 +97,13 @@ export class PeerFeed {
   }
 }
 
-/** A device is on a node when its plan allows the node's region and its data cap is not reached. */
-function allowedOn(row: FeedDeviceRow, regionId: string): boolean {
+/** A peer (a device or its tunnel) is on a node when its plan allows the node's region and its data cap is not reached. */
+function allowedOn(row: FeedPeerRow, regionId: string): boolean {
   const plan = planOf(row.plan);
   return planAllowsRegion(plan, regionId) && !isOverCap(plan, Number(row.usage_bytes));
 }
 
-function upsert(row: FeedDeviceRow): Peer {
+function upsert(row: FeedPeerRow): Peer {
   const plan = planOf(row.plan);
   return {
     device_id: row.id,

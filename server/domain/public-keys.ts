@@ -1,13 +1,13 @@
 // One holder and one kind per public key. A relay finds a peer by its key: a key that two
-// devices, a device and a node, or both kinds of one device shared would route one party's
-// packets to another, or leave a relay unable to start (two nodes with one key).
+// devices, a device and a tunnel, a device and a node, or both kinds of one device shared would
+// route one party's packets to another, or leave a relay unable to start (two nodes with one key).
 import type { FieldError } from '../../contracts/index.js';
 import type { KeyField, PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { Db } from '../store/schema.js';
 import { fail, ok, type Result } from './errors.js';
 
 export interface KeyOwner {
-  kind: 'device' | 'node';
+  kind: 'device' | 'tunnel' | 'node';
   id: string;
 }
 
@@ -24,6 +24,8 @@ export interface KeyClaim {
 const HELD_BY_OTHER: Record<KeyOwner['kind'], string> = {
   device:
     'that public key is already in use by another device or a relay node; generate a new key pair',
+  tunnel:
+    'that public key is already in use by a device, a tunnel or a relay node; generate a new key pair for the tunnel',
   node: 'that public key is already registered by another node or a device: each relay needs its own keys (its own --state-dir)',
 };
 

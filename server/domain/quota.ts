@@ -52,13 +52,13 @@ export class Quota {
     }
   }
 
-  /** Relays re-read these accounts' devices (and find them allowed or not). */
+  /** Relays re-read these accounts' devices and tunnels (and find them allowed or not). */
   private async republish(accountIds: readonly number[]): Promise<void> {
     if (accountIds.length === 0) return;
     const version = await this.db.transaction().execute(async (trx) => {
       const ids: string[] = [];
       for (const account of accountIds) {
-        for (const d of await this.devices.listForAccount(account, trx)) ids.push(d.id);
+        ids.push(...(await this.devices.peerIdsForAccount(account, trx)));
       }
       return ids.length ? this.feed.record(trx, ids) : 0;
     });

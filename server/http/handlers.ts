@@ -4,6 +4,7 @@ import type { ControlRoutes, RouteDef, RouteId } from '../../contracts/index.js'
 import type { AccountService } from '../domain/accounts.js';
 import type { ConnectionService } from '../domain/connections.js';
 import type { DeviceConfigService } from '../domain/device-configs.js';
+import type { DeviceTunnelService } from '../domain/device-tunnels.js';
 import type { DeviceService } from '../domain/devices.js';
 import { ok, type Result } from '../domain/errors.js';
 import type { Inventory } from '../domain/inventory.js';
@@ -16,6 +17,7 @@ export interface Services {
   version: string;
   accounts: AccountService;
   devices: DeviceService;
+  deviceTunnels: DeviceTunnelService;
   deviceConfigs: DeviceConfigService;
   inventory: Inventory;
   connections: ConnectionService;
@@ -61,6 +63,9 @@ export function buildHandlers(s: Services): HandlerTable {
     revokeDevice: ({ auth, params }) => s.devices.revoke(auth, params.id),
     rotateKeys: ({ auth, params, body }) => s.devices.rotateKeys(auth, params.id, body),
     wireguardConfig: ({ auth, params, body }) => s.deviceConfigs.wireguard(auth, params.id, body),
+    createTunnel: ({ auth, params, body }) => s.deviceTunnels.create(auth, params.id, body),
+    listTunnels: ({ auth, params }) => s.deviceTunnels.list(auth, params.id),
+    deleteTunnel: ({ auth, params }) => s.deviceTunnels.remove(auth, params.id, params.tag),
     listRegions: async ({ auth }) =>
       ok({ regions: await s.inventory.listRegions(planOf(auth.plan)) }),
     listNodes: async ({ query }) => ok({ nodes: await s.inventory.listNodes(query.region) }),

@@ -30,6 +30,8 @@ const TITLE_OF: Record<ErrorCode, string> = {
   'key-mismatch': 'Key does not match',
   'region-exists': 'Region exists',
   'node-not-registered': 'Node not registered',
+  'tunnel-limit': 'Tunnel limit reached',
+  'tunnel-exists': 'Tunnel exists',
   'payload-too-large': 'Request body too large',
   'uri-too-long': 'Path too long',
   'unsupported-media-type': 'Unsupported media type',

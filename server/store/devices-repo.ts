@@ -22,8 +22,17 @@ export interface DeviceAuth {
   sessionAtAuth?: LiveSession | null;
 }
 
-/** A device as the peer feed needs it: with its account's plan. */
-export interface FeedDeviceRow extends DeviceRow {
+/**
+ * A peer as the feed needs it: a device, or one of its tunnels (its own id, keys and addresses),
+ * with the account's plan.
+ */
+export interface FeedPeerRow {
+  id: string;
+  account_id: number;
+  wireguard_public_key: string;
+  ferry_public_key: string;
+  tunnel_ipv4: string;
+  tunnel_ipv6: string;
   plan: string;
   /** The account's bytes in the period asked for. */
   usage_bytes: number;
@@ -141,16 +150,61 @@ export class DevicesRepo {
     return row;
   }
 
-  /** The devices with their account's plan and its usage in `period`. */
-  feedRows(ids: readonly string[], period: string): Promise<FeedDeviceRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.feedQuery(period)
-      .where('devices.id', 'in', ids as string[])
-      .execute();
+  /** The peers of these ids (devices and device tunnels), with the plan and usage in `period`. */
+  async feedRows(ids: readonly string[], period: string): Promise<FeedPeerRow[]> {
+    if (ids.length === 0) return [];
+    const [devices, tunnels] = await Promise.all([
+      this.feedQuery(period)
+        .where('devices.id', 'in', ids as string[])
+        .execute(),
+      this.tunnelFeedQuery(period)
+        .where('device_tunnels.id', 'in', ids as string[])
+        .execute(),
+    ]);
+    return [...devices, ...tunnels];
   }
 
-  allFeedRows(period: string): Promise<FeedDeviceRow[]> {
-    return this.feedQuery(period).orderBy('devices.seq').execute();
+  /** Every peer: the devices, then their tunnels. */
+  async allFeedRows(period: string): Promise<FeedPeerRow[]> {
+    const [devices, tunnels] = await Promise.all([
+      this.feedQuery(period).orderBy('devices.seq').execute(),
+      this.tunnelFeedQuery(period).orderBy('device_tunnels.id').execute(),
+    ]);
+    return [...devices, ...tunnels];
+  }
+
+  /** The peer ids of an account: its devices' and their tunnels'. */
+  async peerIdsForAccount(accountId: number, db: Db = this.db): Promise<string[]> {
+    const [devices, tunnels] = await Promise.all([
+      this.listForAccount(accountId, db),
+      db
+        .selectFrom('device_tunnels')
+        .innerJoin('devices', 'devices.id', 'device_tunnels.device_id')
+        .select('device_tunnels.id')
+        .where('devices.account_id', '=', accountId)
+        .execute(),
+    ]);
+    return [...devices.map((d) => d.id), ...tunnels.map((t) => t.id)];
+  }
+
+  private tunnelFeedQuery(period: string) {
+    return this.db
+      .selectFrom('device_tunnels')
+      .innerJoin('devices', 'devices.id', 'device_tunnels.device_id')
+      .innerJoin('accounts', 'accounts.id', 'devices.account_id')
+      .leftJoin('usage', (join) =>
+        join.onRef('usage.account_id', '=', 'devices.account_id').on('usage.period', '=', period),
+      )
+      .select([
+        'device_tunnels.id',
+        'devices.account_id',
+        'device_tunnels.wireguard_public_key',
+        'device_tunnels.ferry_public_key',
+        'device_tunnels.tunnel_ipv4',
+        'device_tunnels.tunnel_ipv6',
+        'accounts.plan',
+        (eb) => eb.fn.coalesce('usage.bytes', eb.lit(0)).as('usage_bytes'),
+      ]);
   }
 
   private feedQuery(period: string) {

@@ -1,4 +1,4 @@
-// Who holds a public key: devices and nodes, both key kinds. A key must belong to one holder
+// Who holds a public key: devices, their tunnels and nodes, both key kinds. A key must belong to one holder
 // and one kind, or relays cannot tell whose packets are whose.
 import { sql } from 'kysely';
 import type { Db, Dialect } from './schema.js';
@@ -6,7 +6,7 @@ import type { Db, Dialect } from './schema.js';
 export type KeyField = 'wireguard_public_key' | 'ferry_public_key';
 
 export interface KeyHolder {
-  kind: 'device' | 'node';
+  kind: 'device' | 'tunnel' | 'node';
   id: string;
   field: KeyField;
   key: string;
@@ -31,9 +31,16 @@ export class PublicKeysRepo {
   async holders(trx: Db, keys: readonly string[]): Promise<KeyHolder[]> {
     if (keys.length === 0) return [];
     const wanted = [...new Set(keys)];
-    const [devices, nodes] = await Promise.all([
+    const [devices, tunnels, nodes] = await Promise.all([
       trx
         .selectFrom('devices')
+        .select(['id', 'wireguard_public_key', 'ferry_public_key'])
+        .where((eb) =>
+          eb.or([eb('wireguard_public_key', 'in', wanted), eb('ferry_public_key', 'in', wanted)]),
+        )
+        .execute(),
+      trx
+        .selectFrom('device_tunnels')
         .select(['id', 'wireguard_public_key', 'ferry_public_key'])
         .where((eb) =>
           eb.or([eb('wireguard_public_key', 'in', wanted), eb('ferry_public_key', 'in', wanted)]),
@@ -60,6 +67,7 @@ export class PublicKeysRepo {
       }
     };
     collect('device', devices);
+    collect('tunnel', tunnels);
     collect('node', nodes);
     return out;
   }

@@ -56,6 +56,21 @@ export interface NodesTable {
   probe_key: string | null;
 }
 
+/**
+ * A device's extra tunnel (a service tunnel): a peer of its own on the nodes, with its own keys
+ * and addresses (from the devices' address sequence), not a device slot; gone with its device.
+ */
+export interface DeviceTunnelsTable {
+  /** Its peer id: the `device_id` relays know it by. */
+  id: string;
+  device_id: string;
+  tag: string;
+  wireguard_public_key: string;
+  ferry_public_key: string;
+  tunnel_ipv4: string;
+  tunnel_ipv6: string;
+}
+
 /** One row per change to a device that relays must apply; the feed's version is `version`. */
 export interface PeerChangesTable {
   version: Generated<number>;
@@ -80,6 +95,7 @@ export interface UsageTable {
 export interface Tables {
   accounts: AccountsTable;
   devices: DevicesTable;
+  device_tunnels: DeviceTunnelsTable;
   regions: RegionsTable;
   nodes: NodesTable;
   peer_changes: PeerChangesTable;

@@ -126,6 +126,31 @@ describe.each(backends())('the typed control client on %s', (backend) => {
     const { nodes } = await route('listNodes', asLaptop.listNodes({ query: { region: 'global' } }));
     expect(nodes.find((n) => n.id === node.id)).toMatchObject({ healthy: true });
 
+    const tunnel = await route(
+      'createTunnel',
+      asLaptop.createTunnel({
+        params: { id: laptop.device.id },
+        body: {
+          tag: 'Work',
+          wireguard_public_key: newPublicKey(),
+          ferry_public_key: newPublicKey(),
+        },
+      }),
+    );
+    expect(tunnel).toMatchObject({ tag: 'work', device_id: laptop.device.id });
+    expect(
+      await route('listTunnels', asLaptop.listTunnels({ params: { id: laptop.device.id } })),
+    ).toEqual({ tunnels: [tunnel] });
+    const tunnelSession = await route(
+      'connect',
+      asLaptop.connect({ body: { region: 'global', tunnel: 'work' } }),
+    );
+    expect(tunnelSession.tunnel.ipv4).toBe(tunnel.tunnel_ipv4);
+    await route(
+      'deleteTunnel',
+      asLaptop.deleteTunnel({ params: { id: laptop.device.id, tag: 'work' } }),
+    );
+
     const session = await route(
       'connect',
       asLaptop.connect({ body: { protocol: 'WireGuard', region: 'global' } }),

@@ -7,6 +7,7 @@ import * as feedPeriod from './0003-feed-period.js';
 import * as nodeDegraded from './0004-node-degraded.js';
 import * as safeNames from './0005-safe-names.js';
 import * as nodeProbe from './0006-node-probe.js';
+import * as deviceTunnels from './0007-device-tunnels.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0004-node-degraded': { up: nodeDegraded.up },
     '0005-safe-names': { up: safeNames.up },
     '0006-node-probe': { up: nodeProbe.up },
+    '0007-device-tunnels': { up: deviceTunnels.up },
   };
   return { getMigrations: async () => migrations };
 }

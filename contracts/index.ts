@@ -12,3 +12,4 @@ export * from './control-client.js';
 export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';
 export * from './local-api.js';
 export * from './platforms.js';
+export * from './service-tunnels.js';

@@ -23,6 +23,17 @@ import type { RouteDef } from './control-routes.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
 import {
+  AddServiceRequest,
+  Service,
+  ServiceParams,
+  ServiceTunnel,
+  ServiceTunnelsResponse,
+  ServicesResponse,
+  StartTunnelRequest,
+  StopTunnelResponse,
+  TunnelTagParams,
+} from './service-tunnels.js';
+import {
   ENCRYPTIONS,
   MODES,
   PROTOCOLS,
@@ -387,6 +398,58 @@ export const localRoutes = {
     summary: 'Probe a streaming platform through the tunnel: reachable, catalogue region, verdict',
     body: StreamTestRequest,
     response: StreamTestResult,
+  }),
+  listServices: route({
+    method: 'GET',
+    path: '/services',
+    auth: 'none',
+    status: 200,
+    summary: 'The services (shipped and your own): networks and domains a service tunnel carries',
+    response: ServicesResponse,
+  }),
+  addService: route({
+    method: 'POST',
+    path: '/services',
+    auth: 'none',
+    status: 201,
+    summary: 'Add a service of your own: a name, networks (CIDR) and domains',
+    body: AddServiceRequest,
+    response: Service,
+  }),
+  removeService: route({
+    method: 'DELETE',
+    path: '/services/:name',
+    auth: 'none',
+    status: 204,
+    summary: 'Remove a service of your own',
+    params: ServiceParams,
+  }),
+  startTunnel: route({
+    method: 'POST',
+    path: '/tunnels',
+    auth: 'none',
+    status: 201,
+    summary:
+      "Start a service tunnel: its own interface and session, only the service's destinations; answers once traffic crosses it",
+    body: StartTunnelRequest,
+    response: ServiceTunnel,
+  }),
+  listTunnels: route({
+    method: 'GET',
+    path: '/tunnels',
+    auth: 'none',
+    status: 200,
+    summary: 'The running service tunnels: tag, service, node, latency, interface',
+    response: ServiceTunnelsResponse,
+  }),
+  stopTunnel: route({
+    method: 'DELETE',
+    path: '/tunnels/:tag',
+    auth: 'none',
+    status: 200,
+    summary: 'Stop a service tunnel and remove it from the control plane',
+    params: TunnelTagParams,
+    response: StopTunnelResponse,
   }),
 } as const satisfies Record<string, RouteDef>;
 

@@ -59,6 +59,22 @@ export interface EngineApi {
   /** Not connected: not-connected; a platform the table lacks: config-invalid listing them. */
   streamTest(request: Body<'streamTest'>, signal?: AbortSignal): Promise<Answer<'streamTest'>>;
 
+  /** The services, shipped and the user's own. */
+  listServices(): Promise<Answer<'listServices'>>;
+  /** A name taken (also a shipped one's): service-exists. */
+  addService(request: Body<'addService'>): Promise<Answer<'addService'>>;
+  /** A shipped service: config-invalid; none of that name: service-not-found. */
+  removeService(name: string): Promise<void>;
+  /**
+   * Resolves once traffic crosses the service tunnel; a tag or service already running:
+   * tunnel-exists; an unknown service: service-not-found; a domain that does not resolve:
+   * destinations-unresolved. `signal` aborts the attempt (and cleans up).
+   */
+  startTunnel(request: Body<'startTunnel'>, signal?: AbortSignal): Promise<Answer<'startTunnel'>>;
+  listTunnels(): Promise<Answer<'listTunnels'>>;
+  /** None of that tag running: tunnel-not-found. */
+  stopTunnel(tag: string): Promise<Answer<'stopTunnel'>>;
+
   /** SIGTERM: disconnect cleanly, remove everything made, stop timers. Idempotent. */
   shutdown(): Promise<void>;
 }

@@ -22,9 +22,12 @@ import {
   type RegionRule,
   SHIPPED_PLATFORMS,
   type PlatformTable,
+  type AddServiceRequest,
+  type StartTunnelRequest,
 } from '../contracts/index.js';
 import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
+import { FakeServiceTunnels } from './service-tunnels.fake.js';
 import { choosePlatform, streamVerdict, type ProbeOutcome } from './stream-test.js';
 
 type Answer<K extends keyof EngineApi> = EngineApi[K] extends (...a: never[]) => infer R
@@ -380,6 +383,7 @@ export class FakeEngine implements EngineApi {
 
   async logout(): Promise<{ signed_in: false }> {
     await this.disconnect();
+    this.serviceTunnels.stopAll(false);
     if (this.session) {
       const { account, deviceId } = this.session;
       account.devices = account.devices.filter((d) => d.id !== deviceId);
@@ -528,8 +532,45 @@ export class FakeEngine implements EngineApi {
     });
   }
 
+  // ---- services and service tunnels ----------------------------------------------------------
+
+  /** The services and running service tunnels (test controls: `unresolvable`, `unregistered`). */
+  readonly serviceTunnels = new FakeServiceTunnels({
+    requireSession: () => void this.requireSession(),
+    place: (choice) => {
+      const { region } = this.resolveRegion(choice ?? this.config.region);
+      return { region, node: NODE_OF_REGION[region]! };
+    },
+    protocol: () => this.config.protocol,
+  });
+
+  async listServices(): Promise<Answer<'listServices'>> {
+    return { services: this.serviceTunnels.list() };
+  }
+
+  async addService(request: AddServiceRequest): Promise<Answer<'addService'>> {
+    return this.serviceTunnels.add(request);
+  }
+
+  async removeService(name: string): Promise<void> {
+    this.serviceTunnels.remove(name);
+  }
+
+  async startTunnel(request: StartTunnelRequest): Promise<Answer<'startTunnel'>> {
+    return this.serviceTunnels.start(request);
+  }
+
+  async listTunnels(): Promise<Answer<'listTunnels'>> {
+    return { tunnels: [...this.serviceTunnels.running.values()].map((t) => ({ ...t })) };
+  }
+
+  async stopTunnel(tag: string): Promise<Answer<'stopTunnel'>> {
+    return this.serviceTunnels.stop(tag);
+  }
+
   async shutdown(): Promise<void> {
     this.shutdowns++;
+    this.serviceTunnels.stopAll(true);
     await this.disconnect();
   }
 }

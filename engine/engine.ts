@@ -25,6 +25,11 @@ import {
   type Notice,
   type PlatformTable,
   type RegionRule,
+  type AddServiceRequest,
+  type Service,
+  type ServiceTunnel,
+  type StartTunnelRequest,
+  type StopTunnelResponse,
   type Usage,
 } from '../contracts/index.js';
 import { CONFIG_CHANGE_EFFECT, SHIPPED_PLATFORMS } from '../contracts/index.js';
@@ -41,10 +46,13 @@ import { LatencyReporter } from './latency-report.js';
 import { isThisMachine } from './local-node.js';
 import { probeNodes, probeTargets, smoothLatencies } from './probes/index.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
+import { ServiceTunnels } from './service-tunnels.js';
+import { ServiceStore, systemResolveIpv4, type ResolveIpv4 } from './services.js';
 import { SessionStore } from './session-store.js';
 import { loadPlatformTable, runStreamTest } from './stream-test.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
+import { TunnelKeyStore } from './tunnel-keys.js';
 
 export interface EngineDeps {
   stateDir: string;
@@ -70,6 +78,10 @@ export interface EngineDeps {
   platforms?: PlatformTable;
   /** Time limit of one stream-test's probe (default 10 s). */
   streamProbeTimeoutMs?: number;
+  /** A domain's IPv4 addresses, for service tunnels (default: the system resolver). */
+  resolveIpv4?: ResolveIpv4;
+  /** A fresh interface name for a service tunnel's tag (default: tunnelInterfaceName(tag)). */
+  serviceInterfaceName?: (tag: string) => string;
 }
 
 /** The parts of a connection the state machine does not hold, for the status. */
@@ -133,6 +145,8 @@ export class Engine implements EngineApi {
   readonly keys: KeyStore;
   readonly sessions: SessionStore;
   readonly rules: RuleStore;
+  readonly services: ServiceStore;
+  readonly serviceTunnels: ServiceTunnels;
   readonly #machine = new ConnectionStateMachine();
   readonly #ops = new OperationQueue();
   readonly #listeners = new Set<(e: EngineEvent) => void>();
@@ -152,6 +166,20 @@ export class Engine implements EngineApi {
     this.keys = new KeyStore({ stateDir: deps.stateDir, ferryKeys: deps.ferryKeys });
     this.sessions = new SessionStore(deps.stateDir);
     this.rules = new RuleStore(deps.stateDir);
+    this.services = new ServiceStore(deps.stateDir);
+    this.serviceTunnels = new ServiceTunnels({
+      control: () => this.control(),
+      device: async () => (await this.requireSession()).device,
+      config: () => this.config.load(),
+      rules: () => this.rules.list(),
+      services: this.services,
+      keys: new TunnelKeyStore({ stateDir: deps.stateDir, ferryKeys: deps.ferryKeys }),
+      tunnels: deps.tunnels,
+      resolve: deps.resolveIpv4 ?? systemResolveIpv4,
+      isThisMachine: (host) => (deps.isThisMachine ?? isThisMachine)(host),
+      ...(deps.serviceInterfaceName ? { interfaceName: deps.serviceInterfaceName } : {}),
+      ...(deps.resetConnections ? { resetConnections: deps.resetConnections } : {}),
+    });
     this.#machine.on(() => this.emit({ type: 'status', status: this.status() }));
   }
 
@@ -598,6 +626,8 @@ export class Engine implements EngineApi {
   /** Disconnects, revokes this device (best effort: unreachable is no reason to stay in), forgets it. */
   private async signOut(control: ControlClient | null): Promise<void> {
     await this.disconnectNow('signed-out');
+    // The service tunnels go with the device (the revocation removes them on the control plane).
+    await this.serviceTunnels.stopAll({ unregister: false }).catch(() => undefined);
     const session = await this.sessions.info().catch(() => null);
     if (control && session) {
       await control
@@ -784,12 +814,44 @@ export class Engine implements EngineApi {
     });
   }
 
+  // ---- services and service tunnels (engine/services.ts, engine/service-tunnels.ts) ----------
+
+  async listServices() {
+    return { services: await this.services.list() };
+  }
+
+  addService(request: AddServiceRequest): Promise<Service> {
+    return this.services.add(request);
+  }
+
+  removeService(name: string): Promise<void> {
+    return this.services.remove(name);
+  }
+
+  startTunnel(request: StartTunnelRequest, signal?: AbortSignal): Promise<ServiceTunnel> {
+    this.checkOpen();
+    return this.serviceTunnels.start(request, signal);
+  }
+
+  async listTunnels() {
+    return { tunnels: this.serviceTunnels.list() };
+  }
+
+  stopTunnel(tag: string): Promise<StopTunnelResponse> {
+    return this.serviceTunnels.stop(tag);
+  }
+
   // ---- lifetime -----------------------------------------------------------------------------
 
   async shutdown(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#ops.run(() => this.disconnectNow('shutdown'));
+    try {
+      // Independent of the main tunnel, not of the engine's lifetime: removed here and there.
+      await this.serviceTunnels.stopAll({ unregister: true });
+    } finally {
+      await this.#ops.run(() => this.disconnectNow('shutdown'));
+    }
     this.#listeners.clear();
   }
 

@@ -64,6 +64,16 @@ export const ENGINE_ERROR_CODES = [
   'node-unreachable',
   /** The operation was cancelled by its caller (a disconnect while connecting). */
   'cancelled',
+  /** No service of that name (netcli service list shows them). */
+  'service-not-found',
+  /** A service of that name exists already, or the name is a shipped service's. */
+  'service-exists',
+  /** No service tunnel of that tag runs here (netcli tunnel list shows them). */
+  'tunnel-not-found',
+  /** A service tunnel of that tag runs here already. */
+  'tunnel-exists',
+  /** A domain of the service did not resolve: its tunnel would leave that traffic outside. */
+  'destinations-unresolved',
 ] as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];

@@ -142,6 +142,16 @@ describe('the local API host', () => {
         client.addRegionRule({ body: { area: 'asia', strategy: 'least-load', name: 'near' } }),
       removeRegionRule: () => client.removeRegionRule({ params: { name: 'near' } }),
       latencyCheck: () => client.latencyCheck({ body: { all: true } }),
+      listServices: () => client.listServices(),
+      addService: () =>
+        client.addService({
+          body: { name: 'Office', cidrs: ['10.20.0.0/16'], domains: ['Wiki.Corp.Example'] },
+        }),
+      startTunnel: () =>
+        client.startTunnel({ body: { service: 'office', tag: 'Work', region: 'asia-east' } }),
+      listTunnels: () => client.listTunnels(),
+      stopTunnel: () => client.stopTunnel({ params: { tag: 'work' } }),
+      removeService: () => client.removeService({ params: { name: 'office' } }),
       streamTest: async () => {
         await client.connect({ body: { region: 'asia-east' } });
         return client.streamTest({ body: { platform: 'netflix' } });
@@ -166,6 +176,26 @@ describe('the local API host', () => {
     expect((await client.listDevices()).devices.map((d) => d.id)).toEqual([session.device.id]);
     expect(engine.rules).toEqual([]);
     expect((results.latencyCheck as { results: unknown[] }).results).toHaveLength(2);
+    expect(results.addService).toEqual({
+      name: 'office',
+      builtin: false,
+      description: null,
+      cidrs: ['10.20.0.0/16'],
+      domains: ['wiki.corp.example'],
+    });
+    expect((results.listServices as { services: { name: string }[] }).services).toContainEqual(
+      expect.objectContaining({ name: 'github', builtin: true }),
+    );
+    expect(results.startTunnel).toMatchObject({
+      tag: 'work',
+      service: 'office',
+      status: 'connected',
+      region: 'asia-east',
+      destinations: 2,
+    });
+    expect(results.listTunnels).toEqual({ tunnels: [results.startTunnel] });
+    expect(results.stopTunnel).toEqual({ tag: 'work', service: 'office', unregistered: true });
+    expect(engine.serviceTunnels.own).toEqual([]);
     expect(results.streamTest).toMatchObject({ platform: 'netflix', verdict: 'ok', matches: true });
     expect(await client.logout()).toEqual({ signed_in: false });
     expect((await client.status()).signed_in).toBe(false);

@@ -53,5 +53,11 @@ export function localHandlers(engine: EngineApi): LocalHandlers {
     removeRegionRule: ({ params }) => engine.removeRegionRule(params.name),
     latencyCheck: ({ body }) => engine.latencyCheck(body),
     streamTest: ({ body, signal }) => engine.streamTest(body, signal),
+    listServices: () => engine.listServices(),
+    addService: ({ body }) => engine.addService(body),
+    removeService: ({ params }) => engine.removeService(params.name),
+    startTunnel: ({ body, signal }) => engine.startTunnel(body, signal),
+    listTunnels: () => engine.listTunnels(),
+    stopTunnel: ({ params }) => engine.stopTunnel(params.tag),
   };
 }

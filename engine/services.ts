@@ -1,0 +1,184 @@
+// Services: named destination sets (networks and domains) that service tunnels carry. The
+// shipped ones (contracts/services.json) and the user's own, kept in `<stateDir>/services.json`;
+// and a service's destinations when a tunnel starts: its networks, and its domains resolved to
+// IPv4 addresses (routed, never logged or shown).
+import { lookup } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { AddServiceRequest, BUILTIN_SERVICES, type Service } from '../contracts/index.js';
+import { errnoCode, FerryError } from './errors.js';
+import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+
+export const SERVICES_FILE = 'services.json';
+
+/** The user's services, each held to the rules of `netcli service add`. */
+const ServicesFile = z.strictObject({
+  version: z.literal(1),
+  services: z.array(AddServiceRequest),
+});
+
+/** A domain's IPv4 addresses (the system resolver in the engine; a table in tests). */
+export type ResolveIpv4 = (domain: string) => Promise<string[]>;
+
+export const systemResolveIpv4: ResolveIpv4 = async (domain) =>
+  (await lookup(domain, { family: 4, all: true })).map((a) => a.address);
+
+function userService(s: z.output<typeof AddServiceRequest>): Service {
+  return { name: s.name, builtin: false, description: null, cidrs: s.cidrs, domains: s.domains };
+}
+
+export class ServiceStore {
+  readonly file: string;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly stateDir: string = DEFAULT_STATE_DIR) {
+    this.file = path.join(stateDir, SERVICES_FILE);
+  }
+
+  /** The shipped services, then the user's, by name. */
+  list(): Promise<Service[]> {
+    return this.serially(async () => [
+      ...BUILTIN_SERVICES.map((s) => ({ ...s })),
+      ...(await this.read()).map(userService).sort((a, b) => a.name.localeCompare(b.name)),
+    ]);
+  }
+
+  /** One service by name (any letter case); service-not-found names the services there are. */
+  async get(name: string): Promise<Service> {
+    const all = await this.list();
+    const typed = name.toLowerCase();
+    const found = all.find((s) => s.name === typed);
+    if (found) return found;
+    throw new FerryError(
+      'service-not-found',
+      `there is no service ${typed}; the services are ${all.map((s) => s.name).join(', ')}`,
+    );
+  }
+
+  /**
+   * Adds a service (its networks and domains without repeats). A name already taken, by a
+   * service of the user's or a shipped one, is refused (service-exists), never overwritten.
+   */
+  add(request: z.output<typeof AddServiceRequest>): Promise<Service> {
+    return this.serially(async () => {
+      if (BUILTIN_SERVICES.some((s) => s.name === request.name)) {
+        throw new FerryError(
+          'service-exists',
+          `${request.name} is a service Ferry ships: give yours another name`,
+        );
+      }
+      const services = await this.read();
+      if (services.some((s) => s.name === request.name)) {
+        throw new FerryError(
+          'service-exists',
+          `a service named ${request.name} exists; remove it first (netcli service remove ${request.name}) or choose another name`,
+        );
+      }
+      const service = {
+        name: request.name,
+        cidrs: [...new Set(request.cidrs)],
+        domains: [...new Set(request.domains)],
+      };
+      await this.write([...services, service]);
+      return userService(service);
+    });
+  }
+
+  remove(name: string): Promise<void> {
+    return this.serially(async () => {
+      const typed = name.toLowerCase();
+      if (BUILTIN_SERVICES.some((s) => s.name === typed)) {
+        throw new FerryError('config-invalid', `${typed} is a service Ferry ships: it stays`, {
+          errors: [{ field: 'name', message: 'a service of your own (netcli service list)' }],
+        });
+      }
+      const services = await this.read();
+      if (!services.some((s) => s.name === typed)) {
+        throw new FerryError(
+          'service-not-found',
+          `you have no service named ${typed}` +
+            (services.length ? `; yours are ${services.map((s) => s.name).join(', ')}` : ''),
+        );
+      }
+      await this.write(services.filter((s) => s.name !== typed));
+    });
+  }
+
+  private async read(): Promise<z.output<typeof AddServiceRequest>[]> {
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return [];
+      throw new FerryError(
+        'config-unreadable',
+        `cannot read the services ${this.file} (${errnoCode(e) ?? 'error'})`,
+        { cause: e },
+      );
+    }
+    let parsed: z.ZodSafeParseResult<z.output<typeof ServicesFile>>;
+    try {
+      parsed = ServicesFile.safeParse(JSON.parse(text));
+    } catch {
+      parsed = { success: false } as z.ZodSafeParseResult<z.output<typeof ServicesFile>>;
+    }
+    if (!parsed.success) {
+      throw new FerryError(
+        'config-corrupt',
+        `the services file ${this.file} is damaged and was left as it is`,
+      );
+    }
+    return parsed.data.services;
+  }
+
+  private async write(services: z.output<typeof AddServiceRequest>[]): Promise<void> {
+    await ensureStateDir(this.stateDir);
+    try {
+      await writeFileAtomic(this.file, `${JSON.stringify({ version: 1, services }, null, 2)}\n`);
+    } catch (e) {
+      throw new FerryError(
+        'config-write-failed',
+        `cannot save the services in ${this.stateDir} (${errnoCode(e) ?? 'error'})`,
+        { cause: e },
+      );
+    }
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/**
+ * What a service's tunnel routes: its networks, and each domain's IPv4 addresses as /32s, once
+ * each. Fails closed: when a domain does not resolve (or only to IPv6), the tunnel must not
+ * start, or that domain's traffic would go around it; the error counts the domains and names
+ * none (the no-logs rule: destinations appear in no message).
+ */
+export async function serviceDestinations(
+  service: Pick<Service, 'name' | 'cidrs' | 'domains'>,
+  resolve: ResolveIpv4,
+): Promise<string[]> {
+  const out = new Set(service.cidrs);
+  let unresolved = 0;
+  const answers = await Promise.all(
+    service.domains.map((d) => resolve(d).catch(() => [] as string[])),
+  );
+  for (const addresses of answers) {
+    const ipv4 = addresses.filter((a) => /^\d{1,3}(\.\d{1,3}){3}$/.test(a));
+    if (ipv4.length === 0) unresolved += 1;
+    for (const a of ipv4) out.add(`${a}/32`);
+  }
+  if (unresolved > 0) {
+    throw new FerryError(
+      'destinations-unresolved',
+      `${unresolved} of the ${service.domains.length} domains of service ${service.name} did not ` +
+        'resolve to an IPv4 address, so its tunnel was not started (that traffic would have gone ' +
+        'around it); check DNS, or the domains with netcli service list',
+    );
+  }
+  return [...out];
+}

@@ -1,0 +1,166 @@
+// The service tunnels' private keys (WireGuard and Ferry, a pair per tag), generated on this host
+// and kept in tunnel-keys.json (0600) beside the device keys; only their public keys leave.
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+import { errnoCode, FerryError } from './errors.js';
+import type { DevicePublicKeys, FerryKeys, KeyKind } from './key-store.js';
+import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import { generateWireguardPrivateKey, rawKey, wireguardPublicKey } from './wireguard-keys.js';
+
+export const TUNNEL_KEYS_FILE = 'tunnel-keys.json';
+
+const PrivateKey = z.string().refine((k) => rawKey(k) !== null);
+const TunnelKeysFile = z.strictObject({
+  version: z.literal(1),
+  tunnels: z.record(
+    z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/),
+    z.strictObject({ wireguard: PrivateKey, ferry: PrivateKey }),
+  ),
+});
+type TunnelKeysFile = z.infer<typeof TunnelKeysFile>;
+
+/** One tunnel's key pairs: the private keys for its tunnel, the public ones to register. */
+export interface TunnelKeys {
+  publicKeys: DevicePublicKeys;
+  privateKey(kind: KeyKind): string;
+}
+
+/**
+ * The key pairs of this host's service tunnels, by tag. A tag's pairs are made (and saved) the
+ * first time it is asked for, before anything can register them, and kept until the tunnel is
+ * gone from the control plane: a start after a crash finds the registration its own. A damaged
+ * file is reported (keys-corrupt) and left alone.
+ *
+ * Private keys stay in this object (an ES private field: not in JSON.stringify or util.inspect,
+ * nor in any message). Operations run one at a time. Throws FerryError: keys-corrupt,
+ * keys-unreadable, keys-insecure, keys-write-failed, state-dir-unusable, state-dir-insecure.
+ */
+export class TunnelKeyStore {
+  readonly file: string;
+  #held: TunnelKeysFile['tunnels'] | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #ferry: FerryKeys;
+
+  constructor(opts: { stateDir?: string; ferryKeys: FerryKeys }) {
+    this.file = path.join(opts.stateDir ?? DEFAULT_STATE_DIR, TUNNEL_KEYS_FILE);
+    this.#ferry = opts.ferryKeys;
+  }
+
+  /** The tag's key pairs, made and saved on first use. */
+  keysFor(tag: string): Promise<TunnelKeys> {
+    return this.serially(async () => {
+      const held = await this.held();
+      let pair = held[tag];
+      if (!pair) {
+        pair = {
+          wireguard: generateWireguardPrivateKey(),
+          ferry: this.#ferry.generatePrivateKey(),
+        };
+        await this.save({ ...held, [tag]: pair });
+      }
+      const privateKeys = { ...pair };
+      return {
+        publicKeys: {
+          wireguard: wireguardPublicKey(privateKeys.wireguard),
+          ferry: this.#ferry.publicKey(privateKeys.ferry),
+        },
+        privateKey: (kind: KeyKind) => privateKeys[kind],
+      };
+    });
+  }
+
+  /** The tags that have keys here (tunnels registered, or about to be). */
+  tags(): Promise<string[]> {
+    return this.serially(async () => Object.keys(await this.held()).sort());
+  }
+
+  /** Erases the tag's keys (its tunnel is gone from the control plane). */
+  forget(tag: string): Promise<void> {
+    return this.serially(async () => {
+      const held = await this.held();
+      if (!(tag in held)) return;
+      const next = { ...held };
+      delete next[tag];
+      await this.save(next);
+    });
+  }
+
+  /** Erases every tunnel's keys (the device signed out: its tunnels went with it). */
+  forgetAll(): Promise<void> {
+    return this.serially(async () => {
+      if (Object.keys(await this.held()).length > 0) await this.save({});
+    });
+  }
+
+  private async held(): Promise<TunnelKeysFile['tunnels']> {
+    if (this.#held) return this.#held;
+    let text: string;
+    try {
+      const st = await stat(this.file);
+      if ((st.mode & 0o077) !== 0) {
+        const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
+        throw new FerryError(
+          'keys-insecure',
+          `the tunnel key file ${this.file} is open to other users (mode ${mode}): ` +
+            `run chmod 600 ${this.file}, and stop and start the service tunnels for new keys`,
+        );
+      }
+      text = await readFile(this.file, 'utf8');
+    } catch (e) {
+      if (e instanceof FerryError) throw e;
+      if (errnoCode(e) === 'ENOENT') {
+        this.#held = {};
+        return this.#held;
+      }
+      throw new FerryError(
+        'keys-unreadable',
+        `cannot read the tunnel key file ${this.file} (${errnoCode(e) ?? 'error'})`,
+        { cause: e },
+      );
+    }
+    let parsed: z.ZodSafeParseResult<TunnelKeysFile>;
+    try {
+      parsed = TunnelKeysFile.safeParse(JSON.parse(text));
+    } catch {
+      parsed = { success: false } as z.ZodSafeParseResult<TunnelKeysFile>;
+    }
+    // Neither the parser's message nor zod's issues are passed on: they could quote a key.
+    if (!parsed.success) {
+      throw new FerryError(
+        'keys-corrupt',
+        `the tunnel key file ${this.file} is damaged and was left as it is; moving it aside ` +
+          'makes new keys for the service tunnels',
+      );
+    }
+    this.#held = parsed.data.tunnels;
+    return this.#held;
+  }
+
+  /** Saves the keys, and only then makes them the ones in use. */
+  private async save(tunnels: TunnelKeysFile['tunnels']): Promise<void> {
+    const dir = path.dirname(this.file);
+    await ensureStateDir(dir);
+    try {
+      await writeFileAtomic(
+        this.file,
+        `${JSON.stringify({ version: 1, tunnels } satisfies TunnelKeysFile, null, 2)}\n`,
+        0o600,
+      );
+    } catch (e) {
+      throw new FerryError(
+        'keys-write-failed',
+        `cannot save the tunnel keys in ${dir} (${errnoCode(e) ?? 'error'}); the previous keys are unchanged`,
+        { cause: e },
+      );
+    }
+    this.#held = tunnels;
+  }
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}

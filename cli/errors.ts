@@ -54,6 +54,16 @@ const HINTS: Readonly<Record<string, readonly string[]>> = {
   unauthorized: ['this device is no longer signed in: netcli login <number>'],
   'state-dir-insecure': ['the state directory holds the device keys: make it 0700 and your own'],
   'not-found': ['netcli devices lists the account’s devices and their ids'],
+  'service-not-found': ['netcli service list shows the services'],
+  'service-exists': ['choose another name, or remove yours first: netcli service remove <name>'],
+  'tunnel-not-found': ['netcli tunnel list shows the running tunnels'],
+  'tunnel-exists': [
+    'netcli tunnel list shows the running tunnels; stop one with netcli tunnel stop --tag <tag>',
+  ],
+  'tunnel-limit': ['stop a tunnel first: netcli tunnel stop --tag <tag>'],
+  'destinations-unresolved': [
+    'check this host’s DNS, or the service’s domains: netcli service list',
+  ],
 };
 
 /** One hint line per field: what it takes, and the values where the set is closed. */

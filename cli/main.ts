@@ -10,7 +10,9 @@ import { registerDevices } from './commands/devices.js';
 import { registerInit } from './commands/init.js';
 import { registerLatency } from './commands/latency.js';
 import { registerRegion } from './commands/region.js';
+import { registerService } from './commands/service.js';
 import { registerStatus } from './commands/status.js';
+import { registerTunnel } from './commands/tunnel.js';
 import { registerStreamTest } from './commands/stream-test.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
@@ -37,6 +39,8 @@ export function buildProgram(rt: Runtime): Command {
   registerConfig(program, rt);
   registerRegion(program, rt);
   registerLatency(program, rt);
+  registerService(program, rt);
+  registerTunnel(program, rt);
   registerStreamTest(program, rt);
   return program;
 }

@@ -828,7 +828,7 @@ export class Engine implements EngineApi {
     return this.services.remove(name);
   }
 
-  startTunnel(request: StartTunnelRequest, signal?: AbortSignal): Promise<ServiceTunnel> {
+  async startTunnel(request: StartTunnelRequest, signal?: AbortSignal): Promise<ServiceTunnel> {
     this.checkOpen();
     return this.serviceTunnels.start(request, signal);
   }

@@ -1,12 +1,11 @@
 // Region rules (`netcli region add --area A --strategy S [--name N]`): named choices of where to
 // connect, kept in `<stateDir>/rules.json`, and how a rule's name becomes the control plane's
 // region choice `<area>:<strategy>`.
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { REGION_STRATEGIES, type RegionRule } from '../contracts/index.js';
-import { errnoCode, FerryError } from './errors.js';
-import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import { FerryError } from './errors.js';
+import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from './state-dir.js';
 
 export const RULES_FILE = 'rules.json';
 
@@ -75,43 +74,11 @@ export class RuleStore {
   }
 
   private async read(): Promise<RegionRule[]> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT') return [];
-      throw new FerryError(
-        'config-unreadable',
-        `cannot read the region rules ${this.file} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
-    }
-    let parsed: z.ZodSafeParseResult<z.infer<typeof RulesFile>>;
-    try {
-      parsed = RulesFile.safeParse(JSON.parse(text));
-    } catch {
-      parsed = { success: false } as z.ZodSafeParseResult<z.infer<typeof RulesFile>>;
-    }
-    if (!parsed.success) {
-      throw new FerryError(
-        'config-corrupt',
-        `the region rules file ${this.file} is damaged and was left as it is`,
-      );
-    }
-    return parsed.data.rules;
+    return (await readStateFile(this.file, RulesFile, 'region rules'))?.rules ?? [];
   }
 
   private async write(rules: RegionRule[]): Promise<void> {
-    await ensureStateDir(this.stateDir);
-    try {
-      await writeFileAtomic(this.file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`);
-    } catch (e) {
-      throw new FerryError(
-        'config-write-failed',
-        `cannot save the region rules in ${this.stateDir} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
-    }
+    await writeStateFile(this.stateDir, this.file, { version: 1, rules }, 'region rules');
   }
 
   private serially<T>(task: () => Promise<T>): Promise<T> {

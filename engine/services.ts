@@ -3,12 +3,11 @@
 // and a service's destinations when a tunnel starts: its networks, and its domains resolved to
 // IPv4 addresses (routed, never logged or shown).
 import { lookup } from 'node:dns/promises';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { AddServiceRequest, BUILTIN_SERVICES, type Service } from '../contracts/index.js';
-import { errnoCode, FerryError } from './errors.js';
-import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import { FerryError } from './errors.js';
+import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from './state-dir.js';
 
 export const SERVICES_FILE = 'services.json';
 
@@ -106,43 +105,11 @@ export class ServiceStore {
   }
 
   private async read(): Promise<z.output<typeof AddServiceRequest>[]> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT') return [];
-      throw new FerryError(
-        'config-unreadable',
-        `cannot read the services ${this.file} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
-    }
-    let parsed: z.ZodSafeParseResult<z.output<typeof ServicesFile>>;
-    try {
-      parsed = ServicesFile.safeParse(JSON.parse(text));
-    } catch {
-      parsed = { success: false } as z.ZodSafeParseResult<z.output<typeof ServicesFile>>;
-    }
-    if (!parsed.success) {
-      throw new FerryError(
-        'config-corrupt',
-        `the services file ${this.file} is damaged and was left as it is`,
-      );
-    }
-    return parsed.data.services;
+    return (await readStateFile(this.file, ServicesFile, 'services'))?.services ?? [];
   }
 
   private async write(services: z.output<typeof AddServiceRequest>[]): Promise<void> {
-    await ensureStateDir(this.stateDir);
-    try {
-      await writeFileAtomic(this.file, `${JSON.stringify({ version: 1, services }, null, 2)}\n`);
-    } catch (e) {
-      throw new FerryError(
-        'config-write-failed',
-        `cannot save the services in ${this.stateDir} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
-    }
+    await writeStateFile(this.stateDir, this.file, { version: 1, services }, 'services');
   }
 
   private serially<T>(task: () => Promise<T>): Promise<T> {

@@ -1,8 +1,9 @@
 // The engine's private state directory (configuration, device keys): created 0700, refused when
 // others can reach it, and files in it replaced atomically and durably.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { z } from 'zod';
 
 import { errnoCode, FerryError } from './errors.js';
 
@@ -82,5 +83,61 @@ export async function writeFileAtomic(file: string, data: string, mode = 0o600):
     await d.sync();
   } finally {
     await d.close();
+  }
+}
+
+/**
+ * A small JSON file of the state dir (region rules, services): its contents as `schema` reads
+ * them, or null when there is none. An unreadable file is `config-unreadable`; one that is not
+ * JSON or not of the schema's shape is `config-corrupt` and is left as it is. `what` names it
+ * in messages (e.g. "region rules").
+ */
+export async function readStateFile<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  what: string,
+): Promise<z.output<S> | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return null;
+    throw new FerryError(
+      'config-unreadable',
+      `cannot read the ${what} ${file} (${errnoCode(e) ?? 'error'})`,
+      { cause: e },
+    );
+  }
+  let parsed: z.ZodSafeParseResult<z.output<S>>;
+  try {
+    parsed = schema.safeParse(JSON.parse(text));
+  } catch {
+    parsed = { success: false } as z.ZodSafeParseResult<z.output<S>>;
+  }
+  if (!parsed.success) {
+    throw new FerryError(
+      'config-corrupt',
+      `the ${what} file ${file} is damaged and was left as it is`,
+    );
+  }
+  return parsed.data;
+}
+
+/** Saves `data` as the JSON file `file` of `stateDir` (atomically); `config-write-failed` else. */
+export async function writeStateFile(
+  stateDir: string,
+  file: string,
+  data: unknown,
+  what: string,
+): Promise<void> {
+  await ensureStateDir(stateDir);
+  try {
+    await writeFileAtomic(file, `${JSON.stringify(data, null, 2)}\n`);
+  } catch (e) {
+    throw new FerryError(
+      'config-write-failed',
+      `cannot save the ${what} in ${stateDir} (${errnoCode(e) ?? 'error'})`,
+      { cause: e },
+    );
   }
 }

@@ -6,46 +6,51 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { classifyFirstPacket } from './ferry-gfw-detector.js';
-import {
-  FerryProcess,
-  SERVER_TUNNEL,
-  SERVER_UNDERLAY,
-  Topology,
-  readPcapTcp,
-  requirePrerequisites,
-  sleep,
-} from './ferry-topology.js';
+import { FerryPair, type FerryProcess, SERVER_TUNNEL, requireFerryBuilt } from './ferry-process.js';
+import { readPcapTcp } from './pcap.js';
+import { TestNetwork, requireTools } from './test-network.js';
 
 const TCP_PORT = 8443;
 const AUTH_TIMEOUT_MS = 2000;
-let topo: Topology;
+// The server and the client are two hosts on the network's access subnet.
+const SERVER = 'server';
+const CLIENT = 'client';
+let net: TestNetwork;
+let ferry: FerryPair;
+/** The server's address on the access subnet. */
+let serverUnderlay: string;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(() => {
-  requirePrerequisites(['ip', 'ping', 'iperf3', 'tcpdump']);
+  requireTools(['ip', 'ping', 'iperf3', 'tcpdump']);
+  requireFerryBuilt();
 });
 
 beforeEach(() => {
-  topo = new Topology();
-  topo.create();
+  net = TestNetwork.create();
+  serverUnderlay = net.addAccessHost(SERVER).address;
+  net.addAccessHost(CLIENT);
+  ferry = FerryPair.create(net, { server: SERVER, client: CLIENT });
 });
 
 afterEach(async () => {
-  await topo.destroy();
+  await net.destroyAsync();
 });
 
 function startServer(): FerryProcess {
-  return topo.startServer([
+  return ferry.startServer([
     '--tcp-listen',
-    `${SERVER_UNDERLAY}:${TCP_PORT}`,
+    `${serverUnderlay}:${TCP_PORT}`,
     '--tcp-auth-timeout',
     String(AUTH_TIMEOUT_MS),
   ]);
 }
 
 async function startTcpClient(extra: string[] = []): Promise<FerryProcess> {
-  const client = topo.startClient(
+  const client = ferry.startClient(
     ['--transport', 'tcp', ...extra],
-    `${SERVER_UNDERLAY}:${TCP_PORT}`,
+    `${serverUnderlay}:${TCP_PORT}`,
   );
   await client.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
@@ -63,7 +68,7 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over TCP with %s', (c
     const p = spawnSync('ip', [
       'netns',
       'exec',
-      topo.clientNs,
+      net.host(CLIENT).ns,
       'ping',
       '-c',
       '3',
@@ -76,17 +81,23 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over TCP with %s', (c
     expect(p.status).toBe(0);
     const peer = await server.waitFor((e) => e.type === 'peer', 5000, 'peer event');
     expect(peer.cipher).toBe(cipher);
-    const iperfServer = topo.spawnIn(topo.serverNs, ['iperf3', '-s', '-1', '-B', SERVER_TUNNEL]);
+    const iperfServer = net.spawn(SERVER, 'iperf3 server', [
+      'iperf3',
+      '-s',
+      '-1',
+      '-B',
+      SERVER_TUNNEL,
+    ]);
     await sleep(500);
     const r = spawnSync(
       'ip',
-      ['netns', 'exec', topo.clientNs, 'iperf3', '-c', SERVER_TUNNEL, '-t', '2', '--json'],
+      ['netns', 'exec', net.host(CLIENT).ns, 'iperf3', '-c', SERVER_TUNNEL, '-t', '2', '--json'],
       {
         encoding: 'utf8',
         timeout: 30_000,
       },
     );
-    iperfServer.kill('SIGTERM');
+    await iperfServer.stop();
     expect(r.status).toBe(0);
     const bps = (JSON.parse(r.stdout) as { end: { sum_received: { bits_per_second: number } } }).end
       .sum_received.bits_per_second;
@@ -98,8 +109,8 @@ it('first client packets of TCP connections are not flagged by the USENIX Securi
   // The detector itself flags random bytes, so a pass below means something.
   expect(classifyFirstPacket(randomBytes(200)).flagged).toBe(true);
 
-  const wire = join(topo.dir, 'tcp.pcap');
-  const stop = await topo.capture(topo.serverNs, topo.serverVeth, `tcp dst port ${TCP_PORT}`, wire);
+  const wire = join(net.dir, 'tcp.pcap');
+  const stop = await net.capture(SERVER, 'eth0', `tcp dst port ${TCP_PORT}`, wire);
   const server = startServer();
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const CONNECTIONS = 12;
@@ -135,8 +146,8 @@ interface ProbeResult {
 }
 
 it('meets every bad TCP input, including a replayed first segment, with the same reaction', async () => {
-  const wire = join(topo.dir, 'first.pcap');
-  const stop = await topo.capture(topo.serverNs, topo.serverVeth, `tcp dst port ${TCP_PORT}`, wire);
+  const wire = join(net.dir, 'first.pcap');
+  const stop = await net.capture(SERVER, 'eth0', `tcp dst port ${TCP_PORT}`, wire);
   const server = startServer();
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const client = await startTcpClient();
@@ -165,15 +176,15 @@ it('meets every bad TCP input, including a replayed first segment, with the same
       const start = Date.now();
       let received = 0;
       let ended = 'timeout';
-      const s = net.connect(${TCP_PORT}, '${SERVER_UNDERLAY}', () => { if (hex) s.write(Buffer.from(hex, 'hex')); });
+      const s = net.connect(${TCP_PORT}, '${serverUnderlay}', () => { if (hex) s.write(Buffer.from(hex, 'hex')); });
       s.on('data', (d) => (received += d.length));
       s.on('end', () => { ended = 'fin'; s.end(); });
       s.on('error', (e) => { ended = e.code || 'error'; });
       s.on('close', () => resolve({ label, received, ended, ms: Date.now() - start }));
       setTimeout(() => s.destroy(), 10000);
     }))).then((r) => process.stdout.write(JSON.stringify(r)));`;
-  const out = topo.exec(
-    topo.clientNs,
+  const out = net.exec(
+    CLIENT,
     [process.execPath, '-e', script],
     JSON.stringify(probes.map(([l, b]) => [l, b.toString('hex')])),
   );
@@ -191,8 +202,17 @@ it('meets every bad TCP input, including a replayed first segment, with the same
   const c = await server.waitCounters((x) => (x.replayDropped ?? 0) >= 1, 5000, 'replay counted');
   expect(c.handshakes).toBe(1);
   expect(
-    spawnSync('ip', ['netns', 'exec', topo.clientNs, 'ping', '-c', '2', '-W', '2', SERVER_TUNNEL])
-      .status,
+    spawnSync('ip', [
+      'netns',
+      'exec',
+      net.host(CLIENT).ns,
+      'ping',
+      '-c',
+      '2',
+      '-W',
+      '2',
+      SERVER_TUNNEL,
+    ]).status,
   ).toBe(0);
   expect(client.events.some((e) => e.type === 'state' && e.state === 'connected')).toBe(true);
 }, 60_000);

@@ -1,6 +1,6 @@
 // Namespace tests of the Ferry tunnel (ferry-tun over UDP): traffic, tamper/replay drops, probes, rekey, roaming.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,29 +8,38 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   CLIENT_TUNNEL,
   FERRY_PORT,
-  FerryProcess,
+  FerryPair,
+  type FerryProcess,
   SERVER_TUNNEL,
-  SERVER_UNDERLAY,
-  Topology,
-  readPcapUdp,
-  requirePrerequisites,
-  sendDatagrams,
-  sleep,
-} from './ferry-topology.js';
+  requireFerryBuilt,
+} from './ferry-process.js';
+import { countPcapRecords, readPcapUdp } from './pcap.js';
+import { TestNetwork, requireTools } from './test-network.js';
 
-let topo: Topology;
+// The server and the client are two hosts on the network's access subnet.
+const SERVER = 'server';
+const CLIENT = 'client';
+let net: TestNetwork;
+let ferry: FerryPair;
+/** The server's address on the access subnet. */
+let serverUnderlay: string;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(() => {
-  requirePrerequisites(['ip', 'ping', 'iperf3', 'tcpdump']);
+  requireTools(['ip', 'ping', 'iperf3', 'tcpdump']);
+  requireFerryBuilt();
 });
 
 beforeEach(() => {
-  topo = new Topology();
-  topo.create();
+  net = TestNetwork.create();
+  serverUnderlay = net.addAccessHost(SERVER).address;
+  net.addAccessHost(CLIENT);
+  ferry = FerryPair.create(net, { server: SERVER, client: CLIENT });
 });
 
 afterEach(async () => {
-  await topo.destroy();
+  await net.destroyAsync();
 });
 
 const TCP_PORT = 8443;
@@ -39,12 +48,12 @@ async function connect(
   clientArgs: string[] = [],
   transport: 'udp' | 'tcp' = 'udp',
 ): Promise<{ server: FerryProcess; client: FerryProcess }> {
-  const server = topo.startServer(['--tcp-listen', `${SERVER_UNDERLAY}:${TCP_PORT}`]);
+  const server = ferry.startServer(['--tcp-listen', `${serverUnderlay}:${TCP_PORT}`]);
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const client =
     transport === 'udp'
-      ? topo.startClient(clientArgs)
-      : topo.startClient(['--transport', 'tcp', ...clientArgs], `${SERVER_UNDERLAY}:${TCP_PORT}`);
+      ? ferry.startClient(clientArgs)
+      : ferry.startClient(['--transport', 'tcp', ...clientArgs], `${serverUnderlay}:${TCP_PORT}`);
   await client.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
     10_000,
@@ -57,7 +66,7 @@ function ping(count: number): boolean {
   const r = spawnSync('ip', [
     'netns',
     'exec',
-    topo.clientNs,
+    net.host(CLIENT).ns,
     'ping',
     '-c',
     String(count),
@@ -92,18 +101,18 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (c
 
     expect(await client.stop()).toBe(0);
     expect(await server.stop()).toBe(0);
-    for (const [ns, dev] of [
-      [topo.clientNs, topo.clientTun],
-      [topo.serverNs, topo.serverTun],
+    for (const [host, dev] of [
+      [CLIENT, ferry.clientTun],
+      [SERVER, ferry.serverTun],
     ] as const) {
-      expect(spawnSync('ip', ['-n', ns, 'link', 'show', dev]).status).not.toBe(0);
+      expect(spawnSync('ip', ['-n', net.host(host).ns, 'link', 'show', dev]).status).not.toBe(0);
     }
   }, 40_000);
 });
 
 /** One iperf3 run through the tunnel (client → server), with its JSON report. */
 async function runIperf(args: string[]): Promise<{ ok: boolean; json: IperfResult }> {
-  const server = topo.spawnIn(topo.serverNs, [
+  const server = net.spawn(SERVER, 'iperf3 server', [
     'iperf3',
     '-s',
     '-1',
@@ -113,7 +122,7 @@ async function runIperf(args: string[]): Promise<{ ok: boolean; json: IperfResul
     '5201',
   ]);
   await sleep(500);
-  const c = topo.spawnIn(topo.clientNs, [
+  const c = net.spawn(CLIENT, 'iperf3 client', [
     'iperf3',
     '-c',
     SERVER_TUNNEL,
@@ -122,26 +131,22 @@ async function runIperf(args: string[]): Promise<{ ok: boolean; json: IperfResul
     '--json',
     ...args,
   ]);
+  // The report alone (stdout), without anything iperf3 says on stderr.
   let out = '';
-  c.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => c.once('close', resolve));
-  server.kill('SIGTERM');
+  c.child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await c.exited;
+  await server.stop();
   return { ok: code === 0, json: JSON.parse(out || '{}') as IperfResult };
 }
 
 it('drops a packet with a flipped bit and a replayed packet', async () => {
-  const wire = join(topo.dir, 'wire.pcap');
-  const inner = join(topo.dir, 'tun.pcap');
-  const stopWire = await topo.capture(
-    topo.serverNs,
-    topo.serverVeth,
-    `udp port ${FERRY_PORT}`,
-    wire,
-  );
+  const wire = join(net.dir, 'wire.pcap');
+  const inner = join(net.dir, 'tun.pcap');
+  const stopWire = await net.capture(SERVER, 'eth0', `udp port ${FERRY_PORT}`, wire);
   const { server } = await connect(['--keepalive-seconds', '60']);
-  const stopInner = await topo.capture(
-    topo.serverNs,
-    topo.serverTun,
+  const stopInner = await net.capture(
+    SERVER,
+    ferry.serverTun,
     'icmp[icmptype] == icmp-echo',
     inner,
   );
@@ -149,7 +154,7 @@ it('drops a packet with a flipped bit and a replayed packet', async () => {
     spawnSync('ip', [
       'netns',
       'exec',
-      topo.clientNs,
+      net.host(CLIENT).ns,
       'ping',
       '-c',
       '1',
@@ -181,14 +186,7 @@ it('drops a packet with a flipped bit and a replayed packet', async () => {
     b[at] = b[at]! ^ 0x01;
     return b;
   });
-  const r = sendDatagrams(
-    topo,
-    topo.clientNs,
-    SERVER_UNDERLAY,
-    FERRY_PORT,
-    [...flipped, original],
-    500,
-  );
+  const r = sendDatagrams(CLIENT, serverUnderlay, FERRY_PORT, [...flipped, original], 500);
   expect(r.replies).toBe(0);
 
   const after = await server.waitCounters(
@@ -207,21 +205,39 @@ it('drops a packet with a flipped bit and a replayed packet', async () => {
   expect(records).toBe(1);
 }, 40_000);
 
-function countPcapRecords(file: string): number {
-  const b = readFileSync(file);
-  let n = 0;
-  for (let off = 24; off + 16 <= b.length; n++) off += 16 + b.readUInt32LE(off + 8);
-  return n;
+/**
+ * Sends datagrams from inside a host (a small node script) and reports how many replies arrived
+ * within waitMs. Payloads travel as hex on stdin.
+ */
+function sendDatagrams(
+  host: string,
+  to: string,
+  port: number,
+  payloads: Buffer[],
+  waitMs: number,
+  bindPort = 0,
+): { replies: number; sent: number } {
+  const script = `
+    const dgram = require('node:dgram');
+    const lines = require('node:fs').readFileSync(0, 'utf8').split('\\n').filter((l) => l.length > 0 || false);
+    const s = dgram.createSocket('udp4');
+    let replies = 0;
+    s.on('message', () => replies++);
+    s.bind(${bindPort}, async () => {
+      for (const l of lines) {
+        const b = Buffer.from(l === '-' ? '' : l, 'hex');
+        await new Promise((r) => s.send(b, ${port}, '${to}', r));
+      }
+      setTimeout(() => { process.stdout.write(JSON.stringify({ replies, sent: lines.length })); s.close(); }, ${waitMs});
+    });`;
+  const input = payloads.map((p) => (p.length ? p.toString('hex') : '-')).join('\n') + '\n';
+  const out = net.exec(host, [process.execPath, '-e', script], input);
+  return JSON.parse(out) as { replies: number; sent: number };
 }
 
 it('never answers random probes of many lengths or a replayed handshake', async () => {
-  const wire = join(topo.dir, 'wire.pcap');
-  const stopWire = await topo.capture(
-    topo.serverNs,
-    topo.serverVeth,
-    `udp port ${FERRY_PORT}`,
-    wire,
-  );
+  const wire = join(net.dir, 'wire.pcap');
+  const stopWire = await net.capture(SERVER, 'eth0', `udp port ${FERRY_PORT}`, wire);
   const { server, client } = await connect(['--keepalive-seconds', '60']);
   await sleep(300);
   await stopWire();
@@ -238,15 +254,7 @@ it('never answers random probes of many lengths or a replayed handshake', async 
   const probes: Buffer[] = [];
   for (let len = 0; len <= 1500; len += 7) probes.push(randomBuffer(len));
   const replays = [init!.payload, init!.payload, init!.payload];
-  const r = sendDatagrams(
-    topo,
-    topo.clientNs,
-    SERVER_UNDERLAY,
-    FERRY_PORT,
-    [...probes, ...replays],
-    1500,
-    40000,
-  );
+  const r = sendDatagrams(CLIENT, serverUnderlay, FERRY_PORT, [...probes, ...replays], 1500, 40000);
   expect(r.sent).toBe(probes.length + replays.length);
   expect(r.replies).toBe(0);
   const after = await server.waitCounters(
@@ -277,12 +285,12 @@ it.each(['udp', 'tcp'] as const)(
       transport,
     );
     // A 10 ms ping stream beside a paced load (unpaced, a 2-core machine drops pings from CPU starvation alone): a stall shows up as a gap between replies.
-    const pinger = topo.spawnIn(topo.clientNs, ['ping', '-D', '-n', '-i', '0.01', SERVER_TUNNEL]);
+    const pinger = net.spawn(CLIENT, 'ping', ['ping', '-D', '-n', '-i', '0.01', SERVER_TUNNEL]);
     let pings = '';
-    pinger.stdout?.on('data', (d: Buffer) => (pings += d.toString()));
+    pinger.child.stdout!.on('data', (d: Buffer) => (pings += d.toString()));
     // Reverse mode: the client receives, so the intervals measure delivered bytes.
     const { ok, json } = await runIperf(['-t', '7', '-i', '0.1', '-R', '-b', '200M']);
-    pinger.kill('SIGINT');
+    pinger.child.kill('SIGINT');
     await sleep(200);
     expect(ok, json.error).toBe(true);
     const intervals = json.intervals ?? [];
@@ -337,8 +345,8 @@ it('keeps the tunnel when the client changes address', async () => {
   const { server, client } = await connect(['--keepalive-seconds', '1']);
   expect(ping(2)).toBe(true);
   const before = await server.waitCounters((x) => (x.rxPackets ?? 0) >= 2, 5000, 'traffic');
-  topo.exec(topo.clientNs, ['ip', 'addr', 'flush', 'dev', topo.clientVeth]);
-  topo.exec(topo.clientNs, ['ip', 'addr', 'add', '192.168.240.3/24', 'dev', topo.clientVeth]);
+  const old = net.host(CLIENT).address;
+  expect(net.renumber(CLIENT)).not.toBe(old);
   // The old address no longer exists, so replies only arrive if the server follows the client. The node
   // finds sessions by sender, so the client tells it where it is now with one handshake (its socket's
   // source address went away: it reopens it and handshakes at once).
@@ -361,17 +369,17 @@ it('keeps its own packets out of the tunnel with --fwmark when routing sends the
   // address included, goes into the tunnel; the tunnel's own (marked) packets take the main table.
   const MARK = '4660';
   const loopRoute = () => {
-    topo.exec(topo.clientNs, [
+    net.exec(CLIENT, [
       'ip',
       'route',
       'add',
-      `${SERVER_UNDERLAY}/32`,
+      `${serverUnderlay}/32`,
       'dev',
-      topo.clientTun,
+      ferry.clientTun,
       'table',
       '51',
     ]);
-    topo.exec(topo.clientNs, [
+    net.exec(CLIENT, [
       'ip',
       'rule',
       'add',
@@ -385,7 +393,7 @@ it('keeps its own packets out of the tunnel with --fwmark when routing sends the
     ]);
   };
   const unroute = () => {
-    topo.exec(topo.clientNs, ['ip', 'rule', 'del', 'priority', '90']);
+    net.exec(CLIENT, ['ip', 'rule', 'del', 'priority', '90']);
   };
   {
     const { server, client } = await connect(['--keepalive-seconds', '1', '--fwmark', MARK]);
@@ -416,7 +424,7 @@ it('re-handshakes by itself when the server restarts and loses the session', asy
   expect(ping(2)).toBe(true);
   const before = client.events.length;
   expect(await server.stop()).toBe(0);
-  const restarted = topo.startServer(['--tcp-listen', `${SERVER_UNDERLAY}:${TCP_PORT}`]);
+  const restarted = ferry.startServer(['--tcp-listen', `${serverUnderlay}:${TCP_PORT}`]);
   await restarted.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
     10_000,
@@ -434,11 +442,11 @@ it('re-handshakes by itself when the server restarts and loses the session', asy
 }, 40_000);
 
 it('revokes and restores a peer on SIGHUP without a restart', async () => {
-  const peersFile = join(topo.dir, 'peers');
-  writeFileSync(peersFile, `# allowed devices\n${topo.clientPublic}=${CLIENT_TUNNEL}/32\n`);
-  const server = topo.startServer([], peersFile);
+  const peersFile = join(net.dir, 'peers');
+  writeFileSync(peersFile, `# allowed devices\n${ferry.clientPublic}=${CLIENT_TUNNEL}/32\n`);
+  const server = ferry.startServer([], peersFile);
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
-  const client = topo.startClient(['--keepalive-seconds', '1']);
+  const client = ferry.startClient(['--keepalive-seconds', '1']);
   await client.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
     10_000,
@@ -448,12 +456,14 @@ it('revokes and restores a peer on SIGHUP without a restart', async () => {
 
   writeFileSync(peersFile, '# nobody\n');
   server.child.kill('SIGHUP');
-  for (let i = 0; i < 50 && !server.stderr.includes('peers reloaded'); i++) await sleep(100);
-  expect(server.stderr).toContain('peers reloaded');
+  // What it says in words goes to stderr, the --json events to stdout.
+  for (let i = 0; i < 50 && !server.output().includes('ferry-tun: peers reloaded'); i++)
+    await sleep(100);
+  expect(server.output()).toContain('ferry-tun: peers reloaded');
   // Revoked: the session is refused at once, and new handshakes get no answer.
   expect(ping(2)).toBe(false);
 
-  writeFileSync(peersFile, `${topo.clientPublic}=${CLIENT_TUNNEL}/32\n`);
+  writeFileSync(peersFile, `${ferry.clientPublic}=${CLIENT_TUNNEL}/32\n`);
   server.child.kill('SIGHUP');
   let back = false;
   for (let i = 0; i < 15 && !back; i++) back = ping(1);

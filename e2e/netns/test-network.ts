@@ -69,6 +69,8 @@ export class TestNetwork {
   private nextAccess = 10;
   private nextServer = 10;
   private nextVpc = 10;
+  /** Each host's default gateway, which says which subnet it is on (see renumber). */
+  private readonly gateways = new Map<string, string>();
 
   get accessGateway(): string {
     return `198.18.${this.n}.1`;
@@ -162,6 +164,62 @@ export class TestNetwork {
     const h = this.hosts.get(name);
     if (!h) throw new Error(`no host ${name}`);
     return h;
+  }
+
+  /**
+   * Gives a host a new address on its subnet in place of its old one, as when a laptop moves
+   * to another network (between the two it has none), keeps its default route, and returns the
+   * new address (also in its Host).
+   */
+  renumber(name: string): string {
+    const host = this.host(name);
+    const gateway = this.gateways.get(name)!;
+    const address =
+      gateway === this.accessGateway
+        ? `198.18.${this.n}.${this.nextAccess++}`
+        : gateway === `198.19.${this.n}.1`
+          ? `198.19.${this.n}.${this.nextServer++}`
+          : `10.120.${this.n}.${this.nextVpc++}`;
+    sh('ip', ['-n', host.ns, 'address', 'flush', 'dev', 'eth0']);
+    sh('ip', ['-n', host.ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
+    sh('ip', ['-n', host.ns, 'route', 'replace', 'default', 'via', gateway]);
+    host.address = address;
+    return address;
+  }
+
+  /**
+   * Starts tcpdump on one of a host's interfaces, writing every packet that matches `filter` to
+   * `file` (pcap) as it passes, and resolves once it is capturing. The function it resolves to
+   * stops the capture and resolves once the file is complete.
+   */
+  async capture(
+    host: string,
+    dev: string,
+    filter: string,
+    file: string,
+  ): Promise<() => Promise<void>> {
+    const tcpdump = this.spawn(host, `tcpdump-${dev}`, [
+      'tcpdump',
+      '-i',
+      dev,
+      '--immediate-mode',
+      '-U',
+      '-n',
+      '-w',
+      file,
+      filter,
+    ]);
+    await this.waitFor(`tcpdump on ${host} ${dev}`, 5000, () => {
+      if (tcpdump.output().includes('listening on')) return true;
+      if (tcpdump.child.exitCode !== null) throw new Error(tcpdump.output());
+      return undefined;
+    });
+    return async () => {
+      // SIGINT: tcpdump writes out what it holds and exits.
+      tcpdump.child.kill('SIGINT');
+      await Promise.race([tcpdump.exited, new Promise((r) => setTimeout(r, 5000))]);
+      await tcpdump.stop();
+    };
   }
 
   /** Runs a command inside a host's namespace and returns its stdout. */
@@ -292,6 +350,7 @@ export class TestNetwork {
     sh('ip', ['-n', ns, 'route', 'add', 'default', 'via', gateway]);
     const host = { name, ns, address };
     this.hosts.set(name, host);
+    this.gateways.set(name, gateway);
     return host;
   }
 }

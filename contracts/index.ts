@@ -13,3 +13,4 @@ export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } fro
 export * from './local-api.js';
 export * from './platforms.js';
 export * from './service-tunnels.js';
+export * from './wireguard-uapi.js';

@@ -2,11 +2,11 @@
 // tunnel's routes and rules, dead UAPI sockets), so that a crash never blocks the next start.
 // What counts as ours is decided by pure selectors over what the OS shows; tunnels this manager
 // holds are never touched.
+import { UapiError, UAPI_GET_REQUEST as GET_REQUEST } from '../../contracts/index.js';
 import type { LinkInfo, Links, PolicyRule, Route, Routes } from '../os/effects.js';
 import { FERRY_ROUTE_TABLE, isTunnelInterfaceName } from './names.js';
 import { isOurRule } from './routing.js';
 import type { WireguardProcessInfo, WireguardSystem } from './wireguard-system.js';
-import { GET_REQUEST, UapiError } from './wireguard-uapi.js';
 
 /** The tunnels the manager holds right now: their names, and whether one is a full tunnel. */
 export interface HeldTunnels {

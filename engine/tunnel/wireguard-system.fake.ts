@@ -1,6 +1,7 @@
 // An in-memory wireguard-go for the tunnel manager's unit tests: processes that make their link
 // in the fake OS, UAPI sockets that keep what a `set=1` said and answer `get=1`, a node that
 // answers handshakes and pings or not, and crashes on demand (a SIGKILL leaves the socket).
+import { UapiError, uapiKeyToHex } from '../../contracts/index.js';
 import type { FakeLinks } from '../os/effects.fake.js';
 import type { CommandRunner } from '../os/command.js';
 import type {
@@ -8,7 +9,6 @@ import type {
   WireguardProcessInfo,
   WireguardSystem,
 } from './wireguard-system.js';
-import { keyToHex, UapiError } from './wireguard-uapi.js';
 
 export interface FakeWireguardDevice {
   pid: number;
@@ -156,4 +156,4 @@ export class FakeWireguardSystem implements WireguardSystem {
 }
 
 /** The hex form the fake and wireguard-go use for a base64 key (for assertions). */
-export const hex = keyToHex;
+export const hex = uapiKeyToHex;

@@ -4,20 +4,20 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
+import {
+  formatUapiSet,
+  parseUapiGet,
+  UapiError,
+  UAPI_GET_REQUEST as GET_REQUEST,
+  type UapiPeer as PeerStatus,
+} from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import type { CommandRunner } from '../os/command.js';
 import { gatewayOf, probeRoundTrip } from './probe.js';
 import { delay, unlessAborted, type ProtocolSession } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';
 import type { WireguardProcess, WireguardSystem } from './wireguard-system.js';
-import {
-  formatClientSet,
-  GET_REQUEST,
-  parsePeers,
-  uapiEndpoint,
-  UapiError,
-  type PeerStatus,
-} from './wireguard-uapi.js';
+import { uapiEndpoint } from './wireguard-uapi.js';
 
 export interface WireguardTiming {
   /** Between probes once the tunnel is up (latency readout and loss detection). */
@@ -99,16 +99,18 @@ export async function startWireguard(
       });
     }
   }
-  const request = formatClientSet({
-    privateKey: plan.privateKey,
-    fwmark,
-    peer: {
-      publicKey: node.wireguard_public_key,
-      endpoint: uapiEndpoint(host, node.wireguard_port),
-      allowedIps: tunnel.allowed_ips,
-      persistentKeepaliveSeconds: tunnel.keepalive,
+  // Exactly this: our key and mark, the node as the one peer (any other is removed).
+  const request = formatUapiSet({ privateKey: plan.privateKey, fwmark, replacePeers: true }, [
+    {
+      kind: 'upsert',
+      peer: {
+        publicKey: node.wireguard_public_key,
+        endpoint: uapiEndpoint(host, node.wireguard_port),
+        allowedIps: tunnel.allowed_ips,
+        persistentKeepaliveSeconds: tunnel.keepalive,
+      },
     },
-  });
+  ]);
 
   const proc = system.start(name);
   const session = new WireguardSession(name, gateway, proc, deps, timing);
@@ -180,7 +182,7 @@ class WireguardSession implements ProtocolSession {
         GET_REQUEST,
         UAPI_TIMEOUT_MS,
       );
-      return parsePeers(body)[0] ?? null;
+      return parseUapiGet(body).peers[0] ?? null;
     } catch {
       return null;
     }

@@ -2,9 +2,9 @@
 // rate tiers, progress kept across a failure, revocations before anything that can fail, feed
 // entries it cannot use kept off the node, and rate limits before admission.
 import { describe, expect, it } from 'vitest';
-import type { Peer, PeersResponse } from '../../contracts/index.js';
+import type { Peer, PeersResponse, UapiPeerOp as PeerOp } from '../../contracts/index.js';
 import { PeerApplyError, PeerTable, type DevicePlane, type LimitSink } from './peer-table.js';
-import { formatSet, type PeerOp, type UapiClient } from './uapi.js';
+import type { UapiClient } from './uapi.js';
 
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');
 
@@ -214,26 +214,5 @@ describe('PeerTable', () => {
     expect(admitted).toEqual([]);
     expect([...shards.values()].flatMap((s) => s.sets.flat())).toEqual([]);
     expect(table.size).toBe(0);
-  });
-
-  it('formats UAPI set messages as WireGuard expects', () => {
-    const text = formatSet({ privateKey: key(1), listenPort: 51820 }, [
-      { kind: 'upsert', peer: { publicKey: key(2), allowedIps: ['10.64.0.2/32'] } },
-      { kind: 'remove', publicKey: key(3) },
-    ]);
-    expect(text).toBe(
-      [
-        'set=1',
-        `private_key=${'01'.repeat(32)}`,
-        'listen_port=51820',
-        `public_key=${'02'.repeat(32)}`,
-        'replace_allowed_ips=true',
-        'allowed_ip=10.64.0.2/32',
-        `public_key=${'03'.repeat(32)}`,
-        'remove=true',
-        '',
-        '',
-      ].join('\n'),
-    );
   });
 });

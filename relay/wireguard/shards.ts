@@ -1,8 +1,13 @@
 // The relay's WireGuard interfaces, one per shard of 65,536 device addresses (wireguard-go's
 // peer limit), started when the first device of a shard arrives. Shard k listens on the base
 // port + k and routes its own /16 and /112.
-import { GATEWAY_IPV4, GATEWAY_IPV6, MAX_SHARDS, shardRoutes } from '../../contracts/index.js';
-import type { DeviceStatus } from './uapi.js';
+import {
+  GATEWAY_IPV4,
+  GATEWAY_IPV6,
+  MAX_SHARDS,
+  shardRoutes,
+  type UapiDevice,
+} from '../../contracts/index.js';
 import { startWireGuard, type WireGuardInterface } from './device.js';
 
 export interface ShardOptions {
@@ -54,11 +59,11 @@ export class WireGuardShards {
   }
 
   /** Every started interface's status, as one device. */
-  async status(): Promise<DeviceStatus> {
+  async status(): Promise<UapiDevice> {
     const all = await Promise.all([...this.up.values()].map((i) => i.uapi.get()));
     return {
-      publicKey: all[0]?.publicKey ?? null,
       listenPort: all[0]?.listenPort ?? null,
+      fwmark: all[0]?.fwmark ?? null,
       peers: all.flatMap((s) => s.peers),
     };
   }

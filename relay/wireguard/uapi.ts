@@ -1,108 +1,17 @@
-// The WireGuard cross-platform userspace API (UAPI): text commands over the interface's unix
-// socket, as wireguard-go serves it at /var/run/wireguard/<interface>.sock.
+// The relay's side of the WireGuard UAPI: one request and its reply over the interface's unix
+// socket, as wireguard-go serves it at /var/run/wireguard/<interface>.sock. The text itself
+// (set=1, get=1, keys) is contracts/wireguard-uapi.ts.
 import net from 'node:net';
-
-export interface PeerSpec {
-  /** base64 */
-  publicKey: string;
-  allowedIps: string[];
-  persistentKeepalive?: number;
-}
-
-export type PeerOp = { kind: 'upsert'; peer: PeerSpec } | { kind: 'remove'; publicKey: string };
-
-export interface PeerStatus {
-  publicKey: string;
-  endpoint: string | null;
-  lastHandshakeMs: number | null;
-  rxBytes: number;
-  txBytes: number;
-  allowedIps: string[];
-}
-
-export interface DeviceStatus {
-  publicKey: string | null;
-  listenPort: number | null;
-  peers: PeerStatus[];
-}
-
-const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
-const b64 = (h: string) => Buffer.from(h, 'hex').toString('base64');
-
-/** The `set=1` body for device settings and peer changes; the caller adds nothing. */
-export function formatSet(
-  device: { privateKey?: string; listenPort?: number; replacePeers?: boolean },
-  ops: readonly PeerOp[],
-): string {
-  const lines = ['set=1'];
-  if (device.privateKey !== undefined) lines.push(`private_key=${hex(device.privateKey)}`);
-  if (device.listenPort !== undefined) lines.push(`listen_port=${device.listenPort}`);
-  if (device.replacePeers) lines.push('replace_peers=true');
-  for (const op of ops) {
-    if (op.kind === 'remove') {
-      lines.push(`public_key=${hex(op.publicKey)}`, 'remove=true');
-      continue;
-    }
-    lines.push(`public_key=${hex(op.peer.publicKey)}`, 'replace_allowed_ips=true');
-    if (op.peer.persistentKeepalive !== undefined) {
-      lines.push(`persistent_keepalive_interval=${op.peer.persistentKeepalive}`);
-    }
-    for (const ip of op.peer.allowedIps) lines.push(`allowed_ip=${ip}`);
-  }
-  return `${lines.join('\n')}\n\n`;
-}
-
-/** Parses a `get=1` answer (without its trailing errno line). */
-export function parseGet(text: string): DeviceStatus {
-  const status: DeviceStatus = { publicKey: null, listenPort: null, peers: [] };
-  let peer: (PeerStatus & { sec: number; nsec: number }) | undefined;
-  const finish = () => {
-    if (!peer) return;
-    const { sec, nsec, ...rest } = peer;
-    status.peers.push({
-      ...rest,
-      lastHandshakeMs: sec === 0 && nsec === 0 ? null : sec * 1000 + Math.floor(nsec / 1e6),
-    });
-  };
-  for (const line of text.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq < 0) continue;
-    const key = line.slice(0, eq);
-    const value = line.slice(eq + 1);
-    if (key === 'public_key') {
-      finish();
-      peer = {
-        publicKey: b64(value),
-        endpoint: null,
-        lastHandshakeMs: null,
-        rxBytes: 0,
-        txBytes: 0,
-        allowedIps: [],
-        sec: 0,
-        nsec: 0,
-      };
-    } else if (!peer) {
-      if (key === 'listen_port') status.listenPort = Number(value);
-    } else if (key === 'endpoint') peer.endpoint = value;
-    else if (key === 'last_handshake_time_sec') peer.sec = Number(value);
-    else if (key === 'last_handshake_time_nsec') peer.nsec = Number(value);
-    else if (key === 'rx_bytes') peer.rxBytes = Number(value);
-    else if (key === 'tx_bytes') peer.txBytes = Number(value);
-    else if (key === 'allowed_ip') peer.allowedIps.push(value);
-  }
-  finish();
-  return status;
-}
-
-export class UapiError extends Error {
-  constructor(
-    readonly errno: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'UapiError';
-  }
-}
+import {
+  formatUapiSet,
+  parseUapiGet,
+  uapiAnswerEnd,
+  UapiError,
+  UAPI_GET_REQUEST,
+  type UapiDevice,
+  type UapiDeviceSettings,
+  type UapiPeerOp,
+} from '../../contracts/index.js';
 
 /**
  * One request/answer exchange on the socket; answers end with `errno=N` and a blank line. Only
@@ -128,16 +37,18 @@ export function exchange(socketPath: string, request: string, timeoutMs = 60_000
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       tail = (tail + chunk.toString('latin1')).slice(-64);
-      const m = /(?:^|\n)errno=(-?\d+)\n\n$/.exec(tail);
-      if (!m) return;
+      const end = uapiAnswerEnd(tail);
+      if (!end) return;
       socket.end();
-      const errno = Number(m[1]);
-      const text = Buffer.concat(chunks).toString('utf8');
-      settle(() =>
-        errno !== 0
-          ? reject(new UapiError(errno, `UAPI ${socketPath}: errno ${errno}`))
-          : resolve(text.slice(0, text.lastIndexOf('errno='))),
-      );
+      const { errno } = end;
+      if (errno !== 0) {
+        settle(() => reject(new UapiError(errno, `UAPI ${socketPath}: errno ${errno}`)));
+        return;
+      }
+      // The end is ASCII: as many bytes of the whole answer as it has characters in the tail.
+      const all = Buffer.concat(chunks);
+      const endBytes = tail.length - end.body.length;
+      settle(() => resolve(all.subarray(0, all.length - endBytes).toString('utf8')));
     });
     socket.on('error', (e) => settle(() => reject(e)));
     socket.on('close', () =>
@@ -149,11 +60,11 @@ export function exchange(socketPath: string, request: string, timeoutMs = 60_000
 export class UapiClient {
   constructor(readonly socketPath: string) {}
 
-  async set(device: Parameters<typeof formatSet>[0], ops: readonly PeerOp[] = []): Promise<void> {
-    await exchange(this.socketPath, formatSet(device, ops));
+  async set(device: UapiDeviceSettings, ops: readonly UapiPeerOp[] = []): Promise<void> {
+    await exchange(this.socketPath, formatUapiSet(device, ops));
   }
 
-  async get(): Promise<DeviceStatus> {
-    return parseGet(await exchange(this.socketPath, 'get=1\n\n'));
+  async get(): Promise<UapiDevice> {
+    return parseUapiGet(await exchange(this.socketPath, UAPI_GET_REQUEST));
   }
 }

@@ -1,7 +1,8 @@
-// A small internet of network namespaces for end-to-end tests and the demo: an "internet"
-// router, hosts on its access bridge, server subnets behind it (one of them inside the tunnel
-// block, as a cloud VPC may be), and a veth from the host so that test code can reach every host. Names and subnets are unique per run; destroy() removes
-// every namespace, process and interface it made.
+// A small internet of network namespaces for end-to-end tests, the demo and the benchmarks: an
+// "internet" router, hosts on its access bridge, server subnets behind it (one of them inside the
+// tunnel block, as a cloud VPC may be), a veth from the host so that test code can reach every
+// host, and on request a direct veth between two hosts (link). Names and subnets are unique per
+// run; destroy() removes every namespace, process and interface it made.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -23,6 +24,21 @@ export interface Host {
   ns: string;
   /** Address on its subnet. */
   address: string;
+}
+
+/** One end of a point-to-point link (see TestNetwork.link). */
+export interface LinkEnd {
+  host: string;
+  /** The link's interface in the host's namespace. */
+  dev: string;
+  address: string;
+}
+
+export interface Link {
+  a: LinkEnd;
+  b: LinkEnd;
+  /** A /24 that exists only on this link; addresses other than .1 and .2 are free to use. */
+  subnet: string;
 }
 
 export interface ManagedProcess {
@@ -69,6 +85,7 @@ export class TestNetwork {
   private nextAccess = 10;
   private nextServer = 10;
   private nextVpc = 10;
+  private links = 0;
   /** Each host's default gateway, which says which subnet it is on (see renumber). */
   private readonly gateways = new Map<string, string>();
 
@@ -164,6 +181,38 @@ export class TestNetwork {
     const h = this.hosts.get(name);
     if (!h) throw new Error(`no host ${name}`);
     return h;
+  }
+
+  /**
+   * A veth straight from one host to another, beside their eth0: nothing in between (no bridge,
+   * no router), on a /24 of its own (172.31.K.0/24, the K-th link) that exists only in the two
+   * namespaces. For measuring a path with nothing but the link under it, or shaping one link.
+   */
+  link(a: string, b: string): Link {
+    const ends = [this.host(a), this.host(b)];
+    const k = this.links++;
+    const dev = `p2p${k}`;
+    sh('ip', [
+      'link',
+      'add',
+      dev,
+      'netns',
+      ends[0]!.ns,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      dev,
+      'netns',
+      ends[1]!.ns,
+    ]);
+    const [endA, endB] = ends.map((h, i) => {
+      const address = `172.31.${k}.${i + 1}`;
+      sh('ip', ['-n', h.ns, 'address', 'add', `${address}/24`, 'dev', dev]);
+      sh('ip', ['-n', h.ns, 'link', 'set', dev, 'up']);
+      return { host: h.name, dev, address };
+    });
+    return { a: endA!, b: endB!, subnet: `172.31.${k}.0/24` };
   }
 
   /**

@@ -18,7 +18,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { PublicKey } from '../contracts/index.js';
 import { FakeDataPlane } from '../native/tunnel.fake.js';
-import { FerryError } from './errors.js';
+import { refusal } from './testing/refusal.js';
 import { KeyStore, rotateDeviceKeys, type DevicePublicKeys } from './key-store.js';
 import { generateWireguardPrivateKey, wireguardPublicKey } from './wireguard-keys.js';
 
@@ -37,15 +37,6 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const fileText = () => readFileSync(store.file, 'utf8');
-
-async function refusal(p: Promise<unknown>): Promise<FerryError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FerryError);
-  return e as FerryError;
-}
 
 describe('WireGuard keys', () => {
   it('derive public keys as X25519 does (RFC 7748 test vector)', () => {
@@ -139,6 +130,34 @@ describe('the key store', () => {
     const e = await refusal(storeAt(dir).publicKeys());
     expect(e.code).toBe('keys-insecure');
     expect(e.message).toMatch(/mode 0644.*chmod 600/);
+  });
+
+  it('says what is wrong with the key file and what to do, in so many words', async () => {
+    await store.publicKeys();
+    const file = store.file;
+    writeFileSync(file, '[]', { mode: 0o600 });
+    const corrupt = await refusal(storeAt(dir).publicKeys());
+    expect([corrupt.code, corrupt.message]).toEqual([
+      'keys-corrupt',
+      `the key file ${file} is damaged and was left as it is; moving it aside makes new ` +
+        'device keys (this device then has to sign in again)',
+    ]);
+
+    chmodSync(file, 0o604);
+    const insecure = await refusal(storeAt(dir).privateKey('wireguard'));
+    expect([insecure.code, insecure.message]).toEqual([
+      'keys-insecure',
+      `the key file ${file} is open to other users (mode 0604): run chmod 600 ${file}, and ` +
+        'consider the keys exposed (rotate them)',
+    ]);
+
+    rmSync(file);
+    mkdirSync(file, { mode: 0o700 });
+    const unreadable = await refusal(storeAt(dir).publicKeys());
+    expect([unreadable.code, unreadable.message]).toEqual([
+      'keys-unreadable',
+      `cannot read the key file ${file} (EISDIR)`,
+    ]);
   });
 
   it('refuses a state directory others can enter', async () => {

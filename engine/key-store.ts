@@ -1,13 +1,20 @@
 // The device's private keys (WireGuard and Ferry), generated on this host and kept in keys.json
 // (0600) beside the configuration; only their public keys ever leave. Rotation keeps the old
 // pair until the control plane confirms the new one.
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
 import type { DataPlane } from '../native/index.js';
-import { errnoCode, FerryError } from './errors.js';
-import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import { FerryError } from './errors.js';
+import {
+  corruptStateFile,
+  DEFAULT_STATE_DIR,
+  ensureStateDir,
+  readStateFile,
+  writeFileAtomic,
+  writeStateFile,
+  type StateFileErrors,
+} from './state-dir.js';
 import { generateWireguardPrivateKey, rawKey, wireguardPublicKey } from './wireguard-keys.js';
 
 export const KEYS_FILE = 'keys.json';
@@ -24,6 +31,30 @@ const PrivateKey = z.string().refine((k) => rawKey(k) !== null);
 const Slot = z.strictObject({ private_key: PrivateKey, next_private_key: PrivateKey.optional() });
 const KeysFile = z.strictObject({ version: z.literal(1), wireguard: Slot, ferry: Slot });
 type KeysFile = z.infer<typeof KeysFile>;
+
+const KEYS_FILE_ERRORS: StateFileErrors = {
+  unreadable: {
+    code: 'keys-unreadable',
+    message: (file, errno) => `cannot read the key file ${file} (${errno})`,
+  },
+  corrupt: {
+    code: 'keys-corrupt',
+    message: (file) =>
+      `the key file ${file} is damaged and was left as it is; moving it aside makes new ` +
+      'device keys (this device then has to sign in again)',
+  },
+  insecure: {
+    code: 'keys-insecure',
+    message: (file, mode) =>
+      `the key file ${file} is open to other users (mode ${mode}): ` +
+      `run chmod 600 ${file}, and consider the keys exposed (rotate them)`,
+  },
+  writeFailed: {
+    code: 'keys-write-failed',
+    message: (dir, errno) =>
+      `cannot save the device keys in ${dir} (${errno}); the previous keys are unchanged`,
+  },
+};
 
 /** A key of one kind: in use, and the one waiting for the control plane's confirmation. */
 interface Held {
@@ -176,7 +207,7 @@ export class KeyStore {
   private async held(): Promise<HeldKeys> {
     if (this.#held) return this.#held;
     await ensureStateDir(this.stateDir);
-    const file = await this.read();
+    const file = await readStateFile(this.file, KeysFile, KEYS_FILE_ERRORS);
     if (file) {
       this.#held = this.fromFile(file);
       return this.#held;
@@ -188,39 +219,6 @@ export class KeyStore {
     }
     await this.save(fresh);
     return fresh;
-  }
-
-  private async read(): Promise<KeysFile | null> {
-    let text: string;
-    try {
-      const st = await stat(this.file);
-      if ((st.mode & 0o077) !== 0) {
-        const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
-        throw new FerryError(
-          'keys-insecure',
-          `the key file ${this.file} is open to other users (mode ${mode}): ` +
-            `run chmod 600 ${this.file}, and consider the keys exposed (rotate them)`,
-        );
-      }
-      text = await readFile(this.file, 'utf8');
-    } catch (e) {
-      if (e instanceof FerryError) throw e;
-      if (errnoCode(e) === 'ENOENT') return null;
-      throw new FerryError(
-        'keys-unreadable',
-        `cannot read the key file ${this.file} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
-    }
-    let parsed: z.ZodSafeParseResult<KeysFile>;
-    try {
-      parsed = KeysFile.safeParse(JSON.parse(text));
-    } catch {
-      parsed = { success: false } as z.ZodSafeParseResult<KeysFile>;
-    }
-    // Neither the parser's message nor zod's issues are passed on: they could quote a key.
-    if (!parsed.success) throw this.corrupt();
-    return parsed.data;
   }
 
   private fromFile(file: KeysFile): HeldKeys {
@@ -239,18 +237,10 @@ export class KeyStore {
             : null,
         };
       } catch {
-        throw this.corrupt();
+        throw corruptStateFile(KEYS_FILE_ERRORS, this.file);
       }
     }
     return out;
-  }
-
-  private corrupt(): FerryError {
-    return new FerryError(
-      'keys-corrupt',
-      `the key file ${this.file} is damaged and was left as it is; moving it aside makes new ` +
-        'device keys (this device then has to sign in again)',
-    );
   }
 
   /** Saves `held` and only then makes it the keys in use. */
@@ -260,17 +250,7 @@ export class KeyStore {
       wireguard: slot(held.wireguard),
       ferry: slot(held.ferry),
     };
-    await ensureStateDir(this.stateDir);
-    try {
-      await this.#writeFile(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
-    } catch (e) {
-      throw new FerryError(
-        'keys-write-failed',
-        `cannot save the device keys in ${this.stateDir} (${errnoCode(e) ?? 'error'}); ` +
-          'the previous keys are unchanged',
-        { cause: e },
-      );
-    }
+    await writeStateFile(this.stateDir, this.file, file, KEYS_FILE_ERRORS, this.#writeFile);
     this.#held = held;
   }
 

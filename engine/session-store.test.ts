@@ -1,12 +1,13 @@
 // The sign-in: kept 0600, the token never shown, a damaged or exposed file reported and left
 // alone, sign-out removing it.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Device } from '../contracts/index.js';
-import { FerryError } from './errors.js';
+import { refusal } from './testing/refusal.js';
 import { SessionStore } from './session-store.js';
 
 const TOKEN = 'tok_0123456789abcdef0123456789abcdef';
@@ -30,12 +31,7 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 async function code(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FerryError);
-  return (e as FerryError).code;
+  return (await refusal(p)).code;
 }
 
 describe('SessionStore', () => {
@@ -84,9 +80,9 @@ describe('SessionStore', () => {
     await store.save('1234567890123456', TOKEN, DEVICE);
     chmodSync(store.file, 0o644);
     const fresh = new SessionStore(dir);
-    const e = await fresh.info().catch((err: unknown) => err as FerryError);
-    expect((e as FerryError).code).toBe('session-insecure');
-    expect((e as FerryError).message).not.toContain(TOKEN);
+    const e = await refusal(fresh.info());
+    expect(e.code).toBe('session-insecure');
+    expect(e.message).not.toContain(TOKEN);
   });
 
   it('updates the device record of the current device only', async () => {
@@ -98,9 +94,43 @@ describe('SessionStore', () => {
     expect(await new SessionStore(dir).token()).toBe(TOKEN);
   });
 
+  it('says what is wrong with the file and what to do, in so many words', async () => {
+    const store = new SessionStore(dir);
+    await store.save('1234567890123456', TOKEN, DEVICE);
+    const file = store.file;
+
+    writeFileSync(file, '{}', { mode: 0o600 });
+    const corrupt = await refusal(new SessionStore(dir).info());
+    expect([corrupt.code, corrupt.message]).toEqual([
+      'session-corrupt',
+      `the sign-in file ${file} is damaged and was left as it is; netcli logout removes it ` +
+        '(then sign in again)',
+    ]);
+
+    chmodSync(file, 0o640);
+    const insecure = await refusal(new SessionStore(dir).token());
+    expect([insecure.code, insecure.message]).toEqual([
+      'session-insecure',
+      `the sign-in file ${file} is open to other users: run chmod 600 ${file}, and consider its ` +
+        'token exposed (netcli logout, then sign in again)',
+    ]);
+
+    rmSync(file);
+    await mkdir(file, { mode: 0o700 });
+    const unreadable = await refusal(new SessionStore(dir).info());
+    expect([unreadable.code, unreadable.message]).toEqual([
+      'session-unreadable',
+      `cannot read the sign-in file ${file} (EISDIR)`,
+    ]);
+  });
+
   it('keeps the old sign-in when saving fails', async () => {
     const store = new SessionStore(dir, () => Promise.reject(new Error('disk full')));
-    expect(await code(store.save('1234567890123456', TOKEN, DEVICE))).toBe('session-write-failed');
+    const e = await refusal(store.save('1234567890123456', TOKEN, DEVICE));
+    expect([e.code, e.message]).toEqual([
+      'session-write-failed',
+      `cannot save the sign-in in ${dir} (error)`,
+    ]);
     expect(await store.info()).toBeNull();
   });
 });

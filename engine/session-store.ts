@@ -1,12 +1,18 @@
 // The signed-in device: its control-plane token, device record and account number, kept in
 // `<stateDir>/session.json` (0600, the directory 0700). The token is a credential: it stays
 // in a private field, out of JSON.stringify, util.inspect and every message.
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { Device } from '../contracts/index.js';
 import { errnoCode, FerryError } from './errors.js';
-import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import {
+  DEFAULT_STATE_DIR,
+  readStateFile,
+  writeFileAtomic,
+  writeStateFile,
+  type StateFileErrors,
+} from './state-dir.js';
 
 export const SESSION_FILE = 'session.json';
 
@@ -16,6 +22,29 @@ const SessionFile = z.strictObject({
   token: z.string().min(16).max(512),
   device: Device,
 });
+
+const SESSION_FILE_ERRORS: StateFileErrors = {
+  unreadable: {
+    code: 'session-unreadable',
+    message: (file, errno) => `cannot read the sign-in file ${file} (${errno})`,
+  },
+  corrupt: {
+    code: 'session-corrupt',
+    message: (file) =>
+      `the sign-in file ${file} is damaged and was left as it is; netcli logout ` +
+      'removes it (then sign in again)',
+  },
+  insecure: {
+    code: 'session-insecure',
+    message: (file) =>
+      `the sign-in file ${file} is open to other users: run chmod 600 ${file}, ` +
+      'and consider its token exposed (netcli logout, then sign in again)',
+  },
+  writeFailed: {
+    code: 'session-write-failed',
+    message: (dir, errno) => `cannot save the sign-in in ${dir} (${errno})`,
+  },
+};
 
 /** What the engine shows of a session: everything but the token. */
 export interface SessionInfo {
@@ -59,17 +88,7 @@ export class SessionStore {
 
   save(accountNumber: string, token: string, device: Device): Promise<void> {
     return this.serially(async () => {
-      const file = { version: 1 as const, account_number: accountNumber, token, device };
-      await ensureStateDir(this.stateDir);
-      try {
-        await this.writeFile(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
-      } catch (e) {
-        throw new FerryError(
-          'session-write-failed',
-          `cannot save the sign-in in ${this.stateDir} (${errnoCode(e) ?? 'error'})`,
-          { cause: e },
-        );
-      }
+      await this.write({ version: 1, account_number: accountNumber, token, device });
       this.#token = token;
       this.#info = { accountNumber, device };
       this.#loaded = true;
@@ -81,13 +100,12 @@ export class SessionStore {
     return this.serially(async () => {
       await this.load();
       if (!this.#info || !this.#token || device.id !== this.#info.device.id) return;
-      const file = {
-        version: 1 as const,
+      await this.write({
+        version: 1,
         account_number: this.#info.accountNumber,
         token: this.#token,
         device,
-      };
-      await this.writeFile(this.file, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+      });
       this.#info = { ...this.#info, device };
     });
   }
@@ -112,45 +130,16 @@ export class SessionStore {
 
   private async load(): Promise<void> {
     if (this.#loaded) return;
-    let text: string;
-    try {
-      const st = await stat(this.file);
-      if ((st.mode & 0o077) !== 0) {
-        throw new FerryError(
-          'session-insecure',
-          `the sign-in file ${this.file} is open to other users: run chmod 600 ${this.file}, ` +
-            'and consider its token exposed (netcli logout, then sign in again)',
-        );
-      }
-      text = await readFile(this.file, 'utf8');
-    } catch (e) {
-      if (e instanceof FerryError) throw e;
-      if (errnoCode(e) === 'ENOENT') {
-        this.#loaded = true;
-        return;
-      }
-      throw new FerryError(
-        'session-unreadable',
-        `cannot read the sign-in file ${this.file} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
+    const file = await readStateFile(this.file, SessionFile, SESSION_FILE_ERRORS);
+    if (file) {
+      this.#token = file.token;
+      this.#info = { accountNumber: file.account_number, device: file.device };
     }
-    let parsed: z.ZodSafeParseResult<z.infer<typeof SessionFile>>;
-    try {
-      parsed = SessionFile.safeParse(JSON.parse(text));
-    } catch {
-      parsed = { success: false } as z.ZodSafeParseResult<z.infer<typeof SessionFile>>;
-    }
-    if (!parsed.success) {
-      throw new FerryError(
-        'session-corrupt',
-        `the sign-in file ${this.file} is damaged and was left as it is; netcli logout ` +
-          'removes it (then sign in again)',
-      );
-    }
-    this.#token = parsed.data.token;
-    this.#info = { accountNumber: parsed.data.account_number, device: parsed.data.device };
     this.#loaded = true;
+  }
+
+  private write(file: z.infer<typeof SessionFile>): Promise<void> {
+    return writeStateFile(this.stateDir, this.file, file, SESSION_FILE_ERRORS, this.writeFile);
   }
 
   private serially<T>(task: () => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
-// The state directory is private or refused, and files in it are replaced whole or not at all.
+// The state directory is private or refused, files in it are replaced whole or not at all, and
+// its JSON files are written 0600, read against their schema, and refused with their own words.
 import {
   chmodSync,
   chownSync,
@@ -13,9 +14,17 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
-import { FerryError } from './errors.js';
-import { ensureStateDir, writeFileAtomic } from './state-dir.js';
+import {
+  ensureStateDir,
+  readStateFile,
+  settingsFileErrors,
+  writeFileAtomic,
+  writeStateFile,
+  type StateFileErrors,
+} from './state-dir.js';
+import { refusal } from './testing/refusal.js';
 
 let root: string;
 beforeEach(() => {
@@ -24,15 +33,6 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const mode = (p: string) => statSync(p).mode & 0o777;
-
-async function refusal(p: Promise<unknown>): Promise<FerryError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(FerryError);
-  return e as FerryError;
-}
 
 describe('the state directory', () => {
   it('is created 0700, with its parents', async () => {
@@ -95,5 +95,77 @@ describe('atomic writes', () => {
     });
     expect(readdirSync(root)).toEqual(['b.json']);
     expect(readFileSync(path.join(target, 'keep'), 'utf8')).toBe('x');
+  });
+});
+
+describe('JSON state files', () => {
+  const Doc = z.strictObject({ version: z.literal(1), names: z.array(z.string()) });
+  const SECRET: StateFileErrors = {
+    ...settingsFileErrors('secret'),
+    insecure: { code: 'keys-insecure', message: (file, m) => `${file} is open (mode ${m})` },
+  };
+
+  it('are written 0600 whatever the umask, and read back as the schema reads them', async () => {
+    const dir = path.join(root, 'state');
+    const file = path.join(dir, 'doc.json');
+    expect(await readStateFile(file, Doc, 'names')).toBeNull();
+    const old = process.umask(0);
+    try {
+      await writeStateFile(dir, file, { version: 1, names: ['a'] }, 'names');
+    } finally {
+      process.umask(old);
+    }
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(file)).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toBe('{\n  "version": 1,\n  "names": [\n    "a"\n  ]\n}\n');
+    expect(await readStateFile(file, Doc, 'names')).toEqual({ version: 1, names: ['a'] });
+    expect(readdirSync(dir)).toEqual(['doc.json']);
+  });
+
+  it('say what failed, as a settings file or in their own words', async () => {
+    const file = path.join(root, 'doc.json');
+    writeFileSync(file, '{"version":1,"names":[1]}', { mode: 0o600 });
+    const corrupt = await refusal(readStateFile(file, Doc, 'region rules'));
+    expect([corrupt.code, corrupt.message]).toEqual([
+      'config-corrupt',
+      `the region rules file ${file} is damaged and was left as it is`,
+    ]);
+    expect(readFileSync(file, 'utf8')).toBe('{"version":1,"names":[1]}');
+    writeFileSync(file, '{"version":');
+    expect((await refusal(readStateFile(file, Doc, SECRET))).message).toBe(
+      `the secret file ${file} is damaged and was left as it is`,
+    );
+
+    const dir = path.join(root, 'as-dir.json');
+    mkdirSync(dir);
+    const unreadable = await refusal(readStateFile(dir, Doc, 'services'));
+    expect([unreadable.code, unreadable.message]).toEqual([
+      'config-unreadable',
+      `cannot read the services ${dir} (EISDIR)`,
+    ]);
+
+    const failing = () => Promise.reject(Object.assign(new Error('full'), { code: 'ENOSPC' }));
+    const write = await refusal(writeStateFile(root, file, {}, 'services', failing));
+    expect([write.code, write.message]).toEqual([
+      'config-write-failed',
+      `cannot save the services in ${root} (ENOSPC)`,
+    ]);
+    expect(write.cause).toMatchObject({ code: 'ENOSPC' });
+  });
+
+  it('with secrets are refused unread when others may open them; others are read', async () => {
+    const file = path.join(root, 'doc.json');
+    writeFileSync(file, '{"version":1,"names":["secret"]}', { mode: 0o600 });
+    expect(await readStateFile(file, Doc, SECRET)).toEqual({ version: 1, names: ['secret'] });
+    for (const m of [0o640, 0o604, 0o620]) {
+      chmodSync(file, m);
+      const e = await refusal(readStateFile(file, Doc, SECRET));
+      expect([e.code, e.message]).toEqual([
+        'keys-insecure',
+        `${file} is open (mode 0${m.toString(8)})`,
+      ]);
+    }
+    // A settings file without secrets is read whatever its mode.
+    expect(await readStateFile(file, Doc, 'names')).toEqual({ version: 1, names: ['secret'] });
   });
 });

@@ -1,12 +1,15 @@
 // The service tunnels' private keys (WireGuard and Ferry, a pair per tag), generated on this host
 // and kept in tunnel-keys.json (0600) beside the device keys; only their public keys leave.
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
-import { errnoCode, FerryError } from './errors.js';
 import type { DevicePublicKeys, FerryKeys, KeyKind } from './key-store.js';
-import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import {
+  DEFAULT_STATE_DIR,
+  readStateFile,
+  writeStateFile,
+  type StateFileErrors,
+} from './state-dir.js';
 import { generateWireguardPrivateKey, rawKey, wireguardPublicKey } from './wireguard-keys.js';
 
 export const TUNNEL_KEYS_FILE = 'tunnel-keys.json';
@@ -20,6 +23,30 @@ const TunnelKeysFile = z.strictObject({
   ),
 });
 type TunnelKeysFile = z.infer<typeof TunnelKeysFile>;
+
+const TUNNEL_KEYS_FILE_ERRORS: StateFileErrors = {
+  unreadable: {
+    code: 'keys-unreadable',
+    message: (file, errno) => `cannot read the tunnel key file ${file} (${errno})`,
+  },
+  corrupt: {
+    code: 'keys-corrupt',
+    message: (file) =>
+      `the tunnel key file ${file} is damaged and was left as it is; moving it aside ` +
+      'makes new keys for the service tunnels',
+  },
+  insecure: {
+    code: 'keys-insecure',
+    message: (file, mode) =>
+      `the tunnel key file ${file} is open to other users (mode ${mode}): ` +
+      `run chmod 600 ${file}, and stop and start the service tunnels for new keys`,
+  },
+  writeFailed: {
+    code: 'keys-write-failed',
+    message: (dir, errno) =>
+      `cannot save the tunnel keys in ${dir} (${errno}); the previous keys are unchanged`,
+  },
+};
 
 /** One tunnel's key pairs: the private keys for its tunnel, the public ones to register. */
 export interface TunnelKeys {
@@ -95,66 +122,15 @@ export class TunnelKeyStore {
   }
 
   private async held(): Promise<TunnelKeysFile['tunnels']> {
-    if (this.#held) return this.#held;
-    let text: string;
-    try {
-      const st = await stat(this.file);
-      if ((st.mode & 0o077) !== 0) {
-        const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
-        throw new FerryError(
-          'keys-insecure',
-          `the tunnel key file ${this.file} is open to other users (mode ${mode}): ` +
-            `run chmod 600 ${this.file}, and stop and start the service tunnels for new keys`,
-        );
-      }
-      text = await readFile(this.file, 'utf8');
-    } catch (e) {
-      if (e instanceof FerryError) throw e;
-      if (errnoCode(e) === 'ENOENT') {
-        this.#held = {};
-        return this.#held;
-      }
-      throw new FerryError(
-        'keys-unreadable',
-        `cannot read the tunnel key file ${this.file} (${errnoCode(e) ?? 'error'})`,
-        { cause: e },
-      );
-    }
-    let parsed: z.ZodSafeParseResult<TunnelKeysFile>;
-    try {
-      parsed = TunnelKeysFile.safeParse(JSON.parse(text));
-    } catch {
-      parsed = { success: false } as z.ZodSafeParseResult<TunnelKeysFile>;
-    }
-    // Neither the parser's message nor zod's issues are passed on: they could quote a key.
-    if (!parsed.success) {
-      throw new FerryError(
-        'keys-corrupt',
-        `the tunnel key file ${this.file} is damaged and was left as it is; moving it aside ` +
-          'makes new keys for the service tunnels',
-      );
-    }
-    this.#held = parsed.data.tunnels;
+    this.#held ??=
+      (await readStateFile(this.file, TunnelKeysFile, TUNNEL_KEYS_FILE_ERRORS))?.tunnels ?? {};
     return this.#held;
   }
 
   /** Saves the keys, and only then makes them the ones in use. */
   private async save(tunnels: TunnelKeysFile['tunnels']): Promise<void> {
-    const dir = path.dirname(this.file);
-    await ensureStateDir(dir);
-    try {
-      await writeFileAtomic(
-        this.file,
-        `${JSON.stringify({ version: 1, tunnels } satisfies TunnelKeysFile, null, 2)}\n`,
-        0o600,
-      );
-    } catch (e) {
-      throw new FerryError(
-        'keys-write-failed',
-        `cannot save the tunnel keys in ${dir} (${errnoCode(e) ?? 'error'}); the previous keys are unchanged`,
-        { cause: e },
-      );
-    }
+    const file: TunnelKeysFile = { version: 1, tunnels };
+    await writeStateFile(path.dirname(this.file), this.file, file, TUNNEL_KEYS_FILE_ERRORS);
     this.#held = tunnels;
   }
 

@@ -1,42 +1,15 @@
 // netcli's commands run in process against the in-memory engine through the real host on a
 // temp socket: what a person reads, and the stable JSON a script reads.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalConnectResponse, LocalStatus } from '../contracts/index.js';
-import { FakeEngine } from '../engine/engine.fake.js';
-import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
-import { fakeIo, runNetcli } from './io.fake.js';
+import { fakeIo } from './io.fake.js';
+import { CliHarness } from './testing/cli-harness.js';
 
 describe('netcli commands', () => {
-  let dir: string;
-  let socketPath: string;
-  let engine: FakeEngine;
-  let server: LocalApiServer;
-  const netcli = (...args: string[]) => runNetcli(socketPath, args);
-  const ok = async (...args: string[]) => {
-    const r = await netcli(...args);
-    if (r.code !== 0) throw new Error(`netcli ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-    return r;
-  };
-  const json = async (...args: string[]) => JSON.parse((await ok(...args, '--json')).stdout);
-
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-'));
-    socketPath = path.join(dir, 'engine.sock');
-    engine = new FakeEngine();
-    server = await startLocalApiServer({ engine, socketPath, group: null });
-  });
-  afterEach(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const setUp = async () => {
-    await ok('init', '--protocol', 'wireguard', '--endpoint', 'https://ferry.example/api/v1');
-    return json('account', 'create');
-  };
+  const cli = new CliHarness('ferry-cli-');
+  const { ok, json, setUp } = cli;
+  beforeEach(() => cli.start());
+  afterEach(() => cli.close());
 
   it('init sets the service and protocol and says what comes next', async () => {
     const r = await ok(
@@ -50,13 +23,13 @@ describe('netcli commands', () => {
     expect(r.stderr).toMatch(/netcli account create/);
     const j = await json('init', '--protocol', 'ferry', '--endpoint', 'http://10.0.0.1:8080');
     expect(j).toMatchObject({ config: { service: 'http://10.0.0.1:8080', protocol: 'ferry' } });
-    expect(engine.config.protocol).toBe('ferry');
+    expect(cli.engine.config.protocol).toBe('ferry');
   });
 
   it('account create shows the number to keep; account shows plan, devices and usage', async () => {
     await ok('init', '--endpoint', 'https://ferry.example');
     const created = await ok('account', 'create', '--device-name', 'laptop');
-    const number = [...engine.accounts.keys()][0]!;
+    const number = [...cli.engine.accounts.keys()][0]!;
     const grouped = number.replace(/(\d{4})(?=\d)/g, '$1 ');
     expect(created.stdout).toContain(
       `Account ${grouped} created; this device is signed in as laptop.`,
@@ -80,20 +53,18 @@ describe('netcli commands', () => {
   it('asks for a password instead of taking it on the command line', async () => {
     await ok('init', '--endpoint', 'https://ferry.example');
     const io = fakeIo({ secrets: ['a long passphrase'] });
-    const created = await runNetcli(socketPath, ['account', 'create', '--password', '--json'], io);
+    const created = await cli.run(['account', 'create', '--password', '--json'], io);
     expect(created.code).toBe(0);
     const number = JSON.parse(created.stdout).account_number as string;
     await ok('logout');
-    const wrong = await runNetcli(
-      socketPath,
+    const wrong = await cli.run(
       ['login', number, '--password'],
       fakeIo({ secrets: ['not it at all'] }),
     );
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^netcli: wrong account number or password\nhint: .*--password/);
     const spaced = number.replace(/(\d{4})(?=\d)/g, '$1 ');
-    const right = await runNetcli(
-      socketPath,
+    const right = await cli.run(
       ['login', spaced, '--password'],
       fakeIo({ secrets: ['a long passphrase'] }),
     );
@@ -106,17 +77,17 @@ describe('netcli commands', () => {
     const r = await ok('logout');
     expect(r.stdout).toBe('Signed out; this device was removed from the account.\n');
     expect(await json('logout')).toEqual({ signed_in: false });
-    expect(engine.session).toBeNull();
+    expect(cli.engine.session).toBeNull();
   });
 
   it('devices lists, renames and revokes', async () => {
     const session = await setUp();
-    const other = await engine.login({
+    const other = await cli.engine.login({
       account_number: session.account_number,
       device_name: 'phone',
     });
-    engine.session = {
-      account: engine.accounts.get(session.account_number)!,
+    cli.engine.session = {
+      account: cli.engine.accounts.get(session.account_number)!,
       deviceId: session.device.id,
     };
     const list = await ok('devices');
@@ -147,7 +118,10 @@ describe('netcli commands', () => {
       ].join('\n'),
     );
     expect(r.stderr).toBe('');
-    engine.notify({ code: 'obfuscation-on', message: 'UDP is blocked: the tunnel runs over TCP' });
+    cli.engine.notify({
+      code: 'obfuscation-on',
+      message: 'UDP is blocked: the tunnel runs over TCP',
+    });
     const verbose = await ok(
       'connect',
       '--protocol',
@@ -196,7 +170,7 @@ describe('netcli commands', () => {
   it('status --watch follows the changes until Ctrl-C', async () => {
     await setUp();
     const io = fakeIo();
-    const watching = runNetcli(socketPath, ['status', '--watch'], io);
+    const watching = cli.run(['status', '--watch'], io);
     const lines = () => io.stdout.text.split('\n').filter(Boolean);
     await until(() => lines().length === 1);
     await ok('connect', '--region', 'asia-east');
@@ -209,10 +183,10 @@ describe('netcli commands', () => {
       'Connecting to asia-east',
       'Connected to asia-east (node hk-1) over WireGuard, ChaCha20-Poly1305 · 12ms',
     ]);
-    await until(() => engine.listenerCount === 0);
+    await until(() => cli.engine.listenerCount === 0);
 
     const jsonIo = fakeIo();
-    const jsonWatch = runNetcli(socketPath, ['status', '--watch', '--json'], jsonIo);
+    const jsonWatch = cli.run(['status', '--watch', '--json'], jsonIo);
     await until(() => jsonIo.stdout.text.includes('\n'));
     jsonIo.interrupt();
     expect((await jsonWatch).code).toBe(0);
@@ -222,13 +196,12 @@ describe('netcli commands', () => {
 
   it('status --watch ends with exit 3 when the engine goes away', async () => {
     const io = fakeIo();
-    const watching = runNetcli(socketPath, ['status', '--watch'], io);
+    const watching = cli.run(['status', '--watch'], io);
     await until(() => io.stdout.text.length > 0);
-    await server.close();
+    await cli.stopHost();
     const r = await watching;
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/the engine ended the stream/);
-    server = await startLocalApiServer({ engine, socketPath, group: null });
   });
 
   it('config lists, gets and sets, saying what a live tunnel did', async () => {
@@ -293,7 +266,7 @@ describe('netcli commands', () => {
     expect((await ok('connect', '--region', 'near')).stdout).toMatch(/^Connected to asia-east/);
     expect((await ok('region', 'remove', 'near')).stdout).toBe('Region rule near removed.\n');
     expect(await json('region', 'remove', 'global')).toEqual({ removed: 'global' });
-    expect(engine.rules).toEqual([]);
+    expect(cli.engine.rules).toEqual([]);
   });
 
   it('latency-check prints a table sorted by latency with the method', async () => {

@@ -1,42 +1,25 @@
 // netcli's failures: `netcli: <detail>` and `hint:` lines on stderr, nothing on stdout, and the
 // exit codes (1 refused, 2 usage, 3 no engine).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../contracts/index.js';
-import { FakeEngine } from '../engine/engine.fake.js';
-import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
 import { describeFailure } from './errors.js';
-import { runNetcli } from './io.fake.js';
+import { CliHarness } from './testing/cli-harness.js';
 
 describe('netcli failures', () => {
-  let dir: string;
-  let socketPath: string;
-  let engine: FakeEngine;
-  let server: LocalApiServer | undefined;
-  const netcli = (...args: string[]) => runNetcli(socketPath, args);
-
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-'));
-    socketPath = path.join(dir, 'engine.sock');
-    engine = new FakeEngine();
-    server = await startLocalApiServer({ engine, socketPath, group: null });
-  });
-  afterEach(async () => {
-    await server?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const cli = new CliHarness('ferry-cli-');
+  const { netcli } = cli;
+  beforeEach(() => cli.start());
+  afterEach(() => cli.close());
 
   it('says how to start an engine that does not answer, with exit 3', async () => {
-    await server!.close();
-    server = undefined;
+    await cli.stopHost();
     for (const args of [['status'], ['connect', '--json']]) {
       const r = await netcli(...args);
       expect(r.code).toBe(3);
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
-        `netcli: no engine answers on ${socketPath}\nhint: is the engine running? start it with: sudo netcli daemon --socket ${socketPath}\n`,
+        `netcli: no engine answers on ${cli.socketPath}\nhint: is the engine running? start it with: sudo netcli daemon --socket ${cli.socketPath}\n`,
       );
     }
   });
@@ -44,12 +27,12 @@ describe('netcli failures', () => {
   it('takes the socket from FERRY_SOCKET when --socket is not given', async () => {
     const { fakeIo } = await import('./io.fake.js');
     const { main } = await import('./main.js');
-    const io = fakeIo({ env: { FERRY_SOCKET: socketPath } });
+    const io = fakeIo({ env: { FERRY_SOCKET: cli.socketPath } });
     expect(await main(['status', '--json'], io)).toBe(0);
     expect(JSON.parse(io.stdout.text)).toMatchObject({ status: 'disconnected' });
-    const elsewhere = fakeIo({ env: { FERRY_SOCKET: path.join(dir, 'none.sock') } });
+    const elsewhere = fakeIo({ env: { FERRY_SOCKET: path.join(cli.dir, 'none.sock') } });
     expect(await main(['status'], elsewhere)).toBe(3);
-    expect(elsewhere.stderr.text).toContain(path.join(dir, 'none.sock'));
+    expect(elsewhere.stderr.text).toContain(path.join(cli.dir, 'none.sock'));
   });
 
   it('says what to set up before connecting', async () => {
@@ -90,7 +73,7 @@ describe('netcli failures', () => {
   it('passes on the control plane’s refusals with their hints', async () => {
     await netcli('init', '--endpoint', 'https://ferry.example');
     const created = JSON.parse((await netcli('account', 'create', '--json')).stdout);
-    for (let i = 1; i < 5; i++) await engine.login({ account_number: created.account_number });
+    for (let i = 1; i < 5; i++) await cli.engine.login({ account_number: created.account_number });
     const full = await netcli('login', created.account_number);
     expect(full.code).toBe(1);
     expect(full.stderr).toMatch(/^netcli: the plan allows 5 devices\n/);
@@ -104,7 +87,7 @@ describe('netcli failures', () => {
     const notInPlan = await netcli('connect', '--region', 'europe-west');
     expect(notInPlan.stderr).toMatch(/hint: netcli region list shows the regions your plan allows/);
 
-    engine.listRegions = async () => {
+    cli.engine.listRegions = async () => {
       throw new ApiError({
         code: 'unreachable',
         detail: 'no answer from the server',
@@ -155,15 +138,15 @@ describe('netcli failures', () => {
     const { fakeIo } = await import('./io.fake.js');
     await netcli('init', '--endpoint', 'https://ferry.example');
     await netcli('account', 'create');
-    const held = engine.holdConnect();
+    const held = cli.engine.holdConnect();
     const io = fakeIo();
-    const connecting = runNetcli(socketPath, ['connect'], io);
+    const connecting = cli.run(['connect'], io);
     await held.started;
     io.interrupt();
     const r = await connecting;
     expect(r.code).toBe(130);
     expect(r.stderr).toBe('netcli: cancelled\n');
-    await expect.poll(() => engine.abortedConnects).toBe(1);
+    await expect.poll(() => cli.engine.abortedConnects).toBe(1);
   });
 
   it('names a socket it may not use', () => {

@@ -1,40 +1,15 @@
 // netcli service add|list|remove and tunnel start|list|stop, in process against the in-memory
 // engine through the real host on a temp socket: what a person reads, the stable JSON a script
 // reads, and the refusals with what to do.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceTunnel } from '../contracts/index.js';
-import { FakeEngine } from '../engine/engine.fake.js';
-import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
-import { runNetcli } from './io.fake.js';
+import { CliHarness } from './testing/cli-harness.js';
 
 describe('netcli service and tunnel', () => {
-  let dir: string;
-  let socketPath: string;
-  let engine: FakeEngine;
-  let server: LocalApiServer;
-  const netcli = (...args: string[]) => runNetcli(socketPath, args);
-  const ok = async (...args: string[]) => {
-    const r = await netcli(...args);
-    if (r.code !== 0) throw new Error(`netcli ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-    return r;
-  };
-  const json = async (...args: string[]) => JSON.parse((await ok(...args, '--json')).stdout);
-
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-svc-'));
-    socketPath = path.join(dir, 'engine.sock');
-    engine = new FakeEngine();
-    server = await startLocalApiServer({ engine, socketPath, group: null });
-    await ok('init', '--protocol', 'wireguard', '--endpoint', 'https://ferry.example/api/v1');
-    await ok('account', 'create');
-  });
-  afterEach(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const cli = new CliHarness('ferry-cli-svc-');
+  const { netcli, ok, json } = cli;
+  beforeEach(() => cli.startSignedIn());
+  afterEach(() => cli.close());
 
   it('service add takes networks and domains, and service list shows them beside the shipped ones', async () => {
     const added = await ok(
@@ -112,7 +87,7 @@ describe('netcli service and tunnel', () => {
       '--region',
       'global',
     );
-    const t = engine.serviceTunnels.running.get('work')!;
+    const t = cli.engine.serviceTunnels.running.get('work')!;
     expect(r.stdout).toBe(
       'Tunnel work established via zrh-1 (global), latency 18ms.\n' +
         `Service office: 2 destinations through ${t.interface} (WireGuard, ChaCha20-Poly1305).\n`,
@@ -152,7 +127,7 @@ describe('netcli service and tunnel', () => {
     await ok('tunnel', 'start', '--service', 'office', '--tag', 'work');
     const stopped = await ok('tunnel', 'stop', '--tag', 'work');
     expect(stopped.stdout).toBe('Tunnel work (service office) stopped.\n');
-    expect(engine.serviceTunnels.unregistered).toEqual(['work']);
+    expect(cli.engine.serviceTunnels.unregistered).toEqual(['work']);
     expect((await ok('tunnel', 'list')).stdout).toMatch(/^No service tunnels/);
     const unknown = await netcli('tunnel', 'stop', '--tag', 'work');
     expect(unknown.code).toBe(1);
@@ -164,20 +139,20 @@ describe('netcli service and tunnel', () => {
 
   it('tunnel start refuses a service whose domain does not resolve, naming no domain', async () => {
     await ok('service', 'add', 'office', '--domain', 'wiki.corp.example', 'gone.corp.example');
-    engine.serviceTunnels.unresolvable.add('gone.corp.example');
+    cli.engine.serviceTunnels.unresolvable.add('gone.corp.example');
     const r = await netcli('tunnel', 'start', '--service', 'office', '--tag', 'work');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/1 of the 2 domains of service office did not resolve/);
     expect(r.stderr).toMatch(/hint: check this host’s DNS/);
     expect(r.stderr).not.toMatch(/corp\.example/);
-    expect(engine.serviceTunnels.running.size).toBe(0);
+    expect(cli.engine.serviceTunnels.running.size).toBe(0);
   });
 
   it('tunnel start needs a signed-in device, and logout stops the tunnels', async () => {
     await ok('service', 'add', 'office', '--cidr', '10.20.0.0/16');
     await ok('tunnel', 'start', '--service', 'office', '--tag', 'work');
     await ok('logout');
-    expect(engine.serviceTunnels.running.size).toBe(0);
+    expect(cli.engine.serviceTunnels.running.size).toBe(0);
     const r = await netcli('tunnel', 'start', '--service', 'office', '--tag', 'work');
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/not signed in\nhint: netcli account create or netcli login/);

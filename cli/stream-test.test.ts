@@ -1,6 +1,6 @@
 // netcli stream-test in process against the in-memory engine through the real host: the verdict a
 // person reads at a glance (with the fix), the stable JSON, the exit code, the refusals; and
-// netcli daemon handing --platforms-file to the engine.
+// netcli daemon handing --platforms-file to the cli.engine.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,28 +8,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StreamTestResult } from '../contracts/index.js';
 import { FakeEngine } from '../engine/engine.fake.js';
 import { probeSocket } from '../engine/host/socket-file.js';
-import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
 import { fakeIo, runNetcli } from './io.fake.js';
+import { CliHarness } from './testing/cli-harness.js';
 
 describe('netcli stream-test', () => {
-  let dir: string;
-  let socketPath: string;
-  let engine: FakeEngine;
-  let server: LocalApiServer;
-  const netcli = (...args: string[]) => runNetcli(socketPath, args);
-
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-stream-'));
-    socketPath = path.join(dir, 'engine.sock');
-    engine = new FakeEngine();
-    server = await startLocalApiServer({ engine, socketPath, group: null });
-    await netcli('init', '--endpoint', 'https://ferry.example/api/v1');
-    await netcli('account', 'create');
-  });
-  afterEach(async () => {
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const cli = new CliHarness('ferry-cli-stream-');
+  const { netcli } = cli;
+  beforeEach(() => cli.startSignedIn());
+  afterEach(() => cli.close());
 
   it('says OK with the catalogue and the node’s region, and the same as JSON', async () => {
     await netcli('connect', '--region', 'asia-east');
@@ -56,7 +42,7 @@ describe('netcli stream-test', () => {
 
   it('says proxy detected with the fix, and exits 1', async () => {
     await netcli('connect', '--region', 'asia-east');
-    engine.streamAnswers.set('netflix', {
+    cli.engine.streamAnswers.set('netflix', {
       ok: true,
       answer: { status: 404, headers: {}, locations: [], body: '' },
     });
@@ -76,7 +62,7 @@ describe('netcli stream-test', () => {
 
   it('says region mismatch, unavailable and unreachable in words, each with its fix', async () => {
     await netcli('connect', '--region', 'asia-east');
-    engine.streamAnswers.set('prime-video', {
+    cli.engine.streamAnswers.set('prime-video', {
       ok: true,
       answer: { status: 200, headers: {}, locations: [], body: '"currentTerritory":"US"' },
     });
@@ -86,7 +72,7 @@ describe('netcli stream-test', () => {
     );
     expect(mismatch.stdout).toMatch(/\nFix: .*--platform prime-video --region asia-east/);
 
-    engine.streamAnswers.set('hulu', {
+    cli.engine.streamAnswers.set('hulu', {
       ok: true,
       answer: { status: 200, headers: {}, locations: [], body: '{"name":"GEO_BLOCKED"}' },
     });
@@ -94,7 +80,7 @@ describe('netcli stream-test', () => {
     expect(hulu.stdout).toMatch(/^Hulu: not available here · /);
     expect(hulu.stdout).toMatch(/\nFix: Hulu is offered in US only: connect to a region in US/);
 
-    engine.streamAnswers.set('youtube', { ok: false, reason: 'timeout' });
+    cli.engine.streamAnswers.set('youtube', { ok: false, reason: 'timeout' });
     const yt = await netcli('stream-test', '--platform', 'youtube');
     expect(yt.code).toBe(1);
     expect(yt.stdout.split('\n')[0]).toBe(

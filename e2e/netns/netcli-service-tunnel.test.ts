@@ -12,9 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetcliHost } from './netcli-host.js';
 import { Testbed } from './testbed.js';
 
-const ECHO_PORT = 8000;
-/** Answers every request with the address it came from. */
-const ECHO_SERVER = `require('node:http').createServer((q, s) => s.end(q.socket.remoteAddress.replace(/^::ffff:/, ''))).listen(${ECHO_PORT}, '0.0.0.0')`;
 /** A domain of the office, known to the laptop's resolver only (its namespace's /etc/hosts). */
 const WIKI_DOMAIN = 'wiki.office.test';
 
@@ -38,22 +35,14 @@ describe('netcli service tunnels', () => {
   /** The interface the laptop's kernel sends a packet to `address` out of. */
   const routeOf = (address: string) => /\bdev (\S+)/.exec(ex('ip', 'route', 'get', address))?.[1];
 
-  async function echoHost(name: string): Promise<{ address: string; url: string }> {
-    const h = bed.net.addServerHost(name);
-    bed.net.spawn(name, `echo-${name}`, [process.execPath, '-e', ECHO_SERVER]);
-    const url = `http://${h.address}:${ECHO_PORT}/`;
-    await bed.net.waitFor(`the ${name} echo`, 10_000, () => bed.echoFrom(undefined, 3, url));
-    return { address: h.address, url };
-  }
-
   beforeAll(async () => {
     bed = await Testbed.start({ controlPlaneOn: 'servers' });
     await bed.addRelay('tokyo', 'asia-east', { ferry: true });
     await bed.addRelay('zurich', 'global', { ferry: true });
     tokyo = bed.relays.get('tokyo')!.address;
     zurich = bed.relays.get('zurich')!.address;
-    office = await echoHost('office');
-    wiki = await echoHost('wiki');
+    office = await bed.startEcho('office');
+    wiki = await bed.startEcho('wiki');
     vpcUrl = await bed.startVpcEcho();
     laptop = await NetcliHost.start(bed, 'laptop');
     // The wiki's name resolves on the laptop only: `ip netns exec` puts /etc/netns/<ns>/hosts

@@ -3,6 +3,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { z } from 'zod';
 import {
   ApiError,
@@ -10,6 +11,7 @@ import {
   type ConnectRequest,
   type ConnectResponse,
   type ControlClient,
+  type FetchLike,
 } from '../../contracts/index.js';
 import { generateKeyPair } from '../../relay/keys.js';
 import { TestNetwork, requireTools, sh, type ManagedProcess } from './test-network.js';
@@ -98,6 +100,18 @@ export async function refusal(call: Promise<unknown>): Promise<ApiError> {
   throw outcome;
 }
 
+/**
+ * fetch with a connection per call. Tests block the event loop in spawnSync for seconds at a
+ * time: a kept-alive socket that the server closed meanwhile would still look usable, take the
+ * next request and fail it with "other side closed".
+ */
+const oneShot = new Agent({ pipelining: 0 });
+const freshConnectionFetch: FetchLike = (url, init) =>
+  undiciFetch(url, {
+    ...(init as UndiciRequestInit),
+    dispatcher: oneShot,
+  }) as unknown as Promise<Response>;
+
 /** Fast defaults: status and health follow events within seconds in tests. */
 const TEST_DEFAULTS: TestbedOptions = {
   nodeHealthySeconds: 5,
@@ -149,11 +163,24 @@ export class Testbed {
    * from the relays' uplink; returns its URL.
    */
   async startVpcEcho(): Promise<string> {
-    const h = this.net.addVpcHost('vpc-echo');
-    this.net.spawn('vpc-echo', 'vpc-echo', [process.execPath, '-e', ECHO_SERVER]);
+    return (await this.startEcho('vpc-echo', 'vpc')).url;
+  }
+
+  /**
+   * One more echo service on a host of its own (`servers`: behind the internet router, as an
+   * office's server is; `vpc`: inside the tunnel block), answering with the requester's address.
+   */
+  async startEcho(
+    name: string,
+    where: 'servers' | 'vpc' = 'servers',
+  ): Promise<{ address: string; url: string }> {
+    const h = where === 'vpc' ? this.net.addVpcHost(name) : this.net.addServerHost(name);
+    this.net.spawn(name, name, [process.execPath, '-e', ECHO_SERVER]);
     const url = `http://${h.address}:${ECHO_PORT}/`;
-    await this.net.waitFor('the VPC echo service', 10_000, () => this.echoFrom(undefined, 3, url));
-    return url;
+    await this.net.waitFor(`the ${name} echo service`, 10_000, () =>
+      this.echoFrom(undefined, 3, url),
+    );
+    return { address: h.address, url };
   }
 
   /** The server subnets, which a client routes through its tunnel (its "cross-border" traffic). */
@@ -205,7 +232,7 @@ export class Testbed {
   control(token?: string): ControlClient {
     return createControlClient({
       baseUrl: this.controlUrl,
-      fetch,
+      fetch: freshConnectionFetch,
       ...(token === undefined ? {} : { token: () => token }),
     });
   }
@@ -442,9 +469,40 @@ export class Testbed {
     return { answer, process: proc, interfaceName };
   }
 
+  /**
+   * POST /connect as the client's device. A relay's heartbeat that comes late on a loaded machine
+   * (the test window is 5 s) can leave a region without a node for a moment: then the call waits
+   * until every running relay reports healthy again and tries once more. When it is still refused,
+   * the error shows what the control plane and the relays say.
+   */
+  private async connectCall(client: Client, body: ConnectBody): Promise<ConnectResponse> {
+    const call = () => this.control(client.device.token).connect({ body });
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 'no-node-available') throw e;
+    }
+    for (const r of this.relays.values())
+      if (r.process.child.exitCode === null && r.process.child.signalCode === null)
+        await this.waitHealthy(r);
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== 'no-node-available') throw e;
+      const nodes = await Promise.all(
+        [...new Set([...this.relays.values()].map((r) => r.region))].map((region) =>
+          this.adminNodes(region),
+        ),
+      );
+      throw new Error(
+        `${e.message} (again, with every relay healthy)\nnodes: ${JSON.stringify(nodes.flat())}\n${this.diagnostics(client)}`,
+      );
+    }
+  }
+
   /** POST /connect, then configure the client from the answer only. */
   async connect(client: Client, body: ConnectBody = {}): Promise<ConnectResponse> {
-    const answer = await this.control(client.device.token).connect({ body });
+    const answer = await this.connectCall(client, body);
     const ex = (...argv: string[]) => this.net.exec(client.host, argv);
     const peerArgs = client.nodeKey ? ['peer', client.nodeKey, 'remove'] : [];
     ex(

@@ -73,6 +73,16 @@ describe('netcli output', () => {
     ]);
   });
 
+  it('says when the settings stayed but the tunnel reconnected with them', () => {
+    const config = CLIENT_CONFIG_DEFAULTS;
+    expect(formatConfigChange(config, { config, changed: [], effect: 'reconnected' })).toEqual([
+      'Nothing changed in the settings; the tunnel reconnected with them.',
+    ]);
+    expect(formatConfigChange(config, { config, changed: [], effect: 'saved' })).toEqual([
+      'Nothing changed.',
+    ]);
+  });
+
   it('sorts nodes that never answered last, and names each method when they differ', () => {
     const node = (id: string, avg: number | null, loss: number, method = 'UDP probe') => ({
       node_id: id,

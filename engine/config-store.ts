@@ -22,6 +22,8 @@ export interface ConfigChange {
   config: ClientConfig;
   /** The keys whose value is now different (empty when the change changed nothing). */
   changed: ConfigKey[];
+  /** The keys the change named, changed or not (a user who names a key means its value now). */
+  given: ConfigKey[];
 }
 
 /** What the file holds: nothing yet, or a JSON object that may or may not be a valid config. */
@@ -118,7 +120,8 @@ export class ConfigStore {
       before.success ? before.data[k] !== config[k] : k in values,
     );
     if (changed.length > 0 || stored.kind === 'absent' || !before.success) await this.write(config);
-    return { config, changed };
+    const given = CONFIG_KEYS.filter((k) => k in values);
+    return { config, changed, given };
   }
 
   private validate(stored: Stored): ClientConfig {

@@ -127,6 +127,21 @@ describe('the engine', () => {
     expect(fx.tunnels.plans).toHaveLength(3);
   });
 
+  it('follows a setting named again that a connect option had overridden', async () => {
+    await fx.signIn();
+    // The saved protocol is wireguard; this connect asks for Ferry.
+    await fx.engine.connect({ region: 'asia-east', protocol: 'ferry' });
+    expect(fx.engine.status().protocol).toBe('ferry');
+    const same = await fx.engine.setConfigKey('protocol', 'wireguard');
+    expect(same).toMatchObject({ changed: [], effect: 'reconnected' });
+    expect(fx.engine.status()).toMatchObject({ status: 'connected', protocol: 'wireguard' });
+    expect(fx.tunnels.plans.at(-1)!.answer.region).toBe('asia-east');
+    // Named again while the tunnel already runs with it: nothing to do.
+    const again = await fx.engine.setConfigKey('protocol', 'wireguard');
+    expect(again).toMatchObject({ changed: [], effect: 'saved' });
+    expect(fx.tunnels.plans).toHaveLength(2);
+  });
+
   it('uses the Ferry TCP transport when obfuscation is on', async () => {
     await fx.signIn();
     await fx.engine.patchConfig({ obfuscation: 'on' });

@@ -539,16 +539,25 @@ export class Engine implements EngineApi {
 
   /**
    * Saves a change, then makes a live tunnel follow it: a key whose change needs a new
-   * session reconnects with the new value (a connect's own override of that key is dropped:
-   * the user just said what they want now).
+   * session reconnects with the new value. A connect's own option for a key the user now names
+   * is dropped (the user just said what they want), and when the live tunnel ran with a
+   * different value than the saved one, it reconnects even though the file did not change.
    */
   private async applyChange(change: () => Promise<ConfigChange>): Promise<ConfigChangeResult> {
-    const { config, changed } = await change();
+    const { config, changed, given } = await change();
     this.#serviceConfigured = config.service !== null;
-    const reconnect = changed.filter((k) => CONFIG_CHANGE_EFFECT[k] === 'reconnect');
+    const overridden = (Object.keys(this.#overrides) as (keyof Overrides)[]).filter(
+      (k) => given.includes(k) && this.#overrides[k] !== config[k],
+    );
+    const reconnect = [
+      ...new Set([
+        ...changed.filter((k) => CONFIG_CHANGE_EFFECT[k] === 'reconnect'),
+        ...overridden,
+      ]),
+    ];
+    for (const key of given) delete this.#overrides[key as keyof Overrides & ConfigKey];
     const live = this.#machine.state === 'connected' || this.#machine.state === 'reconnecting';
     if (!live || reconnect.length === 0) return { config, changed, effect: 'saved' };
-    for (const key of reconnect) delete this.#overrides[key as keyof Overrides & ConfigKey];
     await this.connect({ ...this.#overrides });
     return { config, changed, effect: 'reconnected' };
   }

@@ -23,7 +23,12 @@ const EFFECT_WORDS: Readonly<Record<ConfigChangeResult['effect'], string>> = {
 
 /** "protocol: wireguard -> ferry" per changed key, then what the live tunnel did. */
 export function formatConfigChange(before: ClientConfig, result: ConfigChangeResult): string[] {
-  if (result.changed.length === 0) return ['Nothing changed.'];
+  if (result.changed.length === 0) {
+    // The saved value was already so, but the live tunnel ran with a connect option of its own.
+    return result.effect === 'reconnected'
+      ? ['Nothing changed in the settings; the tunnel reconnected with them.']
+      : ['Nothing changed.'];
+  }
   const lines = result.changed.map(
     (k) => `${k}: ${configValueText(before[k])} -> ${configValueText(result.config[k])}`,
   );

@@ -2,8 +2,6 @@
 // fakes keep (so the engine's unit tests stand on fakes that behave like this), checked again
 // with `ip -j` and `nft -j list`, and the firewall's atomic replacement. Nothing runs in the
 // host's namespace; the namespace is deleted afterwards.
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FerryError } from '../../engine/errors.js';
@@ -18,9 +16,11 @@ import {
   linksContract,
   routesContract,
 } from '../../engine/os/seams.contract.js';
-import { requireTools, sh } from './test-network.js';
+import { TestNetwork, requireTools, sh } from './test-network.js';
 
-const ns = `fy${randomBytes(3).toString('hex')}-eng`;
+let net: TestNetwork | undefined;
+/** The test's namespace: loopback only. */
+let ns = '';
 
 /** Runs each tool inside the test's namespace: the real argv, in a network of its own. */
 const inNamespace: CommandRunner = (tool, args) =>
@@ -32,12 +32,11 @@ const firewall = new NftFirewall(inNamespace);
 
 beforeAll(() => {
   requireTools(['ip', 'nft']);
-  sh('ip', ['netns', 'add', ns]);
+  net = TestNetwork.create();
+  ns = net.addIsolatedHost('eng').ns;
 });
 
-afterAll(() => {
-  spawnSync('ip', ['netns', 'del', ns]);
-});
+afterAll(() => net?.destroy());
 
 describe('Linux links keep the contract', () => linksContract(() => links));
 describe('Linux routes keep the contract', () =>

@@ -177,6 +177,18 @@ export class TestNetwork {
     );
   }
 
+  /**
+   * A host with loopback only, joined to nothing: for checking what a program does to a
+   * machine's own links, routes and firewall with nothing else in the namespace.
+   */
+  addIsolatedHost(name: string): Host {
+    if (this.hosts.has(name)) throw new Error(`host ${name} exists`);
+    const host = { name, ns: `fy${this.id}-${name}`, address: '127.0.0.1' };
+    this.addNamespace(host.ns);
+    this.hosts.set(name, host);
+    return host;
+  }
+
   host(name: string): Host {
     const h = this.hosts.get(name);
     if (!h) throw new Error(`no host ${name}`);

@@ -27,7 +27,7 @@ describe('netcli output', () => {
     expect(formatStatus(connected)[1]).toBe('Latency 8.5ms · stream mode · interface ferry3');
   });
 
-  it('says why an engine is in error, and that traffic stays blocked', () => {
+  it('says why an engine is in error, and that traffic is not protected', () => {
     const error: LocalStatus = {
       ...idleStatus(true, true),
       status: 'error',
@@ -35,7 +35,7 @@ describe('netcli output', () => {
     };
     expect(formatStatus(error)).toEqual([
       'Error: the node did not answer',
-      'Traffic stays blocked while the kill switch is on.',
+      'No tunnel: traffic leaves directly, unprotected.',
     ]);
     const failed = { ...error, status: 'disconnected' as const };
     expect(formatStatus(failed)).toEqual(['Disconnected', 'Last attempt: the node did not answer']);

@@ -52,7 +52,9 @@ export function formatStatus(s: LocalStatus): string[] {
     ].filter(Boolean);
     lines.push(details.join(' · '));
   }
-  if (s.status === 'error') lines.push('Traffic stays blocked while the kill switch is on.');
+  // Nothing holds traffic back yet when a connect fails (the engine leaves nothing behind): say
+  // so rather than promise a block that no firewall rule makes.
+  if (s.status === 'error') lines.push('No tunnel: traffic leaves directly, unprotected.');
   else if (s.status === 'disconnected' && s.error) lines.push(`Last attempt: ${s.error.message}`);
   if (!s.service_configured) lines.push('Not set up: netcli init --endpoint <url>');
   else if (!s.signed_in)

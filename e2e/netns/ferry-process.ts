@@ -17,6 +17,8 @@ export const REPO = repoRoot();
 export const SERVER_TUNNEL = '10.99.0.1';
 export const CLIENT_TUNNEL = '10.99.0.2';
 export const FERRY_PORT = 51820;
+/** The port the tests and benchmarks give a server's --tcp-listen (Ferry over TCP). */
+export const FERRY_TCP_PORT = 8443;
 
 /** Fails (never skips) when a checkout's ferry-tun is not built: dist/ and the native addon. */
 export function requireFerryBuilt(repo = REPO): void {
@@ -111,6 +113,10 @@ export class FerryProcess {
     return this.proc.stop();
   }
 }
+
+/** The hosts the Ferry tests and benchmarks run the server and the client on. */
+export const SERVER = 'server';
+export const CLIENT = 'client';
 
 export interface FerryPairOptions {
   /** The host that runs the server, and the one that runs the client. */

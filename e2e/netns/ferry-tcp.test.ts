@@ -1,47 +1,35 @@
 // Namespace tests of Ferry's TCP transport: traffic, the GFW fully-encrypted-traffic detector, probe reactions.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { classifyFirstPacket } from './ferry-gfw-detector.js';
-import { FerryPair, type FerryProcess, SERVER_TUNNEL, requireFerryBuilt } from './ferry-process.js';
+import { receivedBitsPerSecond, runIperf } from './ferry-iperf.js';
+import { pingServerTunnel, useFerryPair } from './ferry-pair-kit.js';
+import {
+  CLIENT,
+  FERRY_TCP_PORT,
+  type FerryPair,
+  type FerryProcess,
+  SERVER,
+} from './ferry-process.js';
 import { readPcapTcp } from './pcap.js';
-import { TestNetwork, requireTools } from './test-network.js';
+import type { TestNetwork } from './test-network.js';
 
-const TCP_PORT = 8443;
 const AUTH_TIMEOUT_MS = 2000;
 // The server and the client are two hosts on the network's access subnet.
-const SERVER = 'server';
-const CLIENT = 'client';
 let net: TestNetwork;
 let ferry: FerryPair;
 /** The server's address on the access subnet. */
 let serverUnderlay: string;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-beforeAll(() => {
-  requireTools(['ip', 'ping', 'iperf3', 'tcpdump']);
-  requireFerryBuilt();
-});
-
-beforeEach(() => {
-  net = TestNetwork.create();
-  serverUnderlay = net.addAccessHost(SERVER).address;
-  net.addAccessHost(CLIENT);
-  ferry = FerryPair.create(net, { server: SERVER, client: CLIENT });
-});
-
-afterEach(async () => {
-  await net.destroyAsync();
-});
+useFerryPair(['ip', 'ping', 'iperf3', 'tcpdump'], (t) => ({ net, ferry, serverUnderlay } = t));
 
 function startServer(): FerryProcess {
   return ferry.startServer([
     '--tcp-listen',
-    `${serverUnderlay}:${TCP_PORT}`,
+    `${serverUnderlay}:${FERRY_TCP_PORT}`,
     '--tcp-auth-timeout',
     String(AUTH_TIMEOUT_MS),
   ]);
@@ -50,7 +38,7 @@ function startServer(): FerryProcess {
 async function startTcpClient(extra: string[] = []): Promise<FerryProcess> {
   const client = ferry.startClient(
     ['--transport', 'tcp', ...extra],
-    `${serverUnderlay}:${TCP_PORT}`,
+    `${serverUnderlay}:${FERRY_TCP_PORT}`,
   );
   await client.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
@@ -65,43 +53,12 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over TCP with %s', (c
     const server = startServer();
     await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
     await startTcpClient(['--cipher', cipher]);
-    const p = spawnSync('ip', [
-      'netns',
-      'exec',
-      net.host(CLIENT).ns,
-      'ping',
-      '-c',
-      '3',
-      '-i',
-      '0.2',
-      '-W',
-      '2',
-      SERVER_TUNNEL,
-    ]);
-    expect(p.status).toBe(0);
+    expect(pingServerTunnel(net, ['-c', '3', '-i', '0.2', '-W', '2'])).toBe(0);
     const peer = await server.waitFor((e) => e.type === 'peer', 5000, 'peer event');
     expect(peer.cipher).toBe(cipher);
-    const iperfServer = net.spawn(SERVER, 'iperf3 server', [
-      'iperf3',
-      '-s',
-      '-1',
-      '-B',
-      SERVER_TUNNEL,
-    ]);
-    await sleep(500);
-    const r = spawnSync(
-      'ip',
-      ['netns', 'exec', net.host(CLIENT).ns, 'iperf3', '-c', SERVER_TUNNEL, '-t', '2', '--json'],
-      {
-        encoding: 'utf8',
-        timeout: 30_000,
-      },
-    );
-    await iperfServer.stop();
-    expect(r.status).toBe(0);
-    const bps = (JSON.parse(r.stdout) as { end: { sum_received: { bits_per_second: number } } }).end
-      .sum_received.bits_per_second;
-    expect(bps).toBeGreaterThan(10e6);
+    const { code, report } = await runIperf(net, { server: SERVER, client: CLIENT }, ['-t', '2']);
+    expect(code, report.error).toBe(0);
+    expect(receivedBitsPerSecond(report)).toBeGreaterThan(10e6);
   }, 40_000);
 });
 
@@ -110,7 +67,7 @@ it('first client packets of TCP connections are not flagged by the USENIX Securi
   expect(classifyFirstPacket(randomBytes(200)).flagged).toBe(true);
 
   const wire = join(net.dir, 'tcp.pcap');
-  const stop = await net.capture(SERVER, 'eth0', `tcp dst port ${TCP_PORT}`, wire);
+  const stop = await net.capture(SERVER, 'eth0', `tcp dst port ${FERRY_TCP_PORT}`, wire);
   const server = startServer();
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const CONNECTIONS = 12;
@@ -147,7 +104,7 @@ interface ProbeResult {
 
 it('meets every bad TCP input, including a replayed first segment, with the same reaction', async () => {
   const wire = join(net.dir, 'first.pcap');
-  const stop = await net.capture(SERVER, 'eth0', `tcp dst port ${TCP_PORT}`, wire);
+  const stop = await net.capture(SERVER, 'eth0', `tcp dst port ${FERRY_TCP_PORT}`, wire);
   const server = startServer();
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const client = await startTcpClient();
@@ -176,7 +133,7 @@ it('meets every bad TCP input, including a replayed first segment, with the same
       const start = Date.now();
       let received = 0;
       let ended = 'timeout';
-      const s = net.connect(${TCP_PORT}, '${serverUnderlay}', () => { if (hex) s.write(Buffer.from(hex, 'hex')); });
+      const s = net.connect(${FERRY_TCP_PORT}, '${serverUnderlay}', () => { if (hex) s.write(Buffer.from(hex, 'hex')); });
       s.on('data', (d) => (received += d.length));
       s.on('end', () => { ended = 'fin'; s.end(); });
       s.on('error', (e) => { ended = e.code || 'error'; });
@@ -201,18 +158,6 @@ it('meets every bad TCP input, including a replayed first segment, with the same
   // The real client is unaffected, and the replayed handshake was refused as a replay.
   const c = await server.waitCounters((x) => (x.replayDropped ?? 0) >= 1, 5000, 'replay counted');
   expect(c.handshakes).toBe(1);
-  expect(
-    spawnSync('ip', [
-      'netns',
-      'exec',
-      net.host(CLIENT).ns,
-      'ping',
-      '-c',
-      '2',
-      '-W',
-      '2',
-      SERVER_TUNNEL,
-    ]).status,
-  ).toBe(0);
+  expect(pingServerTunnel(net, ['-c', '2', '-W', '2'])).toBe(0);
   expect(client.events.some((e) => e.type === 'state' && e.state === 'connected')).toBe(true);
 }, 60_000);

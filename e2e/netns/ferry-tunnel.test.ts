@@ -2,58 +2,45 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
+import { receivedBitsPerSecond, runIperf } from './ferry-iperf.js';
+import { pingServerTunnel, useFerryPair } from './ferry-pair-kit.js';
 import {
+  CLIENT,
   CLIENT_TUNNEL,
   FERRY_PORT,
-  FerryPair,
+  FERRY_TCP_PORT,
+  type FerryPair,
   type FerryProcess,
+  SERVER,
   SERVER_TUNNEL,
-  requireFerryBuilt,
 } from './ferry-process.js';
 import { countPcapRecords, readPcapUdp } from './pcap.js';
-import { TestNetwork, requireTools } from './test-network.js';
+import type { TestNetwork } from './test-network.js';
 
 // The server and the client are two hosts on the network's access subnet.
-const SERVER = 'server';
-const CLIENT = 'client';
 let net: TestNetwork;
 let ferry: FerryPair;
 /** The server's address on the access subnet. */
 let serverUnderlay: string;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-beforeAll(() => {
-  requireTools(['ip', 'ping', 'iperf3', 'tcpdump']);
-  requireFerryBuilt();
-});
-
-beforeEach(() => {
-  net = TestNetwork.create();
-  serverUnderlay = net.addAccessHost(SERVER).address;
-  net.addAccessHost(CLIENT);
-  ferry = FerryPair.create(net, { server: SERVER, client: CLIENT });
-});
-
-afterEach(async () => {
-  await net.destroyAsync();
-});
-
-const TCP_PORT = 8443;
+useFerryPair(['ip', 'ping', 'iperf3', 'tcpdump'], (t) => ({ net, ferry, serverUnderlay } = t));
 
 async function connect(
   clientArgs: string[] = [],
   transport: 'udp' | 'tcp' = 'udp',
 ): Promise<{ server: FerryProcess; client: FerryProcess }> {
-  const server = ferry.startServer(['--tcp-listen', `${serverUnderlay}:${TCP_PORT}`]);
+  const server = ferry.startServer(['--tcp-listen', `${serverUnderlay}:${FERRY_TCP_PORT}`]);
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const client =
     transport === 'udp'
       ? ferry.startClient(clientArgs)
-      : ferry.startClient(['--transport', 'tcp', ...clientArgs], `${serverUnderlay}:${TCP_PORT}`);
+      : ferry.startClient(
+          ['--transport', 'tcp', ...clientArgs],
+          `${serverUnderlay}:${FERRY_TCP_PORT}`,
+        );
   await client.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
     10_000,
@@ -63,26 +50,7 @@ async function connect(
 }
 
 function ping(count: number): boolean {
-  const r = spawnSync('ip', [
-    'netns',
-    'exec',
-    net.host(CLIENT).ns,
-    'ping',
-    '-c',
-    String(count),
-    '-i',
-    '0.2',
-    '-W',
-    '2',
-    SERVER_TUNNEL,
-  ]);
-  return r.status === 0;
-}
-
-interface IperfResult {
-  end?: { sum_received?: { bits_per_second: number } };
-  intervals?: { sum: { bytes: number; seconds: number } }[];
-  error?: string;
+  return pingServerTunnel(net, ['-c', String(count), '-i', '0.2', '-W', '2']) === 0;
 }
 
 describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (cipher) => {
@@ -95,9 +63,9 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (c
     expect(rtt.rttMs).toBeGreaterThan(0);
     expect(rtt.rttMs).toBeLessThan(1000);
 
-    const { ok, json } = await runIperf(['-t', '2']);
-    expect(ok, json.error).toBe(true);
-    expect(json.end?.sum_received?.bits_per_second ?? 0).toBeGreaterThan(10e6);
+    const { code, report } = await iperf(['-t', '2']);
+    expect(code, report.error).toBe(0);
+    expect(receivedBitsPerSecond(report)).toBeGreaterThan(10e6);
 
     expect(await client.stop()).toBe(0);
     expect(await server.stop()).toBe(0);
@@ -110,34 +78,8 @@ describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over UDP with %s', (c
   }, 40_000);
 });
 
-/** One iperf3 run through the tunnel (client → server), with its JSON report. */
-async function runIperf(args: string[]): Promise<{ ok: boolean; json: IperfResult }> {
-  const server = net.spawn(SERVER, 'iperf3 server', [
-    'iperf3',
-    '-s',
-    '-1',
-    '-B',
-    SERVER_TUNNEL,
-    '-p',
-    '5201',
-  ]);
-  await sleep(500);
-  const c = net.spawn(CLIENT, 'iperf3 client', [
-    'iperf3',
-    '-c',
-    SERVER_TUNNEL,
-    '-p',
-    '5201',
-    '--json',
-    ...args,
-  ]);
-  // The report alone (stdout), without anything iperf3 says on stderr.
-  let out = '';
-  c.child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await c.exited;
-  await server.stop();
-  return { ok: code === 0, json: JSON.parse(out || '{}') as IperfResult };
-}
+/** One iperf3 run through the tunnel (client → server unless args say -R), with its JSON report. */
+const iperf = (args: string[]) => runIperf(net, { server: SERVER, client: CLIENT }, args);
 
 it('drops a packet with a flipped bit and a replayed packet', async () => {
   const wire = join(net.dir, 'wire.pcap');
@@ -150,21 +92,7 @@ it('drops a packet with a flipped bit and a replayed packet', async () => {
     'icmp[icmptype] == icmp-echo',
     inner,
   );
-  expect(
-    spawnSync('ip', [
-      'netns',
-      'exec',
-      net.host(CLIENT).ns,
-      'ping',
-      '-c',
-      '1',
-      '-W',
-      '2',
-      '-s',
-      '1000',
-      SERVER_TUNNEL,
-    ]).status,
-  ).toBe(0);
+  expect(pingServerTunnel(net, ['-c', '1', '-W', '2', '-s', '1000'])).toBe(0);
   await sleep(300);
   await stopWire();
 
@@ -289,11 +217,11 @@ it.each(['udp', 'tcp'] as const)(
     let pings = '';
     pinger.child.stdout!.on('data', (d: Buffer) => (pings += d.toString()));
     // Reverse mode: the client receives, so the intervals measure delivered bytes.
-    const { ok, json } = await runIperf(['-t', '7', '-i', '0.1', '-R', '-b', '200M']);
+    const { code, report } = await iperf(['-t', '7', '-i', '0.1', '-R', '-b', '200M']);
     pinger.child.kill('SIGINT');
     await sleep(200);
-    expect(ok, json.error).toBe(true);
-    const intervals = json.intervals ?? [];
+    expect(code, report.error).toBe(0);
+    const intervals = report.intervals ?? [];
     expect(intervals.length).toBeGreaterThanOrEqual(60);
     expect(intervals.filter((iv) => iv.sum.bytes === 0).length).toBe(0);
     const times = [...pings.matchAll(/^\[(\d+\.\d+)\] \d+ bytes from/gm)].map((m) => Number(m[1]));
@@ -334,8 +262,8 @@ it('rotates keys on volume as well as on time', async () => {
     '--keepalive-seconds',
     '1',
   ]);
-  const { ok, json } = await runIperf(['-t', '3']);
-  expect(ok, json.error).toBe(true);
+  const { code, report } = await iperf(['-t', '3']);
+  expect(code, report.error).toBe(0);
   expect(client.events.filter((e) => e.type === 'rekey').length).toBeGreaterThanOrEqual(2);
   const c = await server.waitCounters((x) => (x.handshakes ?? 0) >= 3, 5000, 'server rotations');
   expect(c.authDropped).toBe(0);
@@ -424,7 +352,7 @@ it('re-handshakes by itself when the server restarts and loses the session', asy
   expect(ping(2)).toBe(true);
   const before = client.events.length;
   expect(await server.stop()).toBe(0);
-  const restarted = ferry.startServer(['--tcp-listen', `${serverUnderlay}:${TCP_PORT}`]);
+  const restarted = ferry.startServer(['--tcp-listen', `${serverUnderlay}:${FERRY_TCP_PORT}`]);
   await restarted.waitFor(
     (e) => e.type === 'state' && e.state === 'connected',
     10_000,

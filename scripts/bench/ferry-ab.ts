@@ -10,22 +10,24 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-import { FerryPair, SERVER_TUNNEL, requireFerryBuilt } from '../../e2e/netns/ferry-process.js';
-import { TestNetwork, requireTools } from '../../e2e/netns/test-network.js';
+import { receivedBitsPerSecond, runIperf } from '../../e2e/netns/ferry-iperf.js';
+import {
+  CLIENT,
+  FERRY_PORT,
+  FERRY_TCP_PORT,
+  FerryPair,
+  SERVER,
+  SERVER_TUNNEL,
+  requireFerryBuilt,
+} from '../../e2e/netns/ferry-process.js';
+import { requireTools } from '../../e2e/netns/test-network.js';
+import { onLinkedHosts, progress, runBench } from './bench-kit.js';
 
 const USAGE = 'usage: scripts/bench/ferry-ab A_REPO B_REPO [TURNS, default 3] [RUNS, default 3]';
-const SERVER = 'server';
-const CLIENT = 'client';
-const FERRY_UDP_PORT = 51820;
-const FERRY_TCP_PORT = 8443;
 const TRANSPORTS = ['udp', 'tcp'] as const;
 const SIDES = ['A', 'B'] as const;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const progress = (what: string) => {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${what}`);
-};
 
 function count(arg: string | undefined, fallback: number): number {
   if (arg === undefined) return fallback;
@@ -50,14 +52,8 @@ async function main(): Promise<number> {
   requireTools(['ip', 'iperf3', 'ping']);
   for (const repo of Object.values(repos)) requireFerryBuilt(repo);
 
-  const net = TestNetwork.create();
-  const interrupted = () => void net.destroyAsync().then(() => process.exit(130));
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  try {
-    net.addAccessHost(SERVER);
-    net.addAccessHost(CLIENT);
-    const S = net.link(SERVER, CLIENT).a.address;
+  return onLinkedHosts(async (net, link) => {
+    const S = link.a.address;
 
     /** One turn of a checkout on a transport: RUNS figures in Gbit/s (0 for a failed run). */
     const turn = async (repo: string, transport: 'udp' | 'tcp'): Promise<number[]> => {
@@ -69,7 +65,7 @@ async function main(): Promise<number> {
       });
       const server = ferry.startServer(['--tcp-listen', `${S}:${FERRY_TCP_PORT}`]);
       await sleep(500);
-      const port = transport === 'tcp' ? FERRY_TCP_PORT : FERRY_UDP_PORT;
+      const port = transport === 'tcp' ? FERRY_TCP_PORT : FERRY_PORT;
       const client = ferry.startClient(['--transport', transport], `${S}:${port}`);
       try {
         await net.waitFor(`a ping through the ${transport} tunnel`, 10_000, () => {
@@ -78,38 +74,13 @@ async function main(): Promise<number> {
         });
         const figures: number[] = [];
         for (let i = 0; i < runs; i++) {
-          const iperfServer = net.spawn(SERVER, 'iperf3 server', [
-            'iperf3',
-            '-s',
-            '-1',
-            '-B',
-            SERVER_TUNNEL,
-          ]);
-          await sleep(300);
-          const iperf = net.spawn(CLIENT, 'iperf3 client', [
-            'iperf3',
-            '-c',
-            SERVER_TUNNEL,
+          const { report } = await runIperf(net, { server: SERVER, client: CLIENT }, [
             '-t',
             '5',
             '-O',
             '1',
-            '--json',
           ]);
-          let out = '';
-          iperf.child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-          await iperf.exited;
-          await iperfServer.stop();
-          let bps = 0;
-          try {
-            const j = JSON.parse(out || '{}') as {
-              end?: { sum_received?: { bits_per_second: number } };
-            };
-            bps = j.end?.sum_received?.bits_per_second ?? 0;
-          } catch {
-            // no report: 0
-          }
-          figures.push(Number((bps / 1e9).toFixed(2)));
+          figures.push(Number((receivedBitsPerSecond(report) / 1e9).toFixed(2)));
         }
         return figures;
       } finally {
@@ -148,16 +119,7 @@ async function main(): Promise<number> {
     }
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
-  } finally {
-    await net.destroyAsync();
-  }
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    progress('');
-    process.stderr.write(`ferry-ab: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runBench('ferry-ab', main);

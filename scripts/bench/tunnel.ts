@@ -10,30 +10,27 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
+import { IPERF_PORT, receivedBitsPerSecond, runIperf } from '../../e2e/netns/ferry-iperf.js';
 import {
+  CLIENT,
+  FERRY_PORT,
+  FERRY_TCP_PORT,
   FerryPair,
   REPO,
+  SERVER,
   SERVER_TUNNEL,
   requireFerryBuilt,
 } from '../../e2e/netns/ferry-process.js';
-import {
-  TestNetwork,
-  requireTools,
-  sh,
-  type ManagedProcess,
-} from '../../e2e/netns/test-network.js';
+import { requireTools, sh, type ManagedProcess } from '../../e2e/netns/test-network.js';
+import { onLinkedHosts, progress, runBench } from './bench-kit.js';
 
 const USAGE = 'usage: scripts/bench/tunnel [seconds per iperf3 run, default 10]';
 const FLOOD = path.join(REPO, 'native', 'build', 'ctest-release', 'ferry-flood');
-const SERVER = 'server';
-const CLIENT = 'client';
-const IPERF_PORT = 5201;
 const WG_PORT = 51821;
 const SS_PORT = 8388;
 const SS_LOCAL_PORT = 15201;
-const FERRY_UDP_PORT = 51820;
-const FERRY_TCP_PORT = 8443;
 /** The flooder's sources: eight more addresses on the client's side of the link (a botnet behind one link). */
 const FLOOD_SOURCES = [10, 11, 12, 13, 14, 15, 16, 17];
 const VARIANTS = [
@@ -42,11 +39,6 @@ const VARIANTS = [
   'tcp:aes-256-gcm',
   'flood:aes-256-gcm',
 ] as const;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const progress = (what: string) => {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${what}`);
-};
 
 /** A process's stdout alone, as it comes (its output() holds stderr too). */
 function collectStdout(p: ManagedProcess): () => string {
@@ -66,57 +58,25 @@ async function main(): Promise<number> {
   requireFerryBuilt();
   if (!existsSync(FLOOD)) throw new Error(`${FLOOD} missing: make -C native flood`);
 
-  const net = TestNetwork.create();
-  /** Runs argv on a host to its end, without blocking the event loop; its stdout. */
-  const run = async (host: string, argv: readonly string[]): Promise<string> => {
-    const p = net.spawn(host, argv[0]!, argv);
-    const stdout = collectStdout(p);
-    await p.exited;
-    return stdout();
-  };
-  const interrupted = () => void net.destroyAsync().then(() => process.exit(130));
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-  try {
-    net.addAccessHost(SERVER);
-    net.addAccessHost(CLIENT);
-    const link = net.link(SERVER, CLIENT);
+  return onLinkedHosts(async (net, link) => {
+    /** Runs argv on a host to its end, without blocking the event loop; its stdout. */
+    const run = async (host: string, argv: readonly string[]): Promise<string> => {
+      const p = net.spawn(host, argv[0]!, argv);
+      const stdout = collectStdout(p);
+      await p.exited;
+      return stdout();
+    };
     const S = link.a.address;
     const C = link.b;
 
     /** iperf3 client -> server for `duration` seconds; Gbit/s received (0.00 when it failed). */
     const throughput = async (host: string, port = IPERF_PORT, bind = host): Promise<string> => {
-      const server = net.spawn(SERVER, 'iperf3 server', [
-        'iperf3',
-        '-s',
-        '-1',
-        '-B',
-        bind,
-        '-p',
-        String(IPERF_PORT),
-      ]);
-      await sleep(500);
-      const out = await run(CLIENT, [
-        'iperf3',
-        '-c',
-        host,
-        '-p',
-        String(port),
-        '-t',
-        String(duration),
-        '--json',
-      ]);
-      await server.stop();
-      let bps = 0;
-      try {
-        const j = JSON.parse(out || '{}') as {
-          end?: { sum_received?: { bits_per_second: number } };
-        };
-        bps = j.end?.sum_received?.bits_per_second ?? 0;
-      } catch {
-        // no report: 0
-      }
-      return (bps / 1e9).toFixed(2);
+      const { report } = await runIperf(
+        net,
+        { server: SERVER, client: CLIENT, bind, target: host, port },
+        ['-t', String(duration)],
+      );
+      return (receivedBitsPerSecond(report) / 1e9).toFixed(2);
     };
 
     /** Average RTT of 20 idle pings, in ms ('' when none came back). */
@@ -241,7 +201,7 @@ async function main(): Promise<number> {
       progress(`ferry ${kind} ${cipher}`);
       const server = ferry.startServer(['--tcp-listen', `${S}:${FERRY_TCP_PORT}`]);
       await sleep(500);
-      const port = transport === 'tcp' ? FERRY_TCP_PORT : FERRY_UDP_PORT;
+      const port = transport === 'tcp' ? FERRY_TCP_PORT : FERRY_PORT;
       const client = ferry.startClient(
         ['--transport', transport, '--cipher', cipher],
         `${S}:${port}`,
@@ -253,7 +213,7 @@ async function main(): Promise<number> {
         flood = net.spawn(CLIENT, 'ferry-flood', [
           FLOOD,
           S,
-          String(FERRY_UDP_PORT),
+          String(FERRY_PORT),
           ferry.serverPublic,
           String(duration + 4),
           ...sources,
@@ -315,16 +275,7 @@ async function main(): Promise<number> {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
-  } finally {
-    await net.destroyAsync();
-  }
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    progress('');
-    process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runBench('bench', main);

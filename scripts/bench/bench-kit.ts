@@ -1,0 +1,45 @@
+// What the namespace benchmarks on a TestNetwork (tunnel, ferry-ab) share: their progress line
+// on stderr, how their main ends the process, and their network of two linked hosts.
+import { CLIENT, SERVER } from '../../e2e/netns/ferry-process.js';
+import { TestNetwork, type Link } from '../../e2e/netns/test-network.js';
+
+/** Rewrites the one progress line on stderr; nothing when stderr is not a terminal. */
+export function progress(what: string): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${what}`);
+}
+
+/**
+ * Runs a benchmark's main and exits with the code it returns. When it throws, the progress line
+ * is cleared and the process exits 1 after `<name>: <message>` on stderr.
+ */
+export function runBench(name: string, main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      progress('');
+      process.stderr.write(`${name}: ${e instanceof Error ? e.message : String(e)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+/**
+ * Runs `body` on a new TestNetwork whose SERVER and CLIENT hosts are joined by a direct veth
+ * (link.a is the server's end), and destroys the network after it, also when it throws. SIGINT or
+ * SIGTERM destroy it and exit 130.
+ */
+export async function onLinkedHosts<T>(
+  body: (net: TestNetwork, link: Link) => Promise<T>,
+): Promise<T> {
+  const net = TestNetwork.create();
+  const interrupted = () => void net.destroyAsync().then(() => process.exit(130));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    net.addAccessHost(SERVER);
+    net.addAccessHost(CLIENT);
+    return await body(net, net.link(SERVER, CLIENT));
+  } finally {
+    await net.destroyAsync();
+  }
+}

@@ -15,10 +15,14 @@ stage() { echo "test: [$((SECONDS / 60))m$((SECONDS % 60))s] $*" >&2; }
 
 bash scripts/setup/system-packages.sh
 bash scripts/setup/node-deps.sh --native
+# A fresh clone has no objects: ccache keeps the compiler's results (release and sanitizer
+# builds) between runs on this machine, so only what changed is compiled again, whichever
+# directory the clone is in (the sources are compiled by relative paths).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 stage "the native addon's C++ tests, engine tests and test vectors"
-make -s -C native test
+make -s -j2 -C native CXX="ccache g++" test
 stage "the C++ tests under ThreadSanitizer and AddressSanitizer+UBSan"
-make -s -j2 -C native sanitize
+make -s -j2 -C native CXX="ccache g++" sanitize
 
 stage "lint, types, format"
 npx --no-install eslint .

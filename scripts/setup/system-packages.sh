@@ -4,10 +4,11 @@
 set -euo pipefail
 
 # postgresql: the second storage backend; libssl-dev: the native addon's crypto;
-# python3-cryptography: the independent check of the protocol's test vectors; the rest builds,
+# python3-cryptography: the independent check of the protocol's test vectors; ccache: the C++
+# test builds (release and sanitizers) stay incremental across fresh clones; the rest builds,
 # exercises and measures the namespace test network.
-DEFAULT_PACKAGES=(postgresql libssl-dev python3-cryptography iproute2 iputils-ping nftables wireguard-go
-  wireguard-tools iperf3 curl procps tcpdump)
+DEFAULT_PACKAGES=(postgresql libssl-dev python3-cryptography ccache iproute2 iputils-ping nftables
+  wireguard-go wireguard-tools iperf3 curl procps tcpdump)
 packages=("${@:-${DEFAULT_PACKAGES[@]}}")
 
 missing=()

@@ -115,13 +115,7 @@ describe('netcli through the spec’s table, in one flow', () => {
     expect(exitIp()).toBe(tokyo);
     for (const cipher of ['AES-256-GCM', 'ChaCha20-Poly1305']) {
       const answer = json(
-        'connect',
-        '--region',
-        'asia-east',
-        '--protocol',
-        'ferry',
-        '--encryption',
-        cipher,
+        ...`connect --region asia-east --protocol ferry --encryption ${cipher}`.split(' '),
       );
       expect(answer).toMatchObject({ status: 'connected', protocol: 'ferry', cipher });
       expect(json('status')).toMatchObject({ status: 'connected', protocol: 'ferry', cipher });
@@ -215,16 +209,7 @@ describe('netcli through the spec’s table, in one flow', () => {
     const services = json('service', 'list').services as { name: string; builtin: boolean }[];
     expect(services.filter((s) => !s.builtin).map((s) => s.name)).toEqual(['office']);
     expect(echoOffice()).toBe(tokyo);
-    const started = human(
-      'tunnel',
-      'start',
-      '--service',
-      'office',
-      '--tag',
-      'work',
-      '--region',
-      'global',
-    );
+    const started = human(...'tunnel start --service office --tag work --region global'.split(' '));
     expect(started).toMatch(/^Tunnel work established via node_\S+ \(global\), latency \d/);
     const [work] = json('tunnel', 'list').tunnels;
     expect(work).toMatchObject({ tag: 'work', service: 'office', status: 'connected' });

@@ -15,6 +15,7 @@ import {
 } from '../contracts/index.js';
 import { errnoCode, FerryError } from './errors.js';
 import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
+import { SerialQueue } from './serial-queue.js';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -54,7 +55,7 @@ function whereInJson(text: string, e: unknown): string {
  */
 export class ConfigStore {
   readonly file: string;
-  private queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
 
   private readonly writeFile: typeof writeFileAtomic;
 
@@ -69,12 +70,12 @@ export class ConfigStore {
 
   /** The configuration in effect: the file's, with defaults for keys it does not name. */
   load(): Promise<ClientConfig> {
-    return this.serially(async () => this.validate(await this.read()));
+    return this.#serial.run(async () => this.validate(await this.read()));
   }
 
   /** Writes a whole configuration (validated first: a bug must not store a bad one). */
   save(config: ClientConfig): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const parsed = ClientConfig.safeParse(config);
       if (!parsed.success) {
         const errors = configFieldErrors(parsed.error);
@@ -88,7 +89,7 @@ export class ConfigStore {
 
   /** `netcli config set <key> <value>`: the value as typed on a command line. */
   set(key: string, value: string): Promise<ConfigChange> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const r = setConfigValue({ ...CLIENT_CONFIG_DEFAULTS }, key, value);
       if (!r.ok) {
         throw new FerryError('config-invalid', r.error.message, { errors: [r.error] });
@@ -99,7 +100,7 @@ export class ConfigStore {
 
   /** The local API's PATCH: typed JSON values, all applied or none. */
   patch(patch: unknown): Promise<ConfigChange> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const parsed = ClientConfigPatch.safeParse(patch);
       if (!parsed.success) {
         const errors = configFieldErrors(parsed.error);
@@ -182,12 +183,6 @@ export class ConfigStore {
         { cause: e },
       );
     }
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

@@ -16,6 +16,7 @@ import {
   type StateFileErrors,
 } from './state-dir.js';
 import { generateWireguardPrivateKey, rawKey, wireguardPublicKey } from './wireguard-keys.js';
+import { SerialQueue } from './serial-queue.js';
 
 export const KEYS_FILE = 'keys.json';
 export const KEY_KINDS = ['wireguard', 'ferry'] as const;
@@ -81,7 +82,7 @@ export class KeyStore {
   readonly file: string;
   readonly stateDir: string;
   #held: HeldKeys | null = null;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
   readonly #ferry: FerryKeys;
   readonly #writeFile: typeof writeFileAtomic;
 
@@ -99,7 +100,7 @@ export class KeyStore {
 
   /** The public keys in use, creating the key pairs on first use. */
   publicKeys(): Promise<DevicePublicKeys> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const h = await this.held();
       return { wireguard: h.wireguard.publicKey, ferry: h.ferry.publicKey };
     });
@@ -107,12 +108,12 @@ export class KeyStore {
 
   /** The private key in use, for this host's tunnel only. */
   privateKey(kind: KeyKind): Promise<string> {
-    return this.serially(async () => (await this.held())[kind].privateKey);
+    return this.#serial.run(async () => (await this.held())[kind].privateKey);
   }
 
   /** The new public keys waiting for confirmation, or null when no rotation is under way. */
   pendingRotation(): Promise<Partial<DevicePublicKeys> | null> {
-    return this.serially(async () => pending(await this.held()));
+    return this.#serial.run(async () => pending(await this.held()));
   }
 
   /**
@@ -121,7 +122,7 @@ export class KeyStore {
    * continued, not restarted: the control plane may have received its keys before a crash.
    */
   beginRotation(kinds: readonly KeyKind[] = KEY_KINDS): Promise<Partial<DevicePublicKeys>> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const h = await this.held();
       const next = copy(h);
       let fresh = false;
@@ -144,7 +145,7 @@ export class KeyStore {
    * confirming keys that are neither in use nor pending is refused (key-rotation-mismatch).
    */
   confirmRotation(confirmed: Partial<DevicePublicKeys>): Promise<DevicePublicKeys> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const h = await this.held();
       const next = copy(h);
       let promoted = false;
@@ -171,7 +172,7 @@ export class KeyStore {
    * rotation under way are erased. Returns the new public keys.
    */
   renew(): Promise<DevicePublicKeys> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       await ensureStateDir(this.stateDir);
       const fresh = {} as HeldKeys;
       for (const kind of KEY_KINDS) {
@@ -185,7 +186,7 @@ export class KeyStore {
 
   /** Drops the new pairs of `kinds` (the control plane refused them); the old ones stay. */
   abandonRotation(kinds: readonly KeyKind[] = KEY_KINDS): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const h = await this.held();
       if (!kinds.some((k) => h[k].next)) return;
       const next = copy(h);
@@ -252,12 +253,6 @@ export class KeyStore {
     };
     await writeStateFile(this.stateDir, this.file, file, KEYS_FILE_ERRORS, this.#writeFile);
     this.#held = held;
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
 

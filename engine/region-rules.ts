@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { REGION_STRATEGIES, type RegionRule } from '../contracts/index.js';
 import { FerryError } from './errors.js';
 import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from './state-dir.js';
+import { SerialQueue } from './serial-queue.js';
 
 export const RULES_FILE = 'rules.json';
 
@@ -33,19 +34,19 @@ export function resolveRegionChoice(choice: string, rules: readonly RegionRule[]
 
 export class RuleStore {
   readonly file: string;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
 
   constructor(readonly stateDir: string = DEFAULT_STATE_DIR) {
     this.file = path.join(stateDir, RULES_FILE);
   }
 
   list(): Promise<RegionRule[]> {
-    return this.serially(() => this.read());
+    return this.#serial.run(() => this.read());
   }
 
   /** Adds a rule; a name already taken is refused (`rule-exists`), never overwritten. */
   add(rule: RegionRule): Promise<RegionRule> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const rules = await this.read();
       if (rules.some((r) => r.name === rule.name)) {
         throw new FerryError(
@@ -59,7 +60,7 @@ export class RuleStore {
   }
 
   remove(name: string): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const rules = await this.read();
       const typed = name.toLowerCase();
       if (!rules.some((r) => r.name === typed)) {
@@ -79,11 +80,5 @@ export class RuleStore {
 
   private async write(rules: RegionRule[]): Promise<void> {
     await writeStateFile(this.stateDir, this.file, { version: 1, rules }, 'region rules');
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }

@@ -20,6 +20,7 @@ import { serviceDestinations, type ResolveIpv4, type ServiceStore } from './serv
 import type { TunnelKeyStore, TunnelKeys } from './tunnel-keys.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelEvent, TunnelManager } from './tunnel/tunnel.js';
+import { SerialQueue } from './serial-queue.js';
 
 export interface ServiceTunnelDeps {
   /** The control plane's client (throws service-not-configured without one). */
@@ -60,7 +61,7 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 
 export class ServiceTunnels {
   readonly #running = new Map<string, Running>();
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
 
   constructor(private readonly d: ServiceTunnelDeps) {}
 
@@ -69,7 +70,7 @@ export class ServiceTunnels {
    * on any failure nothing of it stays (interface, routes, the control plane's registration).
    */
   start(request: StartTunnelRequest, signal?: AbortSignal): Promise<ServiceTunnel> {
-    return this.serially(() => this.startNow(request, signal));
+    return this.#serial.run(() => this.startNow(request, signal));
   }
 
   list(): ServiceTunnel[] {
@@ -80,7 +81,7 @@ export class ServiceTunnels {
 
   /** Takes the tunnel down here, then removes it from the control plane (its peers go). */
   stop(tag: string): Promise<StopTunnelResponse> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const running = this.#running.get(tag);
       if (!running) throw this.notRunning(tag);
       await this.close(running);
@@ -95,7 +96,7 @@ export class ServiceTunnels {
    * Tries all; rejects with the first failure.
    */
   stopAll(opts: { unregister: boolean }): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       let first: unknown;
       for (const running of [...this.#running.values()]) {
         try {
@@ -310,11 +311,5 @@ export class ServiceTunnels {
       tunnel_ipv4: answer.tunnel.ipv4,
       destinations: r.destinations,
     };
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { AddServiceRequest, BUILTIN_SERVICES, type Service } from '../contracts/index.js';
 import { FerryError } from './errors.js';
 import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from './state-dir.js';
+import { SerialQueue } from './serial-queue.js';
 
 export const SERVICES_FILE = 'services.json';
 
@@ -29,7 +30,7 @@ function userService(s: z.output<typeof AddServiceRequest>): Service {
 
 export class ServiceStore {
   readonly file: string;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
 
   constructor(readonly stateDir: string = DEFAULT_STATE_DIR) {
     this.file = path.join(stateDir, SERVICES_FILE);
@@ -37,7 +38,7 @@ export class ServiceStore {
 
   /** The shipped services, then the user's, by name. */
   list(): Promise<Service[]> {
-    return this.serially(async () => [
+    return this.#serial.run(async () => [
       ...BUILTIN_SERVICES.map((s) => ({ ...s })),
       ...(await this.read()).map(userService).sort((a, b) => a.name.localeCompare(b.name)),
     ]);
@@ -60,7 +61,7 @@ export class ServiceStore {
    * service of the user's or a shipped one, is refused (service-exists), never overwritten.
    */
   add(request: z.output<typeof AddServiceRequest>): Promise<Service> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       if (BUILTIN_SERVICES.some((s) => s.name === request.name)) {
         throw new FerryError(
           'service-exists',
@@ -85,7 +86,7 @@ export class ServiceStore {
   }
 
   remove(name: string): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const typed = name.toLowerCase();
       if (BUILTIN_SERVICES.some((s) => s.name === typed)) {
         throw new FerryError('config-invalid', `${typed} is a service Ferry ships: it stays`, {
@@ -110,12 +111,6 @@ export class ServiceStore {
 
   private async write(services: z.output<typeof AddServiceRequest>[]): Promise<void> {
     await writeStateFile(this.stateDir, this.file, { version: 1, services }, 'services');
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
 

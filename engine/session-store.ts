@@ -13,6 +13,7 @@ import {
   writeStateFile,
   type StateFileErrors,
 } from './state-dir.js';
+import { SerialQueue } from './serial-queue.js';
 
 export const SESSION_FILE = 'session.json';
 
@@ -61,7 +62,7 @@ export class SessionStore {
   #token: string | null = null;
   #info: SessionInfo | null = null;
   #loaded = false;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
 
   constructor(
     readonly stateDir: string = DEFAULT_STATE_DIR,
@@ -72,7 +73,7 @@ export class SessionStore {
 
   /** The session, or null when signed out. */
   info(): Promise<SessionInfo | null> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       await this.load();
       return this.#info;
     });
@@ -80,14 +81,14 @@ export class SessionStore {
 
   /** The device token for control-plane calls, or undefined when signed out. */
   token(): Promise<string | undefined> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       await this.load();
       return this.#token ?? undefined;
     });
   }
 
   save(accountNumber: string, token: string, device: Device): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       await this.write({ version: 1, account_number: accountNumber, token, device });
       this.#token = token;
       this.#info = { accountNumber, device };
@@ -97,7 +98,7 @@ export class SessionStore {
 
   /** Keeps the token, updates the device record (a rename, rotated keys). */
   updateDevice(device: Device): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       await this.load();
       if (!this.#info || !this.#token || device.id !== this.#info.device.id) return;
       await this.write({
@@ -112,7 +113,7 @@ export class SessionStore {
 
   /** Forgets the sign-in (the file included). */
   clear(): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       try {
         await rm(this.file, { force: true });
       } catch (e) {
@@ -140,11 +141,5 @@ export class SessionStore {
 
   private write(file: z.infer<typeof SessionFile>): Promise<void> {
     return writeStateFile(this.stateDir, this.file, file, SESSION_FILE_ERRORS, this.writeFile);
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }

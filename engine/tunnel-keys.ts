@@ -11,6 +11,7 @@ import {
   type StateFileErrors,
 } from './state-dir.js';
 import { generateWireguardPrivateKey, rawKey, wireguardPublicKey } from './wireguard-keys.js';
+import { SerialQueue } from './serial-queue.js';
 
 export const TUNNEL_KEYS_FILE = 'tunnel-keys.json';
 
@@ -67,7 +68,7 @@ export interface TunnelKeys {
 export class TunnelKeyStore {
   readonly file: string;
   #held: TunnelKeysFile['tunnels'] | null = null;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialQueue();
   readonly #ferry: FerryKeys;
 
   constructor(opts: { stateDir?: string; ferryKeys: FerryKeys }) {
@@ -77,7 +78,7 @@ export class TunnelKeyStore {
 
   /** The tag's key pairs, made and saved on first use. */
   keysFor(tag: string): Promise<TunnelKeys> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const held = await this.held();
       let pair = held[tag];
       if (!pair) {
@@ -100,12 +101,12 @@ export class TunnelKeyStore {
 
   /** The tags that have keys here (tunnels registered, or about to be). */
   tags(): Promise<string[]> {
-    return this.serially(async () => Object.keys(await this.held()).sort());
+    return this.#serial.run(async () => Object.keys(await this.held()).sort());
   }
 
   /** Erases the tag's keys (its tunnel is gone from the control plane). */
   forget(tag: string): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       const held = await this.held();
       if (!(tag in held)) return;
       const next = { ...held };
@@ -116,7 +117,7 @@ export class TunnelKeyStore {
 
   /** Erases every tunnel's keys (the device signed out: its tunnels went with it). */
   forgetAll(): Promise<void> {
-    return this.serially(async () => {
+    return this.#serial.run(async () => {
       if (Object.keys(await this.held()).length > 0) await this.save({});
     });
   }
@@ -132,11 +133,5 @@ export class TunnelKeyStore {
     const file: TunnelKeysFile = { version: 1, tunnels };
     await writeStateFile(path.dirname(this.file), this.file, file, TUNNEL_KEYS_FILE_ERRORS);
     this.#held = tunnels;
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }

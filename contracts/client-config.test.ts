@@ -32,6 +32,7 @@ describe('the client configuration', () => {
       encryption: 'ChaCha20-Poly1305',
       dns: 'auto',
       kill_switch: true,
+      lockdown: false,
       obfuscation: 'auto',
       region: 'auto',
       split: 'auto',
@@ -237,6 +238,7 @@ describe('config set', () => {
       encryption: 'AES-256-GCM',
       dns: '1.1.1.1',
       kill_switch: 'false',
+      lockdown: 'on',
       obfuscation: 'on',
       region: 'asia:least-load',
       split: 'off',
@@ -249,6 +251,7 @@ describe('config set', () => {
     expect(c).toEqual({
       ...samples,
       kill_switch: false,
+      lockdown: true,
       allow_lan: true,
       home_country: 'JP',
     });

@@ -113,6 +113,7 @@ const FIELDS = {
   encryption: caseInsensitiveEnum(ENCRYPTIONS),
   dns: DnsSetting,
   kill_switch: z.boolean(),
+  lockdown: z.boolean(),
   obfuscation: caseInsensitiveEnum(OBFUSCATION_MODES),
   region: RegionSetting,
   split: caseInsensitiveEnum(SPLIT_MODES),
@@ -132,6 +133,8 @@ export interface ClientConfig {
   encryption: (typeof ENCRYPTIONS)[number];
   dns: string;
   kill_switch: boolean;
+  /** The kill switch holds while disconnected too (Mullvad's lockdown mode). */
+  lockdown: boolean;
   obfuscation: ObfuscationMode;
   region: string;
   split: SplitMode;
@@ -143,7 +146,7 @@ export interface ClientConfig {
 /**
  * What a fresh install does: the secure mode over WireGuard, which always encrypts with
  * ChaCha20-Poly1305 (so the default says what is in effect), the node's resolver, the kill
- * switch on, obfuscation when UDP is blocked, automatic routing and splitting, the LAN blocked
+ * switch on (not while disconnected: no lockdown), obfuscation when UDP is blocked, automatic routing and splitting, the LAN blocked
  * while the kill switch holds (as Mullvad does), and the terminal face.
  */
 export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
@@ -153,6 +156,7 @@ export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
   encryption: 'ChaCha20-Poly1305',
   dns: 'auto',
   kill_switch: true,
+  lockdown: false,
   obfuscation: 'auto',
   region: 'auto',
   split: 'auto',
@@ -170,6 +174,7 @@ export const ClientConfig = z
     encryption: FIELDS.encryption.default(CLIENT_CONFIG_DEFAULTS.encryption),
     dns: FIELDS.dns.default(CLIENT_CONFIG_DEFAULTS.dns),
     kill_switch: FIELDS.kill_switch.default(CLIENT_CONFIG_DEFAULTS.kill_switch),
+    lockdown: FIELDS.lockdown.default(CLIENT_CONFIG_DEFAULTS.lockdown),
     obfuscation: FIELDS.obfuscation.default(CLIENT_CONFIG_DEFAULTS.obfuscation),
     region: FIELDS.region.default(CLIENT_CONFIG_DEFAULTS.region),
     split: FIELDS.split.default(CLIENT_CONFIG_DEFAULTS.split),
@@ -187,6 +192,7 @@ export const ClientConfigPatch = z.strictObject({
   encryption: FIELDS.encryption.optional(),
   dns: FIELDS.dns.optional(),
   kill_switch: FIELDS.kill_switch.optional(),
+  lockdown: FIELDS.lockdown.optional(),
   obfuscation: FIELDS.obfuscation.optional(),
   region: FIELDS.region.optional(),
   split: FIELDS.split.optional(),
@@ -207,6 +213,7 @@ export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'liv
   encryption: 'reconnect',
   dns: 'live',
   kill_switch: 'live',
+  lockdown: 'live',
   obfuscation: 'reconnect',
   region: 'reconnect',
   split: 'live',
@@ -234,6 +241,10 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
     dns: { expects: 'auto (the node’s resolver) or a resolver’s IP address' },
     kill_switch: {
       expects: 'whether traffic is blocked outside the tunnel',
+      allowed: ['true', 'false'],
+    },
+    lockdown: {
+      expects: 'whether the kill switch also blocks traffic while disconnected',
       allowed: ['true', 'false'],
     },
     obfuscation: { expects: 'when to disguise the tunnel', allowed: [...OBFUSCATION_MODES] },
@@ -322,7 +333,7 @@ export function setConfigValue(
   }
   const text = raw.trim();
   let value: unknown = text;
-  if (key === 'kill_switch' || key === 'allow_lan') {
+  if (key === 'kill_switch' || key === 'lockdown' || key === 'allow_lan') {
     value = BOOLEAN_WORDS.get(text.toLowerCase());
     if (value === undefined) {
       return {

@@ -249,6 +249,13 @@ export const ConnectRequest = z.strictObject({
     .meta({ maxProperties: 256 })
     .optional()
     .describe("The client's smoothed latency to nodes, in ms, keyed by node id."),
+  unreachable: z
+    .array(text(1, 64))
+    .max(16)
+    .optional()
+    .describe(
+      'Nodes this client just lost or could not reach (failover): another node is chosen when there is one; only when none is left is one of these offered again.',
+    ),
 });
 export type ConnectRequest = z.output<typeof ConnectRequest>;
 

@@ -2,13 +2,17 @@
 // plane's connect answer, this device's keys, the tunnel manager), the configuration, the
 // sign-in, region rules and the account's devices. Hosts (netcli daemon, Electron main) reach
 // it through EngineApi; it knows nothing of HTTP, IPC or the OS beyond its seams.
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import {
   ApiError,
   MODE_OF_USAGE,
   createControlClient,
   idleStatus,
   latencyText,
+  TUNNEL_IPV4_CIDR,
+  TUNNEL_IPV6_CIDR,
   type ClientConfig,
   type ConfigChangeResult,
   type ConfigKey,
@@ -38,13 +42,23 @@ import {
   ConnectionStateMachine,
   type ConnectTarget,
   type ConnectionSnapshot,
+  type ConnectReason,
 } from './connection-state.js';
+import { IntentStore } from './connection-intent.js';
 import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
+import { HostAddresses, type LookupAll } from './host-addresses.js';
 import { KeyStore, type FerryKeys } from './key-store.js';
 import { LatencyReporter } from './latency-report.js';
 import { isThisMachine } from './local-node.js';
+import { obfuscationNotice, transportAttempts } from './obfuscation.js';
+import type { OsEffects } from './os/effects.js';
 import { probeNodes, probeTargets, smoothLatencies } from './probes/index.js';
+import { ConnectionGuard, type GuardFacts } from './protection/connection-guard.js';
+import type { Endpoint } from './protection/firewall-policy.js';
+import { Protection } from './protection/protection.js';
+import type { SplitSets, SplitTunnelSource } from './protection/split-tunnel.js';
+import { Recovery, type RecoveryTiming } from './recovery.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { ServiceTunnels } from './service-tunnels.js';
 import { ServiceStore, systemResolveIpv4, type ResolveIpv4 } from './services.js';
@@ -82,6 +96,51 @@ export interface EngineDeps {
   resolveIpv4?: ResolveIpv4;
   /** A fresh interface name for a service tunnel's tag (default: tunnelInterfaceName(tag)). */
   serviceInterfaceName?: (tag: string) => string;
+  /**
+   * The OS seams of the protections: the kill switch's nftables table, the split tunnel's
+   * policy rule and kernel setting, the system resolver, and the links (the LAN's subnets).
+   */
+  os: Pick<OsEffects, 'firewall' | 'routes' | 'links' | 'resolver' | 'sysctl'>;
+  /** Split tunneling's data (none: split auto tunnels everything, with a notice). */
+  split?: SplitTunnelSource;
+  /** Host names' addresses (the control plane's, a node's); default: the system resolver. */
+  lookupHost?: LookupAll;
+  /** How long UDP gets under obfuscation auto before TCP is tried (default UDP_ATTEMPT_MS). */
+  udpAttemptMs?: number;
+  /** The pauses of failover's attempts. */
+  recovery?: Partial<RecoveryTiming>;
+}
+
+/** What a connect is for, beyond its request. */
+interface ConnectOptions {
+  reason: ConnectReason;
+  /** Failover: the lost and unreachable nodes, passed over; the lost tunnel goes first. */
+  unreachable?: string[];
+  /** Part of a recovery: a failure leaves the engine reconnecting (the recovery goes on). */
+  recovering?: boolean;
+}
+
+/**
+ * Keepalives of the main tunnel every second: Ferry's carry its round trip, so a silent node is
+ * noticed within about two of them, and failover starts at once.
+ */
+const LIVENESS_KEEPALIVE_SECONDS = 1;
+
+/** The settings of the configuration the protections follow. */
+function guardSettings(
+  config: ClientConfig,
+): Pick<GuardFacts, 'killSwitch' | 'lockdown' | 'allowLan'> {
+  return {
+    killSwitch: config.kill_switch,
+    lockdown: config.lockdown,
+    allowLan: config.allow_lan,
+  };
+}
+
+/** The resolvers in use through the tunnel: the node's (dns auto) or the one configured. */
+function dnsServers(config: ClientConfig, answer: ConnectResponse): string[] {
+  if (config.dns !== 'auto') return [config.dns];
+  return answer.tunnel.dns.filter((a) => isIP(a) !== 0);
 }
 
 /** The parts of a connection the state machine does not hold, for the status. */
@@ -160,6 +219,15 @@ export class Engine implements EngineApi {
   #signedIn = false;
   #serviceConfigured = false;
   #closed = false;
+  /** The address the service saw before the tunnel (the home country's evidence). */
+  #exitBefore: string | null = null;
+  /** The node of the connect attempt under way (failover passes over it when it fails). */
+  #attemptNode: string | null = null;
+  #splitNotice: Notice | null = null;
+  readonly guard: ConnectionGuard;
+  readonly #hosts: HostAddresses;
+  readonly #recovery: Recovery;
+  readonly #intent: IntentStore;
 
   constructor(private readonly deps: EngineDeps) {
     this.config = new ConfigStore(deps.stateDir);
@@ -181,6 +249,17 @@ export class Engine implements EngineApi {
       ...(deps.resetConnections ? { resetConnections: deps.resetConnections } : {}),
     });
     this.#machine.on(() => this.emit({ type: 'status', status: this.status() }));
+    this.guard = new ConnectionGuard({
+      protection: new Protection(deps.os),
+      resolver: deps.os.resolver,
+      links: deps.os.links,
+    });
+    this.#hosts = new HostAddresses(deps.lookupHost);
+    this.#intent = new IntentStore(deps.stateDir);
+    this.#recovery = new Recovery({
+      attempt: (unreachable) => this.recoverOnce(unreachable),
+      ...(deps.recovery ? { timing: deps.recovery } : {}),
+    });
   }
 
   /** Reads the state dir (so the status is right from the start) and removes a crash's leftovers. */
@@ -189,6 +268,23 @@ export class Engine implements EngineApi {
     this.#serviceConfigured = config.service !== null;
     this.#signedIn = session !== null;
     await this.deps.tunnels.cleanupLeftovers();
+    // What a crash left: the kill switch's rules (still in the kernel, still blocking) and the
+    // resolver. The user who was connected is connected again, under the same protections; an
+    // attempt that fails leaves the engine in error, blocking until the user disconnects.
+    const intent = session ? await this.#intent.read() : null;
+    if (intent && config.service !== null) {
+      void this.connect(intent.overrides as LocalConnectRequest, undefined, 'auto-connect').catch(
+        () => undefined,
+      );
+      return;
+    }
+    await this.#intent.clear().catch(() => undefined);
+    await this.guard.update({
+      stage: 'off',
+      ...guardSettings(config),
+      controlPlane: await this.controlEndpoints(config).catch(() => []),
+    });
+    await this.guard.restoreResolver();
   }
 
   // ---- status and events ----------------------------------------------------------------------
@@ -286,9 +382,45 @@ export class Engine implements EngineApi {
 
   // ---- connect and disconnect -----------------------------------------------------------------
 
-  async connect(request: LocalConnectRequest, signal?: AbortSignal): Promise<LocalConnectResponse> {
+  async connect(
+    request: LocalConnectRequest,
+    signal?: AbortSignal,
+    reason: ConnectReason = 'user-connect',
+  ): Promise<LocalConnectResponse> {
     this.checkOpen();
-    return this.#ops.run((opSignal) => this.connectNow(request, opSignal), signal);
+    // The user (or a start after a crash) decides now: a recovery under way ends.
+    this.#recovery.stop();
+    return this.#ops.run(async (opSignal) => {
+      await this.#intent.save({ overrides: { ...request } as Record<string, string> });
+      return this.connectNow(request, opSignal, { reason });
+    }, signal);
+  }
+
+  /** One failover attempt of the recovery, in turn with the user's commands. */
+  private async recoverOnce(unreachable: string[]): Promise<'recovered' | 'stop'> {
+    return this.#ops.run(async (signal) => {
+      if (this.#machine.state !== 'reconnecting') return 'stop';
+      try {
+        await this.connectNow({ ...this.#overrides }, signal, {
+          reason: 'retry',
+          unreachable,
+          recovering: true,
+        });
+        return 'recovered';
+      } catch (e) {
+        if (signal.aborted) return 'stop';
+        const failedNode = this.#attemptNode;
+        if (failedNode) this.#recovery.markUnreachable(failedNode);
+        this.#notices = [
+          {
+            code: 'reconnecting',
+            message: `still reconnecting: ${failureOf(e).message}`,
+          },
+        ];
+        this.emit({ type: 'status', status: this.status() });
+        throw e;
+      }
+    });
   }
 
   private async target(request: LocalConnectRequest, config: ClientConfig) {
@@ -322,6 +454,7 @@ export class Engine implements EngineApi {
   private async connectNow(
     request: LocalConnectRequest,
     signal: AbortSignal,
+    opts: ConnectOptions = { reason: 'user-connect' },
   ): Promise<LocalConnectResponse> {
     const config = await this.config.load();
     const control = await this.control();
@@ -333,22 +466,34 @@ export class Engine implements EngineApi {
     if (this.#machine.state === 'connected') {
       this.#machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed' });
     } else if (this.#machine.state !== 'reconnecting') {
-      this.#machine.dispatch({ type: 'connect', reason: 'user-connect', target });
+      this.#machine.dispatch({ type: 'connect', reason: opts.reason, target });
     }
-    // Before: the address outside any tunnel (or the current tunnel's, when switching); and,
-    // while no tunnel bends the path, fresh latencies for smart routing when there are none.
-    const [before] = await Promise.all([
-      previous ? this.#exitAfter : this.exitAddress(control, signal),
-      previous ? undefined : this.refreshLatencies(control, signal),
-    ]);
     this.#overrides = {
       ...(request.protocol ? { protocol: request.protocol } : {}),
       ...(request.encryption ? { encryption: request.encryption } : {}),
       ...(request.region ? { region: request.region } : {}),
       ...(request.mode || request.usage ? { mode: target.mode } : {}),
     };
+    this.#attemptNode = null;
     let tunnel: ActiveTunnel | null = null;
     try {
+      // The protections hold before anything leaves, and until an explicit disconnect.
+      await this.guard.update({
+        stage: this.#machine.state === 'reconnecting' ? 'reconnecting' : 'connecting',
+        ...guardSettings(config),
+        controlPlane: await this.controlEndpoints(config),
+      });
+      // A lost tunnel goes first: its routes would swallow the control plane's calls.
+      if (previous && opts.unreachable) await this.teardown(previous);
+      // Before: the address outside any tunnel (or the current tunnel's, when switching); and,
+      // while no tunnel bends the path, fresh latencies for smart routing when there are none.
+      const switching = this.#connection !== null;
+      const [before] = await Promise.all([
+        switching ? this.#exitAfter : this.exitAddress(control, signal),
+        switching ? undefined : this.refreshLatencies(control, signal),
+      ]);
+      const split = await this.splitSets(config, switching ? this.#exitBefore : before);
+      if (!switching) this.#exitBefore = before;
       const answer = await control.connect({
         body: {
           protocol: target.protocol,
@@ -356,10 +501,12 @@ export class Engine implements EngineApi {
           region: target.region,
           usage,
           ...(Object.keys(this.#latencies).length > 0 ? { latencies: { ...this.#latencies } } : {}),
+          ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
         },
         signal,
       });
       throwIfAborted(signal);
+      this.#attemptNode = answer.node.id;
       if (await (this.deps.isThisMachine ?? isThisMachine)(answer.node.endpoint_host)) {
         throw new FerryError(
           'node-is-local',
@@ -369,28 +516,20 @@ export class Engine implements EngineApi {
         );
       }
       // The old tunnel goes before the new one comes: one default route at a time.
-      if (previous) await this.teardown(previous);
-      const transport: 'udp' | 'tcp' =
-        answer.protocol === 'ferry' && config.obfuscation === 'on' ? 'tcp' : 'udp';
-      const privateKey = await this.keys.privateKey(answer.protocol);
-      tunnel = await this.deps.tunnels.up(
-        {
-          answer,
-          privateKey,
-          transport,
-          routes: { kind: 'all' },
-          interfaceName: this.deps.interfaceName?.() ?? tunnelInterfaceName('main'),
-        },
-        signal,
-      );
+      if (this.#connection) await this.teardown(this.#connection);
+      const up = await this.bringUp(control, answer, config, target, usage, split, signal);
+      tunnel = up.tunnel;
       this.deps.resetConnections?.();
       throwIfAborted(signal);
+      const dns = dnsServers(config, up.answer);
+      await this.guard.update({ stage: 'connected', dns });
+      await this.guard.useResolver(dns, tunnel.interfaceName);
       const after = await this.exitAddress(control, signal);
       throwIfAborted(signal);
       const connection: Connection = {
-        answer,
+        answer: up.answer,
         tunnel,
-        transport,
+        transport: up.transport,
         stopEvents: () => undefined,
         reporter: new LatencyReporter((latency_ms, session_id) =>
           control.reportLatency({ body: { latency_ms, session_id }, timeoutMs: 5_000 }),
@@ -398,25 +537,33 @@ export class Engine implements EngineApi {
       };
       this.#connection = connection;
       this.#exitAfter = after;
-      this.#notices = [...answer.notices];
+      const notices = [...up.answer.notices, ...up.notices];
+      if (previous && opts.unreachable && previous.answer.node.id !== up.answer.node.id) {
+        notices.push({
+          code: 'failover',
+          message: `node ${previous.answer.node.id} stopped answering: moved to node ${up.answer.node.id} (${up.answer.region})`,
+        });
+      }
+      if (this.#splitNotice) notices.push(this.#splitNotice);
+      this.#notices = notices;
       connection.stopEvents = tunnel.on((e) => this.onTunnelEvent(connection, e));
       this.#machine.dispatch({
         type: 'tunnel-up',
         tunnel: {
-          nodeId: answer.node.id,
-          region: answer.region,
-          protocol: answer.protocol,
-          cipher: answer.cipher,
+          nodeId: up.answer.node.id,
+          region: up.answer.region,
+          protocol: up.answer.protocol,
+          cipher: up.answer.cipher,
           interfaceName: tunnel.interfaceName,
         },
         latencyMs: tunnel.latencyMs(),
       });
-      connection.reporter.measured(tunnel.latencyMs(), answer.session_id);
-      for (const notice of answer.notices) this.emit({ type: 'notice', notice });
+      connection.reporter.measured(tunnel.latencyMs(), up.answer.session_id);
+      for (const notice of notices) this.emit({ type: 'notice', notice });
       return {
         ...this.status(),
-        exit_ip: { before, after },
-        routing: answer.routing,
+        exit_ip: { before: switching ? this.#exitBefore : before, after },
+        routing: up.answer.routing,
       };
     } catch (e) {
       if (this.#connection && this.#connection.tunnel !== tunnel) {
@@ -430,11 +577,157 @@ export class Engine implements EngineApi {
       await this.endControlSession(control);
       // Cancelled by a newer request or the caller: say that, not how the cancelled step ended.
       const error = signal.aborted && signal.reason instanceof FerryError ? signal.reason : e;
-      if (this.#machine.allows('fail')) {
-        this.#machine.dispatch({ type: 'fail', error: failureOf(error) });
+      if (opts.recovering) {
+        // Still reconnecting: the recovery tries again, the kill switch holds meanwhile.
+        await this.guard.update({ stage: 'reconnecting', nodes: [] }).catch(() => undefined);
+      } else {
+        if (this.#machine.allows('fail')) {
+          this.#machine.dispatch({ type: 'fail', error: failureOf(error) });
+        }
+        await this.holdAfterFailure(config);
       }
       throw error;
     }
+  }
+
+  /**
+   * After a failed connect: the kill switch holds (error) until the user disconnects; without
+   * it, the host is left as it was before connecting.
+   */
+  private async holdAfterFailure(config: ClientConfig): Promise<void> {
+    await this.guard.update({ stage: 'error', nodes: [], dns: [] }).catch(() => undefined);
+    if (!config.kill_switch) await this.guard.restoreResolver().catch(() => undefined);
+  }
+
+  /**
+   * The tunnel for a connect answer, over the transports obfuscation allows, in order: UDP
+   * first and Ferry over TCP when UDP got no answer (auto). WireGuard falls back to Ferry over
+   * TCP through a new connect answer for Ferry; the user's protocol setting stays as it is.
+   */
+  private async bringUp(
+    control: ControlClient,
+    first: ConnectResponse,
+    config: ClientConfig,
+    target: ConnectTarget,
+    usage: Usage,
+    split: SplitSets | null,
+    signal: AbortSignal,
+  ): Promise<{
+    tunnel: ActiveTunnel;
+    answer: ConnectResponse;
+    transport: 'udp' | 'tcp';
+    notices: Notice[];
+  }> {
+    const hasFerry = first.node.ferry_port !== null && first.node.ferry_public_key !== null;
+    const attempts = transportAttempts(
+      first.protocol,
+      hasFerry,
+      config.obfuscation,
+      this.deps.udpAttemptMs,
+    );
+    const endpoint = await this.nodeAddress(first);
+    // Every transport this connect may use is let out now: one change of the table, not one per try.
+    await this.guard.update({
+      nodes: attempts.map((a) => ({
+        address: endpoint,
+        port: a.protocol === 'ferry' ? first.node.ferry_port! : first.node.wireguard_port,
+        protocol: a.transport,
+      })),
+      split,
+    });
+    let lastError: unknown;
+    for (const [i, attempt] of attempts.entries()) {
+      let answer = first;
+      let address = endpoint;
+      if (attempt.protocol !== first.protocol) {
+        // A session for Ferry: the control plane keeps the device on its node when it can.
+        answer = await control.connect({
+          body: {
+            protocol: attempt.protocol,
+            encryption: target.encryption,
+            region: first.node.region,
+            usage,
+            latencies: { [first.node.id]: this.#latencies[first.node.id] ?? 0 },
+          },
+          signal,
+        });
+        this.#attemptNode = answer.node.id;
+        if (answer.node.id !== first.node.id) {
+          address = await this.nodeAddress(answer);
+          await this.guard.update({
+            nodes: [{ address, port: answer.node.ferry_port ?? 0, protocol: attempt.transport }],
+          });
+        }
+      }
+      try {
+        const tunnel = await this.deps.tunnels.up(
+          {
+            answer: { ...answer, node: { ...answer.node, endpoint_host: address } },
+            privateKey: await this.keys.privateKey(answer.protocol),
+            transport: attempt.transport,
+            routes: { kind: 'all' },
+            interfaceName: this.deps.interfaceName?.() ?? tunnelInterfaceName('main'),
+            keepaliveSeconds: LIVENESS_KEEPALIVE_SECONDS,
+            ...(attempt.timeoutMs === undefined ? {} : { timeoutMs: attempt.timeoutMs }),
+          },
+          signal,
+        );
+        // Said when the tunnel is not what the user chose: WireGuard became Ferry, or UDP TCP.
+        const notices =
+          attempt.protocol !== target.protocol ||
+          (attempt.transport === 'tcp' && config.obfuscation === 'auto')
+            ? [obfuscationNotice(target.protocol, config.obfuscation)]
+            : [];
+        return { tunnel, answer, transport: attempt.transport, notices };
+      } catch (e) {
+        lastError = e;
+        // Only a node that never answered over UDP is worth trying over TCP.
+        const silent = e instanceof FerryError && e.code === 'node-unreachable';
+        if (!silent || i === attempts.length - 1 || signal.aborted) throw e;
+      }
+    }
+    throw lastError;
+  }
+
+  /** The address the tunnel reaches the node at (the kill switch lets addresses out, not names). */
+  private async nodeAddress(answer: ConnectResponse): Promise<string> {
+    const addresses = await this.#hosts.resolve(answer.node.endpoint_host);
+    return addresses.find((a) => isIP(a) === 4) ?? addresses[0]!;
+  }
+
+  /** The control plane's addresses and port, for the kill switch. */
+  private async controlEndpoints(config: ClientConfig): Promise<Endpoint[]> {
+    if (config.service === null) return [];
+    const url = new URL(config.service);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const addresses = await this.#hosts.resolve(host);
+    return addresses.map((address) => ({ address, port, protocol: 'tcp' as const }));
+  }
+
+  /**
+   * The split tunnel's sets for this connect (null: split off, or no home country known, when
+   * everything goes through the tunnel and a notice says why).
+   */
+  private async splitSets(
+    config: ClientConfig,
+    exitBefore: string | null,
+  ): Promise<SplitSets | null> {
+    this.#splitNotice = null;
+    const source = this.deps.split;
+    if (config.split === 'off' || !source) return null;
+    const home = await source.homeCountry(config.home_country, exitBefore);
+    if (home === null) {
+      this.#splitNotice = {
+        code: 'split-unavailable',
+        message:
+          'the home country is unknown, so everything goes through the tunnel; set it with netcli config set home_country <code>',
+      };
+      return null;
+    }
+    const alwaysTunneled = [TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR];
+    if (config.dns !== 'auto') alwaysTunneled.push(config.dns);
+    return source.sets(home, alwaysTunneled);
   }
 
   private onTunnelEvent(
@@ -449,11 +742,17 @@ export class Engine implements EngineApi {
         break;
       case 'lost':
         if (this.#machine.state === 'connected') {
-          this.#machine.dispatch({ type: 'tunnel-lost', reason: 'tunnel-failed' });
+          this.#machine.dispatch({ type: 'tunnel-lost', reason: 'node-unreachable' });
+          // The kill switch holds; the node is passed over and the next best one taken.
+          void this.guard.update({ stage: 'reconnecting' }).catch(() => undefined);
+          this.#recovery.markUnreachable(connection.answer.node.id);
+          void this.#recovery.start();
         }
         break;
       case 'restored':
         if (this.#machine.state === 'reconnecting') {
+          this.#recovery.stop();
+          void this.guard.update({ stage: 'connected' }).catch(() => undefined);
           const snap = this.#machine.snapshot;
           this.#machine.dispatch({
             type: 'tunnel-up',
@@ -492,6 +791,7 @@ export class Engine implements EngineApi {
 
   async disconnect(): Promise<LocalStatus> {
     this.checkOpen();
+    this.#recovery.stop();
     return this.#ops.run(() => this.disconnectNow('user-disconnect'));
   }
 
@@ -501,16 +801,34 @@ export class Engine implements EngineApi {
     if (this.#machine.state === 'disconnected') return this.status();
     this.#machine.dispatch({ type: 'disconnect', reason });
     const connection = this.#connection;
+    let failure: unknown;
     try {
       if (connection) await this.teardown(connection);
-    } finally {
-      this.#connection = null;
-      this.#exitAfter = null;
-      this.#notices = [];
-      const control = await this.control().catch(() => null);
-      await this.endControlSession(control);
-      this.#machine.dispatch({ type: 'cleaned-up' });
+    } catch (e) {
+      failure = e;
     }
+    this.#connection = null;
+    this.#exitAfter = null;
+    this.#notices = [];
+    // Only now, with no tunnel left: the kill switch goes (or stays, with lockdown), and the
+    // resolver comes back. A failure is reported, and what could not be removed keeps blocking.
+    try {
+      const config = await this.config.load().catch(() => null);
+      await this.guard.update({
+        stage: 'off',
+        nodes: [],
+        dns: [],
+        ...(config ? guardSettings(config) : {}),
+      });
+      await this.guard.restoreResolver();
+    } catch (e) {
+      failure ??= e;
+    }
+    if (reason !== 'shutdown') await this.#intent.clear().catch(() => undefined);
+    const control = await this.control().catch(() => null);
+    await this.endControlSession(control);
+    this.#machine.dispatch({ type: 'cleaned-up' });
+    if (failure !== undefined) throw failure;
     return this.status();
   }
 
@@ -557,9 +875,31 @@ export class Engine implements EngineApi {
     ];
     for (const key of given) delete this.#overrides[key as keyof Overrides & ConfigKey];
     const live = this.#machine.state === 'connected' || this.#machine.state === 'reconnecting';
-    if (!live || reconnect.length === 0) return { config, changed, effect: 'saved' };
-    await this.connect({ ...this.#overrides });
-    return { config, changed, effect: 'reconnected' };
+    if (live && reconnect.length > 0) {
+      await this.connect({ ...this.#overrides });
+      return { config, changed, effect: 'reconnected' };
+    }
+    const inPlace = changed.filter((k) => CONFIG_CHANGE_EFFECT[k] === 'live');
+    if (inPlace.length === 0) return { config, changed, effect: 'saved' };
+    const applied = await this.#ops.run(() => this.applyInPlace(config, inPlace));
+    return { config, changed, effect: applied ? 'applied' : 'saved' };
+  }
+
+  /**
+   * The protections follow a changed setting at once (kill switch, lockdown, LAN, split, DNS),
+   * without a new session. Whether anything in force changed.
+   */
+  private async applyInPlace(config: ClientConfig, keys: readonly ConfigKey[]): Promise<boolean> {
+    const stage = this.guard.facts.stage;
+    const connection = this.#connection;
+    const change: Partial<GuardFacts> = { ...guardSettings(config) };
+    if (stage !== 'off' && keys.some((k) => k === 'split' || k === 'home_country' || k === 'dns'))
+      change.split = await this.splitSets(config, this.#exitBefore);
+    if (connection && keys.includes('dns')) change.dns = dnsServers(config, connection.answer);
+    await this.guard.update(change);
+    if (connection && change.dns)
+      await this.guard.useResolver(change.dns, connection.tunnel.interfaceName);
+    return stage !== 'off' || config.lockdown || keys.includes('lockdown');
   }
 
   // ---- sign-in and the account ----------------------------------------------------------------
@@ -886,19 +1226,34 @@ export async function createEngine(opts: {
     { LinuxLinks },
     { LinuxRoutes },
     { createControlTransport },
+    { NftFirewall },
+    { LinuxSysctl },
+    { ResolvConfResolver },
+    { ResolvedResolver, usesSystemdResolved },
   ] = await Promise.all([
     import('../native/index.js'),
     import('./tunnel/manager.js'),
     import('./os/links.js'),
     import('./os/routes.js'),
     import('./control-transport.js'),
+    import('./os/firewall.js'),
+    import('./os/sysctl.js'),
+    import('./os/resolv-conf.js'),
+    import('./os/resolved.js'),
   ]);
   const transport = createControlTransport();
-  const tunnels = createTunnelManager({
-    os: { links: new LinuxLinks(), routes: new LinuxRoutes() },
-    dataPlane: nativeDataPlane,
-  });
+  const os = {
+    links: new LinuxLinks(),
+    routes: new LinuxRoutes(),
+    firewall: new NftFirewall(),
+    sysctl: new LinuxSysctl(),
+    resolver: usesSystemdResolved()
+      ? new ResolvedResolver()
+      : new ResolvConfResolver({ savedFile: path.join(opts.stateDir, 'resolv.conf.saved') }),
+  };
+  const tunnels = createTunnelManager({ os, dataPlane: nativeDataPlane });
   const engine = new Engine({
+    os,
     stateDir: opts.stateDir,
     fetch: transport.fetch,
     resetConnections: () => transport.reset(),

@@ -74,6 +74,8 @@ export const ENGINE_ERROR_CODES = [
   'tunnel-exists',
   /** A domain of the service did not resolve: its tunnel would leave that traffic outside. */
   'destinations-unresolved',
+  /** The control plane's or a node's host name has no address (and none is known from before). */
+  'host-unresolvable',
 ] as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];

@@ -19,6 +19,7 @@ import { injectFetch } from '../server/testing/inject-fetch.js';
 import { startControlPlane, type Harness } from '../server/testing/control-plane-harness.js';
 import { Engine } from './engine.js';
 import { FerryError } from './errors.js';
+import { createFakeOs } from './os/effects.fake.js';
 import { FakeTunnelManager } from './tunnel/manager.fake.js';
 import { loadPlatformTable, probePlatform, runStreamTest } from './stream-test.js';
 
@@ -365,6 +366,8 @@ describe('the engine’s stream-test', () => {
       ferryKeys: new FakeDataPlane(),
       isThisMachine: async () => false,
       platforms: { ...SHIPPED_PLATFORMS, netflix: at('netflix', 'title', '/81280792') },
+      os: createFakeOs(),
+      lookupHost: async () => ['192.0.2.80'],
     });
     await engine.start();
     await engine.init({ endpoint: 'http://control-plane.test/api/v1' });

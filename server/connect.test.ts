@@ -109,6 +109,42 @@ describe.each(backends())('connect on %s', (backend) => {
     expect((await h.call('GET', '/status', { token: premium })).body.latency).toBe('32ms');
   });
 
+  it('passes over the nodes a client could not reach, while another is left', async () => {
+    const second = await h.addHealthyNode('asia-east', 0.6);
+    try {
+      const device = await h.signIn(await createPremium(h));
+      const first = await h.call('POST', '/connect', {
+        token: device.token,
+        body: { region: 'asia-east' },
+      });
+      expect(first.body.node.id).toBe(nodes.tokyo!.id);
+      const moved = await h.call('POST', '/connect', {
+        token: device.token,
+        body: { region: 'asia-east', unreachable: [nodes.tokyo!.id] },
+      });
+      expect(moved.status).toBe(200);
+      expect(moved.body.node.id).toBe(second.id);
+      expect(moved.body.notices.map((n: { code: string }) => n.code)).toContain(
+        'unreachable-passed-over',
+      );
+      // With every node of the region unreachable, the best of them is offered again.
+      const all = await h.call('POST', '/connect', {
+        token: device.token,
+        body: { region: 'asia-east', unreachable: [nodes.tokyo!.id, second.id] },
+      });
+      expect(all.status).toBe(200);
+      expect([nodes.tokyo!.id, second.id]).toContain(all.body.node.id);
+      const tooMany = await h.call('POST', '/connect', {
+        token: device.token,
+        body: { unreachable: Array.from({ length: 17 }, (_, i) => `node_${i}`) },
+      });
+      expect(tooMany.status).toBe(400);
+    } finally {
+      // Full: no longer a candidate for the tests after this one.
+      await h.heartbeat(second.token, { load: 1 });
+    }
+  });
+
   it('understands region rules: an area with a strategy', async () => {
     const least = await h.call('POST', '/connect', {
       token: premium,

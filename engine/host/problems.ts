@@ -52,6 +52,7 @@ export const ENGINE_ERROR_STATUS = {
   'tunnel-not-found': 404,
   'tunnel-exists': 409,
   'destinations-unresolved': 502,
+  'host-unresolvable': 502,
   'not-connected': 409,
   'connect-failed': 502,
   busy: 409,

@@ -14,8 +14,9 @@ import { replaceTableCommands, type Firewall, type NftObject, type NftTable } fr
 import type { LinkInfo, LinkKind, Links } from './links.js';
 import type { Resolver } from './resolver.js';
 import type { PolicyRule, Route, RouteTable, Routes } from './routes.js';
+import type { Sysctl } from './sysctl.js';
 
-export type Seam = 'links' | 'routes' | 'firewall' | 'resolver';
+export type Seam = 'links' | 'routes' | 'firewall' | 'resolver' | 'sysctl';
 
 export interface JournalEntry {
   seam: Seam;
@@ -339,11 +340,32 @@ export class FakeResolver extends Faults implements Resolver {
   }
 }
 
+export class FakeSysctl extends Faults implements Sysctl {
+  readonly values = new Map<string, string>();
+
+  constructor(private readonly journal = new Journal()) {
+    super();
+  }
+
+  async get(key: string): Promise<string> {
+    this.journal.record('sysctl', 'get', [key]);
+    this.take('get');
+    return this.values.get(key) ?? '0';
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    this.journal.record('sysctl', 'set', [key, value]);
+    this.take('set');
+    this.values.set(key, value);
+  }
+}
+
 export interface FakeOs extends OsEffects {
   links: FakeLinks;
   routes: FakeRoutes;
   firewall: FakeFirewall;
   resolver: FakeResolver;
+  sysctl: FakeSysctl;
   journal: Journal;
 }
 
@@ -357,5 +379,6 @@ export function createFakeOs(): FakeOs {
     routes: new FakeRoutes(journal, links),
     firewall: new FakeFirewall(journal),
     resolver: new FakeResolver(journal),
+    sysctl: new FakeSysctl(journal),
   };
 }

@@ -10,10 +10,13 @@ import path from 'node:path';
 import type { FetchLike } from '../../contracts/index.js';
 import { FakeDataPlane } from '../../native/tunnel.fake.js';
 import { Engine, type EngineDeps } from '../engine.js';
+import { createFakeOs, type FakeOs } from '../os/effects.fake.js';
 import { FakeTunnelManager } from '../tunnel/manager.fake.js';
 
 /** The control plane's URL as the engine is told it (requests reach it in process). */
 export const TEST_SERVICE = 'http://control-plane.test';
+/** The address the fixture's lookups give the control plane's host (for the kill switch). */
+export const TEST_SERVICE_ADDRESS = '192.0.2.80';
 
 /** What the fixture needs of the control plane's test harness. */
 export interface ControlPlaneUnderTest {
@@ -22,7 +25,7 @@ export interface ControlPlaneUnderTest {
 }
 
 /** Engine settings beyond the state dir, transport, tunnels and keys the fixture provides. */
-export type EngineOptions = Omit<Partial<EngineDeps>, 'stateDir' | 'fetch' | 'tunnels'>;
+export type EngineOptions = Omit<Partial<EngineDeps>, 'stateDir' | 'fetch' | 'tunnels' | 'os'>;
 
 export interface EngineFixtureOptions<H> {
   /** Names the temp directory (e.g. "ferry-engine-"). */
@@ -38,6 +41,7 @@ export class EngineFixture<H extends ControlPlaneUnderTest> {
   #controlPlane: H | null = null;
   #root: string | null = null;
   #tunnels: FakeTunnelManager | null = null;
+  #os: FakeOs | null = null;
   #engine: Engine | null = null;
 
   constructor(private readonly o: EngineFixtureOptions<H>) {}
@@ -68,6 +72,14 @@ export class EngineFixture<H extends ControlPlaneUnderTest> {
     return started(this.#tunnels, 'fixture');
   }
 
+  /**
+   * The host's OS as the protections see it (firewall, rules, resolver): kept across restarts
+   * and crashes, as the kernel keeps its tables.
+   */
+  get os(): FakeOs {
+    return started(this.#os, 'fixture');
+  }
+
   get engine(): Engine {
     return started(this.#engine, 'fixture');
   }
@@ -76,6 +88,7 @@ export class EngineFixture<H extends ControlPlaneUnderTest> {
   async start(): Promise<Engine> {
     this.#root = await mkdtemp(path.join(tmpdir(), this.o.prefix));
     this.#tunnels = new FakeTunnelManager();
+    this.#os = createFakeOs();
     return this.startEngine();
   }
 
@@ -84,6 +97,7 @@ export class EngineFixture<H extends ControlPlaneUnderTest> {
     await this.#engine?.shutdown();
     this.#engine = null;
     this.#tunnels = null;
+    this.#os = null;
     if (this.#root) await rm(this.#root, { recursive: true, force: true });
     this.#root = null;
   }
@@ -112,11 +126,16 @@ export class EngineFixture<H extends ControlPlaneUnderTest> {
   private async startEngine(options: EngineOptions = {}): Promise<Engine> {
     this.#engine = new Engine({
       ferryKeys: new FakeDataPlane(),
+      lookupHost: async (host) => {
+        if (host === new URL(TEST_SERVICE).hostname) return [TEST_SERVICE_ADDRESS];
+        throw new Error(`no address for ${host} in the fixture`);
+      },
       ...this.o.engine,
       ...options,
       stateDir: this.stateDir,
       fetch: this.o.fetchOf(this.controlPlane),
       tunnels: this.tunnels,
+      os: this.os,
     });
     await this.#engine.start();
     return this.#engine;

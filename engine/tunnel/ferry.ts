@@ -41,7 +41,7 @@ export function ferryClientOptions(plan: TunnelPlan, fwmark: number): ClientTunn
     cipher: CIPHERS[plan.answer.cipher],
     transport: plan.transport ?? 'udp',
     // The data plane's ranges: keepalives 1..60 s, session keys at most every 120 s.
-    keepaliveSeconds: clamp(tunnel.keepalive, 1, 60),
+    keepaliveSeconds: clamp(Math.min(plan.keepaliveSeconds ?? Infinity, tunnel.keepalive), 1, 60),
     rekeySeconds: clamp(rotation.session_key_seconds, 1, 120),
     fwmark,
   };
@@ -66,7 +66,7 @@ export function startFerry(
   fwmark: number,
 ): ProtocolSession {
   const options = ferryClientOptions(plan, fwmark);
-  const session = new FerrySession(plan.interfaceName);
+  const session = new FerrySession(plan.interfaceName, (options.keepaliveSeconds ?? 5) * 1000);
   try {
     session.attach(dataPlane.startClient(options, (e) => session.onNative(e)));
   } catch (e) {
@@ -76,6 +76,14 @@ export function startFerry(
 }
 
 type Waiter = { resolve: (ms: number) => void; reject: (e: unknown) => void };
+
+/**
+ * Keepalives without an answer for this many intervals (and at least this long) mean the node is
+ * gone: noticed here rather than by the data plane's own dead-peer timer (three intervals, at
+ * least 5 s), so that failover starts within seconds.
+ */
+const SILENT_INTERVALS = 2.5;
+const SILENT_MIN_MS = 2_500;
 
 class FerrySession implements ProtocolSession {
   private tunnel: Tunnel | null = null;
@@ -89,8 +97,13 @@ class FerrySession implements ProtocolSession {
   private closed = false;
   private emit: ((e: TunnelEvent) => void) | null = null;
   private readonly waiters = new Set<Waiter>();
+  private lastAnswer = 0;
+  private watchdog: NodeJS.Timeout | null = null;
 
-  constructor(readonly interfaceName: string) {}
+  constructor(
+    readonly interfaceName: string,
+    private readonly keepaliveMs: number,
+  ) {}
 
   attach(tunnel: Tunnel): void {
     this.tunnel = tunnel;
@@ -127,6 +140,11 @@ class FerrySession implements ProtocolSession {
         return;
       case 'rtt':
         if (!this.connected) return;
+        this.lastAnswer = performance.now();
+        if (this.lost) {
+          this.lost = false;
+          this.emit?.({ type: 'restored' });
+        }
         if (this.emit) this.emit({ type: 'latency', ms: e.rttMs });
         else this.firstRtt = e.rttMs;
         this.settle((w) => w.resolve(e.rttMs));
@@ -179,13 +197,28 @@ class FerrySession implements ProtocolSession {
 
   monitor(emit: (e: TunnelEvent) => void): void {
     this.emit = emit;
-    if (this.dead) this.loseTraffic(this.dead);
+    if (this.dead) {
+      this.loseTraffic(this.dead);
+      return;
+    }
+    this.lastAnswer = performance.now();
+    const silentMs = Math.max(SILENT_INTERVALS * this.keepaliveMs, SILENT_MIN_MS);
+    this.watchdog = setInterval(
+      () => {
+        if (performance.now() - this.lastAnswer > silentMs)
+          this.loseTraffic('the node stopped answering');
+      },
+      Math.min(this.keepaliveMs, 1_000) / 2,
+    );
+    this.watchdog.unref();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.emit = null;
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
     this.settle((w) => w.reject(new FerryError('cancelled', 'the tunnel was closed')));
     // Joins the data-plane threads; the TUN link goes with its descriptor.
     this.tunnel?.close();

@@ -74,6 +74,8 @@ export class FakeTunnelManager implements TunnelManager {
   latencyMs = 20;
   /** When set, the next up() rejects with it (then it is cleared). */
   failNext: FerryError | null = null;
+  /** When set, every up() whose plan it returns an error for rejects with that error. */
+  refuse: ((plan: TunnelPlan) => FerryError | null) | null = null;
   cleanupCalls = 0;
   private readonly active = new Map<string, FakeActiveTunnel>();
   private holds: Promise<void>[] = [];
@@ -120,7 +122,7 @@ export class FakeTunnelManager implements TunnelManager {
     if (!isTunnelInterfaceName(plan.interfaceName))
       throw new TypeError('tunnel interface names come from tunnelInterfaceName()');
     const hold = this.holds.shift();
-    const failure = this.failNext;
+    const failure = this.failNext ?? this.refuse?.(plan) ?? null;
     this.failNext = null;
     const cancelled = () => new FerryError('cancelled', 'connecting was cancelled');
     if (signal?.aborted) throw cancelled();

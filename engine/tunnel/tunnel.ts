@@ -25,6 +25,11 @@ export interface TunnelPlan {
    * manager's (10 s). Obfuscation `auto` gives UDP about 2 s before it tries TCP.
    */
   timeoutMs?: number;
+  /**
+   * Seconds between keepalives instead of the answer's (Ferry: each carries a round trip, so the
+   * main tunnel notices a silent node within seconds; at most the answer's own).
+   */
+  keepaliveSeconds?: number;
 }
 
 export type TunnelEvent =

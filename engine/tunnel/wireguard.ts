@@ -34,7 +34,8 @@ export interface WireguardTiming {
 }
 
 export const DEFAULT_WIREGUARD_TIMING: WireguardTiming = {
-  probeIntervalMs: 2_000,
+  // Every second: two unanswered in a row start failover within about three seconds.
+  probeIntervalMs: 1_000,
   missesForLoss: 2,
   handshakeStaleMs: 190_000,
   pollMs: 20,

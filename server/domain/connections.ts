@@ -135,6 +135,16 @@ export class ConnectionService {
         });
       }
     }
+    // Failover: nodes the client could not reach are passed over while any other is left.
+    const unreachable = new Set(req.unreachable ?? []);
+    const reachable = candidates.filter((c) => !unreachable.has(c.id));
+    if (reachable.length > 0 && reachable.length < candidates.length) {
+      candidates = reachable;
+      notices.push({
+        code: 'unreachable-passed-over',
+        message: 'chose another node than the one this device could not reach',
+      });
+    }
     // On PostgreSQL the session came with the token: one round trip fewer.
     const current =
       peer.id === auth.deviceId && auth.sessionAtAuth !== undefined

@@ -1,0 +1,123 @@
+// What the engine's protections hold at each stage of a connection (the kill switch, the split
+// tunnel, the IPv6 block, the system resolver), kept as facts the engine updates, and put in
+// force as one policy on every change.
+import type { Links } from '../os/links.js';
+import type { Resolver } from '../os/resolver.js';
+import type { Endpoint, FamilySets, ProtectionPolicy } from './firewall-policy.js';
+import { lanCidrs, lanElements } from './lan.js';
+import type { Protection } from './protection.js';
+
+/**
+ * `off`: no connection; `connecting` until the tunnel carries traffic; `connected`;
+ * `reconnecting` while a lost tunnel is recovered or replaced; `error` after a failure, until
+ * the user disconnects or connects again.
+ */
+export type GuardStage = 'off' | 'connecting' | 'connected' | 'reconnecting' | 'error';
+
+export interface GuardFacts {
+  stage: GuardStage;
+  /** kill_switch: nothing leaves outside a tunnel but what the policy allows. */
+  killSwitch: boolean;
+  /** lockdown: the kill switch holds while disconnected too. */
+  lockdown: boolean;
+  allowLan: boolean;
+  /** The control plane's addresses and port. */
+  controlPlane: readonly Endpoint[];
+  /** The node endpoints of the current attempt or connection (the engine's own sockets). */
+  nodes: readonly Endpoint[];
+  /** The resolvers in use through the tunnel. */
+  dns: readonly string[];
+  /** The split tunnel's sets (null: split off, or the home country unknown). */
+  split: ProtectionPolicy['split'];
+}
+
+/**
+ * The policy for the facts, null when nothing is to be held. The kill switch holds from the
+ * start of a connect to an explicit disconnect (through reconnecting and error), and while
+ * disconnected with lockdown; without it, a tunnel still gets the split tunnel and the IPv6
+ * block, and an error leaves the host as it was before connecting.
+ */
+export function guardPolicy(f: GuardFacts, lan: FamilySets): ProtectionPolicy | null {
+  const block = f.killSwitch && (f.stage !== 'off' || f.lockdown);
+  const tunnel = f.stage === 'connected' || f.stage === 'reconnecting';
+  if (!block && !tunnel) return null;
+  return {
+    block,
+    blockIpv6: true,
+    nodes: f.stage === 'off' ? [] : f.nodes,
+    controlPlane: f.controlPlane,
+    // Without the kill switch nothing blocks the LAN; its IPv6 must not fall to the IPv6 block.
+    lan: f.allowLan || !f.killSwitch ? lan : null,
+    dns: tunnel ? f.dns : [],
+    split: f.split,
+  };
+}
+
+const INITIAL: GuardFacts = {
+  stage: 'off',
+  killSwitch: true,
+  lockdown: false,
+  allowLan: false,
+  controlPlane: [],
+  nodes: [],
+  dns: [],
+  split: null,
+};
+
+export interface ConnectionGuardDeps {
+  protection: Protection;
+  resolver: Resolver;
+  /** This host's links, for the LAN's subnets. */
+  links: Pick<Links, 'list'>;
+}
+
+export class ConnectionGuard {
+  #facts: GuardFacts = INITIAL;
+  #resolverSet = false;
+
+  constructor(private readonly deps: ConnectionGuardDeps) {}
+
+  get facts(): GuardFacts {
+    return this.#facts;
+  }
+
+  /** The policy in force (null: none). */
+  get policy(): ProtectionPolicy | null {
+    return this.deps.protection.inForce;
+  }
+
+  /**
+   * Takes in the changed facts and puts the resulting policy in force. Rejects when it could not
+   * be (the facts are kept: the next update tries again); a connect must then stop, since the
+   * protection it would run under does not hold.
+   */
+  async update(change: Partial<GuardFacts>): Promise<void> {
+    this.#facts = { ...this.#facts, ...change };
+    const f = this.#facts;
+    const wantsLan = f.allowLan || !f.killSwitch;
+    const lan = wantsLan ? lanElements(lanCidrs(await this.deps.links.list())) : { v4: [], v6: [] };
+    await this.deps.protection.enforce(guardPolicy(f, lan));
+  }
+
+  /** Points the system resolver at the tunnel's resolvers. */
+  async useResolver(servers: readonly string[], interfaceName: string): Promise<void> {
+    this.#resolverSet = true;
+    await this.deps.resolver.set(servers, interfaceName);
+  }
+
+  /** Puts the system resolver back (also what a crashed run changed). */
+  async restoreResolver(): Promise<void> {
+    await this.deps.resolver.restore();
+    this.#resolverSet = false;
+  }
+
+  /** Whether this run pointed the system resolver at a tunnel. */
+  get resolverSet(): boolean {
+    return this.#resolverSet;
+  }
+
+  /** Whether a protection table exists (at start: one a crashed run left). */
+  present(): Promise<boolean> {
+    return this.deps.protection.present();
+  }
+}

@@ -1,0 +1,224 @@
+// The engine's nftables table (`inet ferry`) as pure data: the kill switch, the split tunnel's
+// marks and the IPv6 block, worked out from what may leave this host; applied in one transaction.
+import { isIP } from 'node:net';
+
+import type { NftObject, NftTable } from '../os/firewall.js';
+import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
+
+/** The one table every protection lives in (design.md: "one nftables table, `inet ferry`"). */
+export const PROTECTION_TABLE: NftTable = { family: 'inet', name: 'ferry' };
+
+/**
+ * The mark the split tunnel puts on packets to the direct set: policy routing sends them to the
+ * main table (around the tunnel). Beside FERRY_FWMARK (0x6665, the tunnel's own sockets).
+ */
+export const SPLIT_FWMARK = 0x6666;
+
+/** Every tunnel interface of the engine (main and service tunnels): nft's wildcard. */
+const TUNNEL_INTERFACES = `${TUNNEL_INTERFACE_PREFIX}*`;
+
+export interface Endpoint {
+  /** An IP address (a host name is resolved before it comes here). */
+  address: string;
+  port: number;
+  protocol: 'udp' | 'tcp';
+}
+
+/** nftables' JSON forms of an interval set's element: an address, a prefix or a range. */
+export type NftSetElement =
+  string | { prefix: { addr: string; len: number } } | { range: [string, string] };
+
+export interface FamilySets {
+  v4: readonly NftSetElement[];
+  v6: readonly NftSetElement[];
+}
+
+/** What may leave this host, and how the split tunnel steers what does. */
+export interface ProtectionPolicy {
+  /** The kill switch: drop everything that leaves outside a tunnel and is not allowed below. */
+  block: boolean;
+  /** Drop IPv6 that would leave outside a tunnel (the tunnels carry IPv4). */
+  blockIpv6: boolean;
+  /** The engine's own tunnel sockets (marked FERRY_FWMARK) may reach these, and nothing else may. */
+  nodes: readonly Endpoint[];
+  /** Reachable over TCP by any process while blocking (sign-in, connect, the exit check). */
+  controlPlane: readonly Endpoint[];
+  /** The LAN (its subnets, link-local, multicast, broadcast) may be reached; null: it may not. */
+  lan: FamilySets | null;
+  /**
+   * While blocking, DNS (53 and 853, UDP and TCP) may go only to these resolvers, whatever the
+   * interface: a query to any other resolver is dropped even inside the tunnel.
+   */
+  dns: readonly string[];
+  /**
+   * Split tunneling (null: off, everything goes into the tunnel). `route`: destinations marked
+   * SPLIT_FWMARK and so routed around the tunnel (the home country, private ranges, the LAN);
+   * `allow`: the part of them the kill switch lets out (the home country: the private ranges
+   * and the LAN only when `lan` is allowed).
+   */
+  split: { route: FamilySets; allow: FamilySets } | null;
+}
+
+const meta = (key: string) => ({ meta: { key } });
+const eq = (left: unknown, right: unknown) => ({ match: { op: '==', left, right } });
+const ne = (left: unknown, right: unknown) => ({ match: { op: '!=', left, right } });
+const daddr = (family: 4 | 6) => ({
+  payload: { protocol: family === 4 ? 'ip' : 'ip6', field: 'daddr' },
+});
+const port = (protocol: 'udp' | 'tcp' | 'th', field: 'sport' | 'dport') => ({
+  payload: { protocol, field },
+});
+const ACCEPT = { accept: null };
+const DROP = { drop: null };
+const COUNTER = { counter: null };
+const DNS_PORTS = { set: [53, 853] };
+
+function familyOf(address: string): 4 | 6 {
+  const f = isIP(address);
+  if (f === 0) throw new TypeError('a protection endpoint is an IP address');
+  return f as 4 | 6;
+}
+
+function checkEndpoint(e: Endpoint): Endpoint {
+  familyOf(e.address);
+  if (!Number.isInteger(e.port) || e.port < 1 || e.port > 65535)
+    throw new TypeError('a protection endpoint has a port 1..65535');
+  if (e.protocol !== 'udp' && e.protocol !== 'tcp')
+    throw new TypeError('a protection endpoint is udp or tcp');
+  return e;
+}
+
+function set(name: string, family: 4 | 6, elements: readonly NftSetElement[], interval: boolean) {
+  return {
+    set: {
+      name,
+      type: family === 4 ? 'ipv4_addr' : 'ipv6_addr',
+      ...(interval ? { flags: ['interval'] } : {}),
+      ...(elements.length > 0 ? { elem: [...elements] } : {}),
+    },
+  };
+}
+
+function chain(name: string, type: string, hook: string, prio: number): NftObject {
+  return { chain: { name, type, hook, prio, policy: 'accept' } };
+}
+
+function rule(chainName: string, ...expr: unknown[]): NftObject {
+  return { rule: { chain: chainName, expr } };
+}
+
+/**
+ * The table's body for a policy. Chains and what they are for:
+ * - `split_route` (route hook, output): marks new packets to the route set so that they are
+ *   routed again, around the tunnel; the connection keeps the mark for its replies;
+ * - `split_restore` (prerouting): gives replies their connection's mark, so that a strict
+ *   reverse-path filter (with src_valid_mark) finds them on the interface they came in on;
+ * - `split_nat` (postrouting): a socket that was routed into the tunnel first has the tunnel's
+ *   address as its source; leaving directly, it takes the interface's own address instead;
+ * - `guard_out`, `guard_forward` (filter): the kill switch and the IPv6 block.
+ */
+export function protectionTable(policy: ProtectionPolicy): NftObject[] {
+  const nodes = policy.nodes.map(checkEndpoint);
+  const control = policy.controlPlane.map(checkEndpoint);
+  for (const a of policy.dns) familyOf(a);
+  const body: NftObject[] = [];
+  const dns = (f: 4 | 6) => policy.dns.filter((a) => familyOf(a) === f);
+
+  if (policy.split) {
+    const { route, allow } = policy.split;
+    body.push(
+      set('split_route4', 4, route.v4, true),
+      set('split_allow4', 4, allow.v4, true),
+      set('split_allow6', 6, allow.v6, true),
+      chain('split_route', 'route', 'output', -150),
+      // Only unmarked packets: the tunnel's own sockets and other software's marks keep theirs.
+      rule(
+        'split_route',
+        eq(meta('mark'), 0),
+        eq(daddr(4), '@split_route4'),
+        { mangle: { key: meta('mark'), value: SPLIT_FWMARK } },
+        { mangle: { key: { ct: { key: 'mark' } }, value: SPLIT_FWMARK } },
+      ),
+      chain('split_restore', 'filter', 'prerouting', -150),
+      rule('split_restore', eq({ ct: { key: 'mark' } }, SPLIT_FWMARK), {
+        mangle: { key: meta('mark'), value: SPLIT_FWMARK },
+      }),
+      chain('split_nat', 'nat', 'postrouting', 100),
+      rule(
+        'split_nat',
+        eq(meta('nfproto'), 'ipv4'),
+        eq(meta('mark'), SPLIT_FWMARK),
+        ne(meta('oifname'), TUNNEL_INTERFACES),
+        { masquerade: null },
+      ),
+    );
+  }
+  if (policy.lan) {
+    body.push(set('lan4', 4, policy.lan.v4, true), set('lan6', 6, policy.lan.v6, true));
+  }
+  if (policy.block) body.push(set('dns4', 4, dns(4), false), set('dns6', 6, dns(6), false));
+
+  if (!policy.block && !policy.blockIpv6) return body;
+
+  body.push(chain('guard_out', 'filter', 'output', 0));
+  const out = (...expr: unknown[]) => body.push(rule('guard_out', ...expr));
+  out(eq(meta('oifname'), 'lo'), ACCEPT);
+  if (policy.block) {
+    // Before the tunnels' accept: a query for another resolver is dropped inside the tunnel too.
+    for (const proto of ['udp', 'tcp'] as const) {
+      out(
+        eq(meta('l4proto'), proto),
+        eq(port('th', 'dport'), DNS_PORTS),
+        ne(daddr(4), '@dns4'),
+        COUNTER,
+        DROP,
+      );
+      out(
+        eq(meta('l4proto'), proto),
+        eq(port('th', 'dport'), DNS_PORTS),
+        ne(daddr(6), '@dns6'),
+        COUNTER,
+        DROP,
+      );
+    }
+  }
+  out(eq(meta('oifname'), TUNNEL_INTERFACES), ACCEPT);
+  for (const n of nodes)
+    out(
+      eq(meta('mark'), FERRY_FWMARK),
+      eq(daddr(familyOf(n.address)), n.address),
+      eq(port(n.protocol, 'dport'), n.port),
+      ACCEPT,
+    );
+  if (policy.block)
+    for (const c of control)
+      out(eq(daddr(familyOf(c.address)), c.address), eq(port('tcp', 'dport'), c.port), ACCEPT);
+  // DHCP and DHCPv6: the lease that keeps this host on its network.
+  out(eq(port('udp', 'sport'), 68), eq(port('udp', 'dport'), 67), ACCEPT);
+  out(eq(port('udp', 'sport'), 546), eq(port('udp', 'dport'), 547), ACCEPT);
+  if (policy.lan) {
+    out(eq(daddr(4), '@lan4'), ACCEPT);
+    out(eq(daddr(6), '@lan6'), ACCEPT);
+  }
+  if (policy.split) {
+    out(eq(daddr(4), '@split_allow4'), ACCEPT);
+    out(eq(daddr(6), '@split_allow6'), ACCEPT);
+  }
+  if (policy.block) out(COUNTER, DROP);
+  else out(eq(meta('nfproto'), 'ipv6'), COUNTER, DROP);
+
+  if (policy.block) {
+    // Traffic this host routes for others (containers, VMs) leaves through a tunnel or not at all.
+    body.push(chain('guard_forward', 'filter', 'forward', 0));
+    const fwd = (...expr: unknown[]) => body.push(rule('guard_forward', ...expr));
+    fwd(eq(meta('oifname'), TUNNEL_INTERFACES), ACCEPT);
+    fwd(eq({ ct: { key: 'state' } }, { set: ['established', 'related'] }), ACCEPT);
+    if (policy.lan) {
+      fwd(eq(daddr(4), '@lan4'), ACCEPT);
+      fwd(eq(daddr(6), '@lan6'), ACCEPT);
+    }
+    if (policy.split) fwd(eq(daddr(4), '@split_allow4'), ACCEPT);
+    fwd(COUNTER, DROP);
+  }
+  return body;
+}

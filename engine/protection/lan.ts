@@ -1,0 +1,76 @@
+// The LAN as the kill switch lets it out (allow_lan): the subnets of this host's own links, with
+// link-local, multicast and broadcast, as CIDRs (they may overlap: merged before nft sees them).
+import ipaddr from 'ipaddr.js';
+
+import type { LinkInfo } from '../os/links.js';
+import { isTunnelInterfaceName } from '../tunnel/names.js';
+import type { FamilySets, NftSetElement } from './firewall-policy.js';
+
+export interface LanCidrs {
+  v4: string[];
+  v6: string[];
+}
+
+/** Always part of the LAN: what never leaves the link (or the local segment). */
+const LINK_SCOPE: LanCidrs = {
+  v4: ['169.254.0.0/16', '224.0.0.0/4', '255.255.255.255/32'],
+  v6: ['fe80::/10', 'ff00::/8'],
+};
+
+/**
+ * The subnets of every link but loopback and the engine's tunnels (a /32 or /128 address, as a
+ * tunnel's or a point-to-point link's, names no subnet and is left out).
+ */
+export function lanCidrs(links: readonly LinkInfo[]): LanCidrs {
+  const v4 = [...LINK_SCOPE.v4];
+  const v6 = [...LINK_SCOPE.v6];
+  for (const link of links) {
+    if (link.name === 'lo' || isTunnelInterfaceName(link.name)) continue;
+    for (const a of link.addresses) {
+      let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
+      try {
+        parsed = ipaddr.parseCIDR(a);
+      } catch {
+        continue;
+      }
+      const [address, len] = parsed;
+      if (address.kind() === 'ipv4' && len < 32) {
+        v4.push(`${ipaddr.IPv4.networkAddressFromCIDR(a).toString()}/${len}`);
+      } else if (address.kind() === 'ipv6' && len < 128 && address.range() !== 'linkLocal') {
+        v6.push(`${ipaddr.IPv6.networkAddressFromCIDR(a).toString()}/${len}`);
+      }
+    }
+  }
+  return { v4, v6 };
+}
+
+/**
+ * CIDRs as interval-set elements nft takes in one transaction: two prefixes either nest or are
+ * disjoint, so dropping every prefix inside another leaves no overlap (nft refuses overlaps).
+ */
+export function prefixElements(cidrs: readonly string[]): NftSetElement[] {
+  const parsed = [...new Set(cidrs)].map((c) => ({ cidr: c, range: ipaddr.parseCIDR(c) }));
+  const outer = parsed.filter(
+    (p, i) =>
+      !parsed.some(
+        (q, j) =>
+          j !== i &&
+          q.range[0].kind() === p.range[0].kind() &&
+          (q.range[1] < p.range[1] || (q.range[1] === p.range[1] && j < i)) &&
+          p.range[0].match(q.range),
+      ),
+  );
+  return outer.map(({ range: [address, len] }) => {
+    const full = address.kind() === 'ipv4' ? 32 : 128;
+    const network =
+      address.kind() === 'ipv4'
+        ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${len}`)
+        : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${len}`);
+    return len === full ? network.toString() : { prefix: { addr: network.toString(), len } };
+  });
+}
+
+/** The LAN's CIDRs as the protection table's sets. */
+export function lanElements(lan: LanCidrs): FamilySets {
+  return { v4: prefixElements(lan.v4), v6: prefixElements(lan.v6) };
+}

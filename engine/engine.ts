@@ -53,7 +53,8 @@ import { LatencyReporter } from './latency-report.js';
 import { isThisMachine } from './local-node.js';
 import { obfuscationNotice, transportAttempts } from './obfuscation.js';
 import type { OsEffects } from './os/effects.js';
-import { probeNodes, probeTargets, smoothLatencies } from './probes/index.js';
+import type { NetworkWatch } from './os/network-watch.js';
+import { probeNodes, probeTargets, smoothLatencies, type ProbeTarget } from './probes/index.js';
 import { ConnectionGuard, type GuardFacts } from './protection/connection-guard.js';
 import type { Endpoint } from './protection/firewall-policy.js';
 import { Protection } from './protection/protection.js';
@@ -109,6 +110,8 @@ export interface EngineDeps {
   udpAttemptMs?: number;
   /** The pauses of failover's attempts. */
   recovery?: Partial<RecoveryTiming>;
+  /** Changes of the host's network (default: none are watched). */
+  networkWatch?: NetworkWatch;
 }
 
 /** What a connect is for, beyond its request. */
@@ -228,6 +231,7 @@ export class Engine implements EngineApi {
   readonly #hosts: HostAddresses;
   readonly #recovery: Recovery;
   readonly #intent: IntentStore;
+  #unwatch: (() => void) | null = null;
 
   constructor(private readonly deps: EngineDeps) {
     this.config = new ConfigStore(deps.stateDir);
@@ -246,6 +250,7 @@ export class Engine implements EngineApi {
       resolve: deps.resolveIpv4 ?? systemResolveIpv4,
       isThisMachine: (host) => (deps.isThisMachine ?? isThisMachine)(host),
       ...(deps.serviceInterfaceName ? { interfaceName: deps.serviceInterfaceName } : {}),
+      allowEndpoints: (tag, endpoints) => this.guard.serviceTunnel(tag, endpoints),
       ...(deps.resetConnections ? { resetConnections: deps.resetConnections } : {}),
     });
     this.#machine.on(() => this.emit({ type: 'status', status: this.status() }));
@@ -268,6 +273,7 @@ export class Engine implements EngineApi {
     this.#serviceConfigured = config.service !== null;
     this.#signedIn = session !== null;
     await this.deps.tunnels.cleanupLeftovers();
+    this.#unwatch = this.deps.networkWatch?.watch(() => this.onNetworkChange()) ?? null;
     // What a crash left: the kill switch's rules (still in the kernel, still blocking) and the
     // resolver. The user who was connected is connected again, under the same protections; an
     // attempt that fails leaves the engine in error, blocking until the user disconnects.
@@ -394,6 +400,18 @@ export class Engine implements EngineApi {
       await this.#intent.save({ overrides: { ...request } as Record<string, string> });
       return this.connectNow(request, opSignal, { reason });
     }, signal);
+  }
+
+  /**
+   * After sleep, a link down and up, a new address or default route: a recovery under way tries
+   * again at once, and the LAN the kill switch lets out is read again.
+   */
+  private onNetworkChange(): void {
+    if (this.#closed) return;
+    this.#recovery.hurry();
+    const facts = this.guard.facts;
+    if ((facts.stage !== 'off' || facts.lockdown) && (facts.allowLan || !facts.killSwitch))
+      void this.guard.update({}).catch(() => undefined);
   }
 
   /** One failover attempt of the recovery, in turn with the user's commands. */
@@ -1103,7 +1121,9 @@ export class Engine implements EngineApi {
     }
     const nodes = await this.allowedNodes(control);
     const chosen = request.all ? nodes : nodes.filter((n) => n.id === current);
-    const results = await probeNodes(probeTargets(chosen), { count: request.count });
+    const results = await probeNodes(await this.allowProbes(probeTargets(chosen)), {
+      count: request.count,
+    });
     this.remember(results);
     results.sort((x, y) => (x.avg_ms ?? Infinity) - (y.avg_ms ?? Infinity));
     return { results, duration_ms: Math.round(performance.now() - started) };
@@ -1117,6 +1137,21 @@ export class Engine implements EngineApi {
     ]);
     const allowed = new Set(regions.filter((r) => r.allowed).map((r) => r.id));
     return nodes.filter((n) => n.healthy && allowed.has(n.region));
+  }
+
+  /**
+   * The probe targets the kill switch lets out (to the nodes' responders only, UDP): while it
+   * holds, a node whose address is on this host's own network is reached outside the tunnel.
+   */
+  private async allowProbes(targets: ProbeTarget[]): Promise<ProbeTarget[]> {
+    if (this.guard.facts.stage === 'off') return targets;
+    const usable = targets.filter((t) => isIP(t.host) !== 0);
+    const known = new Set(this.guard.facts.probes.map((p) => `${p.address}:${p.port}`));
+    if (usable.some((t) => !known.has(`${t.host}:${t.port}`)))
+      await this.guard.update({
+        probes: usable.map((t) => ({ address: t.host, port: t.port, protocol: 'udp' })),
+      });
+    return usable;
   }
 
   private remember(results: Parameters<typeof smoothLatencies>[1]): void {
@@ -1133,7 +1168,8 @@ export class Engine implements EngineApi {
     if (performance.now() - this.#latenciesAt < LATENCIES_FRESH_MS) return;
     try {
       const nodes = await this.allowedNodes(control, signal);
-      const results = await probeNodes(probeTargets(nodes), {
+      const targets = await this.allowProbes(probeTargets(nodes));
+      const results = await probeNodes(targets, {
         count: 2,
         intervalMs: 50,
         timeoutMs: 400,
@@ -1195,6 +1231,8 @@ export class Engine implements EngineApi {
   async shutdown(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#unwatch?.();
+    this.#recovery.stop();
     try {
       // Independent of the main tunnel, not of the engine's lifetime: removed here and there.
       await this.serviceTunnels.stopAll({ unregister: true });
@@ -1230,6 +1268,7 @@ export async function createEngine(opts: {
     { LinuxSysctl },
     { ResolvConfResolver },
     { ResolvedResolver, usesSystemdResolved },
+    { IpMonitorWatch },
   ] = await Promise.all([
     import('../native/index.js'),
     import('./tunnel/manager.js'),
@@ -1240,6 +1279,7 @@ export async function createEngine(opts: {
     import('./os/sysctl.js'),
     import('./os/resolv-conf.js'),
     import('./os/resolved.js'),
+    import('./os/network-watch.js'),
   ]);
   const transport = createControlTransport();
   const os = {
@@ -1254,6 +1294,7 @@ export async function createEngine(opts: {
   const tunnels = createTunnelManager({ os, dataPlane: nativeDataPlane });
   const engine = new Engine({
     os,
+    networkWatch: new IpMonitorWatch(),
     stateDir: opts.stateDir,
     fetch: transport.fetch,
     resetConnections: () => transport.reset(),

@@ -25,10 +25,16 @@ export interface RecoveryDeps {
   now?: () => number;
 }
 
+interface Run {
+  stopped: boolean;
+  /** Ends the pause under way: stop() and hurry() both do, and the loop tells them apart. */
+  pause: AbortController;
+}
+
 export class Recovery {
   readonly #timing: RecoveryTiming;
   readonly #unreachable = new Map<string, number>();
-  #run: { stopped: boolean; abort: AbortController } | null = null;
+  #run: Run | null = null;
   #attempts = 0;
 
   constructor(private readonly deps: RecoveryDeps) {
@@ -60,7 +66,7 @@ export class Recovery {
   /** Starts recovering unless a recovery runs already; settles when it ends (never rejects). */
   start(): Promise<void> {
     if (this.#run) return Promise.resolve();
-    const run = { stopped: false, abort: new AbortController() };
+    const run: Run = { stopped: false, pause: new AbortController() };
     this.#run = run;
     this.#attempts = 0;
     return this.loop(run).finally(() => {
@@ -72,19 +78,37 @@ export class Recovery {
   stop(): void {
     if (!this.#run) return;
     this.#run.stopped = true;
-    this.#run.abort.abort();
+    this.#run.pause.abort();
     this.#run = null;
   }
 
-  private async loop(run: { stopped: boolean; abort: AbortController }): Promise<void> {
+  /**
+   * The network changed (a link came back, a new address): the next attempt goes now, not
+   * after the pause, and the pauses start short again.
+   */
+  hurry(): void {
+    if (!this.#run) return;
+    this.#hurried = true;
+    this.#run.pause.abort();
+  }
+
+  #hurried = false;
+
+  private async loop(run: Run): Promise<void> {
     const { backoffMs } = this.#timing;
     for (let i = 0; !run.stopped; i++) {
+      if (this.#hurried) {
+        this.#hurried = false;
+        i = 0;
+      }
       const pause = backoffMs[Math.min(i, backoffMs.length - 1)] ?? 0;
       if (pause > 0) {
         try {
-          await sleep(pause, undefined, { signal: run.abort.signal });
+          await sleep(pause, undefined, { signal: run.pause.signal });
         } catch {
-          return; // stopped while waiting
+          // Hurried or stopped: stopped ends the loop below.
+          run.pause = new AbortController();
+          this.#hurried = false;
         }
       }
       if (run.stopped) return;

@@ -2,6 +2,7 @@
 // registered with the control plane under its own keys and addresses, on its own interface and
 // session, that routes only its service's destinations. Independent of the main tunnel (its
 // connects and disconnects leave them be); all of them stop at sign-out and at shutdown.
+import { isIP } from 'node:net';
 import {
   ApiError,
   latencyText,
@@ -20,6 +21,7 @@ import { serviceDestinations, type ResolveIpv4, type ServiceStore } from './serv
 import type { TunnelKeyStore, TunnelKeys } from './tunnel-keys.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelEvent, TunnelManager } from './tunnel/tunnel.js';
+import type { Endpoint } from './protection/firewall-policy.js';
 import { SerialQueue } from './serial-queue.js';
 
 export interface ServiceTunnelDeps {
@@ -39,6 +41,11 @@ export interface ServiceTunnelDeps {
   interfaceName?: (tag: string) => string;
   /** Drops the control plane's pooled connections when routes change. */
   resetConnections?: () => void;
+  /**
+   * Lets a tunnel's node endpoints out through the kill switch before it comes up (null: it is
+   * gone). The endpoint's host is an address by then.
+   */
+  allowEndpoints?: (tag: string, endpoints: Endpoint[] | null) => Promise<void>;
 }
 
 interface Running {
@@ -165,6 +172,12 @@ export class ServiceTunnels {
       }
       const transport: 'udp' | 'tcp' =
         answer.protocol === 'ferry' && config.obfuscation === 'on' ? 'tcp' : 'udp';
+      const port =
+        answer.protocol === 'ferry' ? answer.node.ferry_port : answer.node.wireguard_port;
+      if (isIP(answer.node.endpoint_host) !== 0 && port !== null)
+        await this.d.allowEndpoints?.(tag, [
+          { address: answer.node.endpoint_host, port, protocol: transport },
+        ]);
       tunnel = await this.d.tunnels.up(
         {
           answer,
@@ -191,6 +204,7 @@ export class ServiceTunnels {
       return this.view(running);
     } catch (e) {
       if (tunnel) await tunnel.close().catch(() => undefined);
+      await this.d.allowEndpoints?.(tag, null).catch(() => undefined);
       // The registration goes too: nothing of a tunnel that did not start stays anywhere.
       if (registered) await this.unregister(tag, UNREGISTER_TIMEOUT_MS);
       throw e;
@@ -274,6 +288,7 @@ export class ServiceTunnels {
       this.d.resetConnections?.();
     }
     this.#running.delete(running.tag);
+    await this.d.allowEndpoints?.(running.tag, null);
   }
 
   private onTunnelEvent(running: Running, e: TunnelEvent): void {

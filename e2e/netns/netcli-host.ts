@@ -135,7 +135,7 @@ export class NetcliHost {
     return this.bed.echoFrom(this.host, 3);
   }
 
-  /** Links, policy rules and routes on the host that are not the test network's own. */
+  /** Links, policy rules, routes and firewall tables on the host that are not the test network's own. */
   leftovers(): string[] {
     const ex = (argv: string[]) => this.bed.net.exec(this.host, argv);
     const out: string[] = [];
@@ -145,6 +145,11 @@ export class NetcliHost {
     out.push(...rules.filter((r) => !/lookup (local|main|default)\s*$/.test(r)));
     const routes = ex(['ip', 'route', 'show', 'table', 'all']).trim().split('\n');
     out.push(...routes.filter((r) => !/(table local|dev eth0|^default via|dev lo)/.test(r)));
+    const tables = JSON.parse(ex(['nft', '-j', 'list', 'tables'])) as {
+      nftables: { table?: { family: string; name: string } }[];
+    };
+    for (const { table } of tables.nftables)
+      if (table) out.push(`nft table ${table.family} ${table.name}`);
     return out;
   }
 

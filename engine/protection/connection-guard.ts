@@ -25,6 +25,10 @@ export interface GuardFacts {
   controlPlane: readonly Endpoint[];
   /** The node endpoints of the current attempt or connection (the engine's own sockets). */
   nodes: readonly Endpoint[];
+  /** The node endpoints of the service tunnels, by tag (their sockets carry the same mark). */
+  serviceNodes: Readonly<Record<string, readonly Endpoint[]>>;
+  /** The nodes' latency probe responders (UDP, authenticated), asked before a connect and by latency-check. */
+  probes: readonly Endpoint[];
   /** The resolvers in use through the tunnel. */
   dns: readonly string[];
   /** The split tunnel's sets (null: split off, or the home country unknown). */
@@ -44,7 +48,9 @@ export function guardPolicy(f: GuardFacts, lan: FamilySets): ProtectionPolicy | 
   return {
     block,
     blockIpv6: true,
-    nodes: f.stage === 'off' ? [] : f.nodes,
+    nodes: [...(f.stage === 'off' ? [] : f.nodes), ...Object.values(f.serviceNodes).flat()],
+    // Into the tunnel once there is one, unless a node is on this host's own network.
+    probes: f.stage === 'off' ? [] : f.probes,
     controlPlane: f.controlPlane,
     // Without the kill switch nothing blocks the LAN; its IPv6 must not fall to the IPv6 block.
     lan: f.allowLan || !f.killSwitch ? lan : null,
@@ -60,6 +66,8 @@ const INITIAL: GuardFacts = {
   allowLan: false,
   controlPlane: [],
   nodes: [],
+  serviceNodes: {},
+  probes: [],
   dns: [],
   split: null,
 };
@@ -97,6 +105,14 @@ export class ConnectionGuard {
     const wantsLan = f.allowLan || !f.killSwitch;
     const lan = wantsLan ? lanElements(lanCidrs(await this.deps.links.list())) : { v4: [], v6: [] };
     await this.deps.protection.enforce(guardPolicy(f, lan));
+  }
+
+  /** Lets a service tunnel's node endpoints out (null: the tunnel is gone). */
+  async serviceTunnel(tag: string, endpoints: readonly Endpoint[] | null): Promise<void> {
+    const serviceNodes = { ...this.#facts.serviceNodes };
+    if (endpoints) serviceNodes[tag] = endpoints;
+    else delete serviceNodes[tag];
+    await this.update({ serviceNodes });
   }
 
   /** Points the system resolver at the tunnel's resolvers. */

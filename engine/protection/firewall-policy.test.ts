@@ -13,6 +13,7 @@ const BLOCKING: ProtectionPolicy = {
   block: true,
   blockIpv6: true,
   nodes: [{ address: '198.51.100.7', port: 51820, protocol: 'udp' }],
+  probes: [{ address: '198.51.100.7', port: 51884, protocol: 'udp' }],
   controlPlane: [{ address: '203.0.113.5', port: 443, protocol: 'tcp' }],
   lan: null,
   dns: ['10.64.0.1'],

@@ -41,6 +41,8 @@ export interface ProtectionPolicy {
   blockIpv6: boolean;
   /** The engine's own tunnel sockets (marked FERRY_FWMARK) may reach these, and nothing else may. */
   nodes: readonly Endpoint[];
+  /** Reachable by any process while blocking: the nodes' latency probe responders (UDP). */
+  probes: readonly Endpoint[];
   /** Reachable over TCP by any process while blocking (sign-in, connect, the exit check). */
   controlPlane: readonly Endpoint[];
   /** The LAN (its subnets, link-local, multicast, broadcast) may be reached; null: it may not. */
@@ -120,6 +122,7 @@ function rule(chainName: string, ...expr: unknown[]): NftObject {
 export function protectionTable(policy: ProtectionPolicy): NftObject[] {
   const nodes = policy.nodes.map(checkEndpoint);
   const control = policy.controlPlane.map(checkEndpoint);
+  const probes = policy.probes.map(checkEndpoint);
   for (const a of policy.dns) familyOf(a);
   const body: NftObject[] = [];
   const dns = (f: 4 | 6) => policy.dns.filter((a) => familyOf(a) === f);
@@ -190,9 +193,12 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
       eq(port(n.protocol, 'dport'), n.port),
       ACCEPT,
     );
-  if (policy.block)
+  if (policy.block) {
     for (const c of control)
       out(eq(daddr(familyOf(c.address)), c.address), eq(port('tcp', 'dport'), c.port), ACCEPT);
+    for (const p of probes)
+      out(eq(daddr(familyOf(p.address)), p.address), eq(port(p.protocol, 'dport'), p.port), ACCEPT);
+  }
   // DHCP and DHCPv6: the lease that keeps this host on its network.
   out(eq(port('udp', 'sport'), 68), eq(port('udp', 'dport'), 67), ACCEPT);
   out(eq(port('udp', 'sport'), 546), eq(port('udp', 'dport'), 547), ACCEPT);

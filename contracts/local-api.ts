@@ -81,6 +81,37 @@ export const LocalFailure = z.object({
   message: z.string(),
 });
 
+/** What protects the connection, as it holds right now. */
+export const ProtectionStatus = z
+  .object({
+    kill_switch: z
+      .enum(['off', 'armed', 'active'])
+      .describe(
+        'off: the setting is off; armed: on, and holds from the next connect; active: traffic outside the tunnel is blocked now.',
+      ),
+    lockdown: z.boolean().describe('The kill switch holds while disconnected too.'),
+    split: z
+      .enum(['off', 'by-country', 'unavailable'])
+      .describe(
+        'by-country: only cross-border traffic goes through the tunnel; unavailable: split auto, but the home country is unknown, so everything does.',
+      ),
+    home_country: z.string().nullable(),
+    dns: z
+      .array(z.string())
+      .describe('The resolvers the system uses through the tunnel (empty: its own, not ours).'),
+  })
+  .meta({ id: 'ProtectionStatus' });
+export type ProtectionStatus = z.infer<typeof ProtectionStatus>;
+
+/** A fresh install's protections before anything ran: the kill switch on, nothing in force. */
+export const IDLE_PROTECTION: ProtectionStatus = Object.freeze({
+  kill_switch: 'armed',
+  lockdown: false,
+  split: 'off',
+  home_country: null,
+  dns: [],
+}) as ProtectionStatus;
+
 export const LocalStatus = z
   .object({
     status: z.enum(ENGINE_STATES),
@@ -99,6 +130,7 @@ export const LocalStatus = z
     /** Whether a control-plane URL is configured (connect needs one). */
     service_configured: z.boolean(),
     notices: z.array(Notice),
+    protection: ProtectionStatus,
   })
   .meta({ id: 'LocalStatus' });
 export type LocalStatus = z.infer<typeof LocalStatus>;
@@ -471,7 +503,11 @@ export function createLocalClient(
 }
 
 /** The status of an engine that has done nothing yet. */
-export function idleStatus(signedIn: boolean, serviceConfigured: boolean): LocalStatus {
+export function idleStatus(
+  signedIn: boolean,
+  serviceConfigured: boolean,
+  protection: ProtectionStatus = IDLE_PROTECTION,
+): LocalStatus {
   return {
     status: 'disconnected',
     latency: null,
@@ -486,6 +522,7 @@ export function idleStatus(signedIn: boolean, serviceConfigured: boolean): Local
     signed_in: signedIn,
     service_configured: serviceConfigured,
     notices: [],
+    protection: { ...protection, dns: [...protection.dns] },
   };
 }
 

@@ -243,6 +243,13 @@ export class FakeEngine implements EngineApi {
       transport: 'udp',
       interface: 'ferry0',
       error: null,
+      protection: {
+        kill_switch: this.config.kill_switch ? 'active' : 'off',
+        lockdown: this.config.lockdown,
+        split: 'off',
+        home_country: null,
+        dns: ['10.64.0.1'],
+      },
     });
     return {
       ...this.status(),

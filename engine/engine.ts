@@ -28,6 +28,7 @@ import {
   type Mode,
   type Notice,
   type PlatformTable,
+  type ProtectionStatus,
   type RegionRule,
   type AddServiceRequest,
   type Service,
@@ -58,7 +59,7 @@ import { probeNodes, probeTargets, smoothLatencies, type ProbeTarget } from './p
 import { ConnectionGuard, type GuardFacts } from './protection/connection-guard.js';
 import type { Endpoint } from './protection/firewall-policy.js';
 import { Protection } from './protection/protection.js';
-import type { SplitSets, SplitTunnelSource } from './protection/split-tunnel.js';
+import { GeoSplitTunnel, type SplitSets, type SplitTunnelSource } from './split/split-tunnel.js';
 import { Recovery, type RecoveryTiming } from './recovery.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 import { ServiceTunnels } from './service-tunnels.js';
@@ -227,6 +228,7 @@ export class Engine implements EngineApi {
   /** The node of the connect attempt under way (failover passes over it when it fails). */
   #attemptNode: string | null = null;
   #splitNotice: Notice | null = null;
+  #home: string | null = null;
   readonly guard: ConnectionGuard;
   readonly #hosts: HostAddresses;
   readonly #recovery: Recovery;
@@ -298,7 +300,7 @@ export class Engine implements EngineApi {
   status(): LocalStatus {
     const snap = this.#machine.snapshot;
     const c = this.#connection;
-    const base = idleStatus(this.#signedIn, this.#serviceConfigured);
+    const base = idleStatus(this.#signedIn, this.#serviceConfigured, this.protectionStatus());
     const tunnel = snap.tunnel;
     return {
       ...base,
@@ -324,6 +326,19 @@ export class Engine implements EngineApi {
       interface: tunnel?.interfaceName ?? null,
       error: snap.error,
       notices: snap.state === 'disconnected' ? [] : [...this.#notices],
+    };
+  }
+
+  /** What protects the connection right now, from the facts the guard holds. */
+  private protectionStatus(): ProtectionStatus {
+    const facts = this.guard.facts;
+    const policy = this.guard.policy;
+    return {
+      kill_switch: !facts.killSwitch ? 'off' : policy?.block ? 'active' : 'armed',
+      lockdown: facts.lockdown,
+      split: facts.split ? 'by-country' : this.#splitNotice ? 'unavailable' : 'off',
+      home_country: facts.split ? this.#home : null,
+      dns: facts.stage === 'connected' || facts.stage === 'reconnecting' ? [...facts.dns] : [],
     };
   }
 
@@ -745,6 +760,7 @@ export class Engine implements EngineApi {
     }
     const alwaysTunneled = [TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR];
     if (config.dns !== 'auto') alwaysTunneled.push(config.dns);
+    this.#home = home;
     return source.sets(home, alwaysTunneled);
   }
 
@@ -1254,6 +1270,8 @@ export class Engine implements EngineApi {
  */
 export async function createEngine(opts: {
   stateDir: string;
+  /** Lines `cidr,country` that take precedence over the shipped IP-to-country data. */
+  geoipFile?: string | undefined;
   /** Platform entries that add to or replace the shipped table (netcli daemon --platforms-file). */
   platformsFile?: string | undefined;
 }): Promise<Engine> {
@@ -1292,8 +1310,12 @@ export async function createEngine(opts: {
       : new ResolvConfResolver({ savedFile: path.join(opts.stateDir, 'resolv.conf.saved') }),
   };
   const tunnels = createTunnelManager({ os, dataPlane: nativeDataPlane });
+  const split = new GeoSplitTunnel({ overridesFile: opts.geoipFile });
+  // A --geoip-file with a mistake stops the start, naming the line (not the first connect).
+  if (opts.geoipFile !== undefined) split.describe();
   const engine = new Engine({
     os,
+    split,
     networkWatch: new IpMonitorWatch(),
     stateDir: opts.stateDir,
     fetch: transport.fetch,

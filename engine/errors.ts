@@ -76,6 +76,10 @@ export const ENGINE_ERROR_CODES = [
   'destinations-unresolved',
   /** The control plane's or a node's host name has no address (and none is known from before). */
   'host-unresolvable',
+  /** A --geoip-file line is not `cidr,country` (the message names the file and the line). */
+  'geoip-file-invalid',
+  /** The --geoip-file cannot be read. */
+  'geoip-file-unreadable',
 ] as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];

@@ -1,6 +1,6 @@
 // The relay agent: keys, registration, the WireGuard interfaces and the Ferry server, NAT, the
-// peer feed and heartbeats (with the data planes' health and the latency to each device), the
-// latency probe responder, and a clean teardown.
+// resolver on the gateway address, the peer feed and heartbeats (with the data planes' health
+// and the latency to each device), the latency probe responder, and a clean teardown.
 import type { Logger } from 'pino';
 import {
   ApiError,
@@ -8,7 +8,14 @@ import {
   createControlClient,
   type ControlClient,
 } from '../contracts/index.js';
-import { FerryServer } from './ferry/server.js';
+import {
+  DnsForwarder,
+  deviceRanges,
+  gatewayListenAddresses,
+  type Upstream,
+} from './dns/forwarder.js';
+import { FerryLocalReplies } from './dns/ferry-replies.js';
+import { FERRY_MARK, FerryServer } from './ferry/server.js';
 import { RelayHealth } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { Firewall } from './nat/firewall.js';
@@ -43,6 +50,10 @@ export interface RelayOptions {
   probePort?: number | null | undefined;
   /** Seconds between the relay's latency rounds through the tunnels; null: none. */
   tunnelLatencySeconds?: number | null | undefined;
+  /**
+   * Where the resolver on the gateway address sends queries; none (or empty): no resolver.
+   */
+  dnsUpstreams?: readonly Upstream[] | undefined;
   log: Logger;
 }
 
@@ -151,11 +162,15 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   let firewall: Firewall | undefined;
   let shards: WireGuardShards | undefined;
   let ferry: FerryServer | undefined;
+  let dns: DnsForwarder | undefined;
+  let ferryReplies: FerryLocalReplies | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
   const teardown = async () => {
     stopping.abort();
     await responder?.close();
+    await dns?.close();
+    await ferryReplies?.close();
     await ferry?.close();
     await shards?.close();
     await firewall?.close();
@@ -192,6 +207,27 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
         firewall,
         health,
       });
+    }
+    // The gateway address exists from here on: it is on shard 0 and on the Ferry interface.
+    if (o.dnsUpstreams?.length) {
+      // Its answers to a Ferry device must not follow the device's address into WireGuard.
+      if (ferry)
+        ferryReplies = await FerryLocalReplies.create(
+          `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}_replies`,
+          FERRY_MARK,
+        );
+      const listen = gatewayListenAddresses();
+      dns = await DnsForwarder.start({
+        listen,
+        upstreams: o.dnsUpstreams,
+        clients: deviceRanges(node.tunnel.ipv4_cidr, node.tunnel.ipv6_cidr),
+        log,
+      }).catch((e: unknown) => {
+        throw new Error(`${(e as Error).message} (--no-dns runs the relay without it)`, {
+          cause: e,
+        });
+      });
+      log.info({ listen, upstreams: o.dnsUpstreams.length }, 'DNS resolver up');
     }
   } catch (e) {
     await teardown();

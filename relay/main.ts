@@ -1,7 +1,9 @@
 // `ferry-relay`: the agent on every regional node, in the foreground until SIGTERM.
+import net from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { startRelay } from './agent.js';
+import { isGatewayAddress, systemNameservers, upstreamsOf } from './dns/upstreams.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -14,6 +16,21 @@ function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
   return n;
+}
+
+function addresses(value: string): string[] {
+  const list = value
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  for (const a of list) {
+    if (net.isIP(a) === 0) throw new InvalidArgumentError(`${a} is not an IP address`);
+    if (isGatewayAddress(a))
+      throw new InvalidArgumentError(`${a} is the relay's own resolver: it would ask itself`);
+  }
+  if (list.length === 0)
+    throw new InvalidArgumentError('one or more IP addresses, comma-separated');
+  return list;
 }
 
 const program = new Command('ferry-relay')
@@ -44,7 +61,13 @@ const program = new Command('ferry-relay')
     seconds,
     5,
   )
-  .option('--no-tunnel-latency', "measure no device's latency through its tunnel");
+  .option('--no-tunnel-latency', "measure no device's latency through its tunnel")
+  .option(
+    '--dns-upstream <ip[,ip...]>',
+    "where the resolver on the tunnel gateway address sends queries (default: /etc/resolv.conf's nameservers)",
+    addresses,
+  )
+  .option('--no-dns', 'serve no resolver on the tunnel gateway address');
 
 program.parse();
 const o = program.opts<{
@@ -61,6 +84,8 @@ const o = program.opts<{
   probe: boolean;
   tunnelLatencySeconds: number;
   tunnelLatency: boolean;
+  dnsUpstream?: string[];
+  dns: boolean;
 }>();
 
 const log = pino({ base: { component: 'relay' }, level: process.env.FERRY_LOG_LEVEL ?? 'info' });
@@ -69,6 +94,12 @@ if (!nodeToken) {
   log.fatal('a node token is required: --node-token or FERRY_NODE_TOKEN');
   process.exit(2);
 }
+
+const dnsUpstreams = o.dns ? (o.dnsUpstream ?? systemNameservers()) : [];
+if (o.dns && dnsUpstreams.length === 0)
+  log.warn(
+    'no upstream resolver (no --dns-upstream, no nameserver in /etc/resolv.conf): devices get no DNS from this relay',
+  );
 
 try {
   const relay = await startRelay({
@@ -83,6 +114,7 @@ try {
     peerIdleSeconds: o.peerIdleSeconds,
     probePort: o.probe ? o.probePort : null,
     tunnelLatencySeconds: o.tunnelLatency ? o.tunnelLatencySeconds : null,
+    dnsUpstreams: upstreamsOf(dnsUpstreams),
     log,
   });
   let stopping = false;

@@ -52,15 +52,37 @@ export function formatStatus(s: LocalStatus): string[] {
     ].filter(Boolean);
     lines.push(details.join(' · '));
   }
-  // Nothing holds traffic back yet when a connect fails (the engine leaves nothing behind): say
-  // so rather than promise a block that no firewall rule makes.
-  if (s.status === 'error') lines.push('No tunnel: traffic leaves directly, unprotected.');
+  if (s.status === 'connected' || s.status === 'reconnecting') lines.push(protectionLine(s));
+  // Say what the firewall really does: blocking only while the kill switch's rules are in force.
+  const blocking = s.protection.kill_switch === 'active';
+  if (s.status === 'error')
+    lines.push(
+      blocking
+        ? 'Traffic stays blocked while the kill switch is on: netcli disconnect opens it.'
+        : 'No tunnel: traffic leaves directly, unprotected.',
+    );
+  else if (s.status === 'disconnected' && blocking)
+    lines.push('Lockdown: traffic is blocked until you connect (netcli config set lockdown off).');
   else if (s.status === 'disconnected' && s.error) lines.push(`Last attempt: ${s.error.message}`);
   if (!s.service_configured) lines.push('Not set up: netcli init --endpoint <url>');
   else if (!s.signed_in)
     lines.push('Not signed in: netcli account create, or netcli login <number>');
   for (const n of s.notices) lines.push(formatNotice(n));
   return lines;
+}
+
+/** "Kill switch on · only cross-border traffic tunneled (home DE) · DNS 10.64.0.1 in the tunnel". */
+export function protectionLine(s: LocalStatus): string {
+  const p = s.protection;
+  const killSwitch = p.kill_switch === 'off' ? 'Kill switch off' : 'Kill switch on';
+  const split =
+    p.split === 'by-country'
+      ? `only cross-border traffic tunneled (home ${p.home_country ?? '?'})`
+      : p.split === 'unavailable'
+        ? 'everything tunneled (home country unknown)'
+        : 'everything tunneled';
+  const dns = p.dns.length > 0 ? `DNS ${p.dns.join(', ')} in the tunnel` : 'system DNS';
+  return [killSwitch, split, dns].join(' · ');
 }
 
 export function formatNotice(n: Notice): string {

@@ -48,6 +48,8 @@ export interface RelayHandle {
   ferry: boolean;
   /** The relay's probe port when the test chose one (otherwise the relay's default). */
   probePort?: number | undefined;
+  /** Its resolver's upstream (`--dns-upstream`) when the test chose one. */
+  dnsUpstream?: string | undefined;
   process: ManagedProcess;
 }
 
@@ -246,7 +248,7 @@ export class Testbed {
   async addRelay(
     host: string,
     region: string,
-    opts: { ferry?: boolean; probePort?: number } = {},
+    opts: { ferry?: boolean; probePort?: number; dnsUpstream?: string } = {},
   ): Promise<RelayHandle> {
     const h = this.net.addAccessHost(host);
     const node = await this.admin.adminCreateNode({
@@ -267,6 +269,7 @@ export class Testbed {
       interfaceName: `fy${this.net.id}r${this.relays.size}`,
       ferry: opts.ferry ?? false,
       probePort: opts.probePort,
+      dnsUpstream: opts.dnsUpstream,
       process: undefined as unknown as ManagedProcess,
     };
     this.relays.set(host, relay);
@@ -298,6 +301,7 @@ export class Testbed {
         String(this.options.relayPeerIdleSeconds),
         ...(r.ferry ? ['--ferry-port', String(FERRY_PORT)] : []),
         ...(r.probePort === undefined ? [] : ['--probe-port', String(r.probePort)]),
+        ...(r.dnsUpstream === undefined ? [] : ['--dns-upstream', r.dnsUpstream]),
         ...(this.options.relayTunnelLatencySeconds === undefined
           ? []
           : ['--tunnel-latency-seconds', String(this.options.relayTunnelLatencySeconds)]),

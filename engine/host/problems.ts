@@ -53,6 +53,8 @@ export const ENGINE_ERROR_STATUS = {
   'tunnel-exists': 409,
   'destinations-unresolved': 502,
   'host-unresolvable': 502,
+  'geoip-file-invalid': 500,
+  'geoip-file-unreadable': 500,
   'not-connected': 409,
   'connect-failed': 502,
   busy: 409,

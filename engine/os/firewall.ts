@@ -1,5 +1,6 @@
 // The firewall (the kill switch's and the split tunnel's nftables table): the seam, and its
 // Linux implementation through `nft -j -f`, one atomic transaction per change.
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,22 +63,93 @@ export function replaceTableCommands(
   ];
 }
 
+/** What a table holds after a transaction: its chains, and each set's contents by fingerprint. */
+export interface AppliedTable {
+  chains: string[];
+  sets: Map<string, string>;
+}
+
+const nameOf = (o: NftObject, kind: string) => (o[kind] as { name?: unknown }).name as string;
+
+/** The chains and sets of a body, each set with a fingerprint of everything it holds. */
+export function appliedTable(body: readonly NftObject[]): AppliedTable {
+  const chains: string[] = [];
+  const sets = new Map<string, string>();
+  for (const o of body) {
+    if ('chain' in o) chains.push(nameOf(o, 'chain'));
+    else if ('set' in o)
+      sets.set(nameOf(o, 'set'), createHash('sha256').update(JSON.stringify(o.set)).digest('hex'));
+  }
+  return { chains, sets };
+}
+
+/**
+ * The transaction that makes a table holding `previous` exactly `body`, without sending again the
+ * sets that have not changed (a country's ranges are megabytes of JSON, and most changes are of
+ * a rule or two): every rule goes (`flush table` keeps chains, sets and their elements), then the
+ * old chains and the changed sets, then the new ones come. Still one transaction: nothing is
+ * ever missing in between.
+ */
+export function updateTableCommands(
+  table: NftTable,
+  previous: AppliedTable,
+  body: readonly NftObject[],
+): Record<string, unknown>[] {
+  const t = checkTable(table);
+  const next = appliedTable(body);
+  const kept = new Set(
+    [...next.sets].filter(([name, print]) => previous.sets.get(name) === print).map(([n]) => n),
+  );
+  const inTable = (kind: string, name: string) => ({
+    [kind]: { family: t.family, table: t.name, name },
+  });
+  const full = replaceTableCommands(table, body);
+  return [
+    { add: { table: t } },
+    { flush: { table: t } },
+    ...previous.chains.map((name) => ({ delete: inTable('chain', name) })),
+    ...[...previous.sets.keys()]
+      .filter((n) => !kept.has(n))
+      .map((name) => ({ delete: inTable('set', name) })),
+    // The body's objects, less the sets kept as they are.
+    ...full.slice(3).filter((c) => {
+      const set = (c.add as { set?: { name: string } }).set;
+      return !(set && kept.has(set.name));
+    }),
+  ];
+}
+
 /**
  * `nft -j -f FILE`: nft cannot read a pipe from Node as stdin (Node's pipes are sockets), so
  * each batch goes through a file in a private temp directory, removed afterwards.
  */
 export class NftFirewall implements Firewall {
+  /** What this process last put in each table; a table it did not make is replaced whole. */
+  readonly #applied = new Map<string, AppliedTable>();
+
   constructor(private readonly run: CommandRunner = runCommand) {}
 
   async apply(table: NftTable, body: readonly NftObject[]): Promise<void> {
-    await this.transaction(
-      replaceTableCommands(table, body),
-      `apply the ${table.name} firewall table`,
-    );
+    const key = `${table.family} ${table.name}`;
+    const previous = this.#applied.get(key);
+    const what = `apply the ${table.name} firewall table`;
+    this.#applied.delete(key);
+    if (previous) {
+      try {
+        await this.transaction(updateTableCommands(table, previous, body), what);
+        this.#applied.set(key, appliedTable(body));
+        return;
+      } catch {
+        // Changed behind our back (nft flush ruleset, another program): replaced whole below.
+      }
+    }
+    await this.transaction(replaceTableCommands(table, body), what);
+    this.#applied.set(key, appliedTable(body));
   }
 
   async remove(table: NftTable): Promise<void> {
     const t = checkTable(table);
+    this.#applied.delete(`${t.family} ${t.name}`);
     await this.transaction(
       [{ add: { table: t } }, { delete: { table: t } }],
       `remove the ${t.name} firewall table`,

@@ -1,0 +1,224 @@
+// The test internet's DNS: an authoritative server for one test zone on a server host (UDP and
+// TCP 53) that records which address asked for each name, and a one-shot client that queries any
+// server from inside a host. DNS leak tests ask it whether a query reached it from the relay or
+// from somewhere else.
+import { createRequire } from 'node:module';
+import type { ManagedProcess } from './test-network.js';
+import type { Testbed } from './testbed.js';
+
+/** The zone the authority serves; names outside it are REFUSED. */
+export const TEST_ZONE = 'ferry-test';
+
+/** The spawned scripts are plain JS: they load dns-packet from where this module finds it. */
+const DNS_PACKET = createRequire(import.meta.url).resolve('dns-packet');
+
+export interface DnsAuthorityOptions {
+  /** The A record of every name under the zone without one of its own. */
+  wildcard: string;
+  /** Names with their own A record: relative to the zone (`fixed`) or absolute. */
+  records?: Readonly<Record<string, string>>;
+}
+
+export interface DnsAuthority {
+  name: string;
+  host: string;
+  address: string;
+  zone: string;
+  /** The source address of each query for `name` (any letter case, with or without the dot). */
+  whoAsked(name: string): string[];
+  /**
+   * whoAsked once `count` queries for `name` have been seen: the server's output reaches the
+   * test a moment after its answer.
+   */
+  waitAsked(name: string, count?: number, timeoutMs?: number): Promise<string[]>;
+  process: ManagedProcess;
+}
+
+/**
+ * Answers A queries in the zone (a record of its own, else the wildcard; the apex has none),
+ * NOERROR without answers for other types in the zone, REFUSED outside it. A name whose first
+ * label starts with `tc-` gets a truncated answer over UDP (TC set, no records) and the full one
+ * over TCP: the fallback a large answer causes. Each query is written as a JSON line
+ * `{"event":"query",...}` (this is the test internet's server, not Ferry: it may keep what it
+ * likes).
+ */
+const AUTHORITY_SERVER = `
+const { zone, wildcard, records, dnsPacket: dnsPacketPath } = JSON.parse(process.env.DNS_AUTHORITY);
+const dnsPacket = require(dnsPacketPath);
+const dgram = require('node:dgram');
+const net = require('node:net');
+const say = (o) => console.log(JSON.stringify(o));
+const norm = (n) => n.toLowerCase().replace(/\\.$/, '');
+
+function answer(message, from, transport) {
+  let q;
+  try { q = dnsPacket.decode(message); } catch { return undefined; }
+  if (q.type !== 'query' || !q.questions || q.questions.length !== 1) return undefined;
+  const question = q.questions[0];
+  const name = norm(question.name);
+  say({ event: 'query', from: from.replace(/^::ffff:/, ''), name, type: question.type, transport });
+  const inZone = name === zone || name.endsWith('.' + zone);
+  const a = records[name] !== undefined ? records[name] : name === zone ? undefined : wildcard;
+  const truncate = transport === 'udp' && name.split('.')[0].startsWith('tc-');
+  const refuse = !inZone;
+  return dnsPacket.encode({
+    type: 'response',
+    id: q.id,
+    flags: (refuse ? 5 : dnsPacket.AUTHORITATIVE_ANSWER) | (q.flags & dnsPacket.RECURSION_DESIRED) |
+      (truncate ? dnsPacket.TRUNCATED_RESPONSE : 0),
+    questions: [question],
+    answers: !refuse && !truncate && question.type === 'A' && a !== undefined
+      ? [{ type: 'A', name: question.name, ttl: 0, data: a }]
+      : [],
+  });
+}
+
+const udp = dgram.createSocket('udp4');
+udp.on('message', (m, r) => {
+  const out = answer(m, r.address, 'udp');
+  if (out) udp.send(out, r.port, r.address);
+});
+const tcp = net.createServer((c) => {
+  let buf = Buffer.alloc(0);
+  c.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    while (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) {
+      const out = answer(buf.subarray(2, 2 + buf.readUInt16BE(0)), c.remoteAddress, 'tcp');
+      buf = buf.subarray(2 + buf.readUInt16BE(0));
+      if (!out) return void c.destroy();
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(out.length);
+      c.write(Buffer.concat([len, out]));
+    }
+  });
+  c.on('error', () => {});
+});
+udp.bind(53, '0.0.0.0', () => tcp.listen(53, '0.0.0.0', () => say({ event: 'listening' })));
+`;
+
+function normalise(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+/** Starts the authority on a new server host named `name`. */
+export async function startDnsAuthority(
+  bed: Testbed,
+  name: string,
+  opts: DnsAuthorityOptions,
+): Promise<DnsAuthority> {
+  const h = bed.net.addServerHost(name);
+  const records: Record<string, string> = {};
+  for (const [n, a] of Object.entries(opts.records ?? {})) {
+    const full = normalise(n);
+    records[full === TEST_ZONE || full.endsWith(`.${TEST_ZONE}`) ? full : `${full}.${TEST_ZONE}`] =
+      a;
+  }
+  const proc = bed.net.spawn(name, `dns-${name}`, [process.execPath, '-e', AUTHORITY_SERVER], {
+    DNS_AUTHORITY: JSON.stringify({
+      zone: TEST_ZONE,
+      wildcard: opts.wildcard,
+      records,
+      dnsPacket: DNS_PACKET,
+    }),
+  });
+  const events = () =>
+    proc
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { event: string; from?: string; name?: string });
+  try {
+    await bed.net.waitFor(`the DNS authority ${name}`, 10_000, () => {
+      if (proc.child.exitCode !== null) throw new Error('it exited');
+      return events().some((e) => e.event === 'listening') ? true : undefined;
+    });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\nDNS authority output:\n${proc.output()}`);
+  }
+  const whoAsked = (asked: string) =>
+    events()
+      .filter((e) => e.event === 'query' && e.name === normalise(asked))
+      .map((e) => e.from!);
+  return {
+    name,
+    host: name,
+    address: h.address,
+    zone: TEST_ZONE,
+    whoAsked,
+    waitAsked: (asked, count = 1, timeoutMs = 5_000) =>
+      bed.net.waitFor(`${count} queries for ${asked} at ${name}`, timeoutMs, () => {
+        const from = whoAsked(asked);
+        return from.length >= count ? from : undefined;
+      }),
+    process: proc,
+  };
+}
+
+export interface DnsAnswer {
+  id: number;
+  rcode: string;
+  truncated: boolean;
+  /** The A records' addresses. */
+  addresses: string[];
+}
+
+/**
+ * One query from inside `host` to `server`:53 over UDP or TCP; the answer, or undefined when
+ * none came within `timeoutMs`. Blocks the caller (it runs as a child process in the namespace).
+ */
+const CLIENT = `
+const { server, name, transport, timeoutMs, dnsPacket: dnsPacketPath } = JSON.parse(process.argv[1]);
+const dnsPacket = require(dnsPacketPath);
+const id = Math.floor(Math.random() * 65536);
+const query = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED,
+  questions: [{ type: 'A', name }] });
+const done = (m) => {
+  const p = dnsPacket.decode(m);
+  if (p.id !== id) return;
+  console.log(JSON.stringify({ id: p.id, rcode: p.rcode, truncated: p.flag_tc,
+    addresses: p.answers.filter((a) => a.type === 'A').map((a) => a.data) }));
+  process.exit(0);
+};
+setTimeout(() => { console.log('null'); process.exit(0); }, timeoutMs);
+if (transport === 'udp') {
+  const s = require('node:dgram').createSocket(server.includes(':') ? 'udp6' : 'udp4');
+  s.on('message', done);
+  s.on('error', () => {});
+  s.send(query, 53, server);
+} else {
+  const c = require('node:net').connect(53, server);
+  let buf = Buffer.alloc(0);
+  c.on('connect', () => {
+    const len = Buffer.alloc(2);
+    len.writeUInt16BE(query.length);
+    c.write(Buffer.concat([len, query]));
+  });
+  c.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    if (buf.length >= 2 && buf.length >= 2 + buf.readUInt16BE(0)) done(buf.subarray(2, 2 + buf.readUInt16BE(0)));
+  });
+  c.on('error', () => {});
+}
+`;
+
+export function queryFrom(
+  bed: Testbed,
+  host: string,
+  server: string,
+  name: string,
+  opts: { transport?: 'udp' | 'tcp'; timeoutMs?: number } = {},
+): DnsAnswer | undefined {
+  const out = bed.net.exec(host, [
+    process.execPath,
+    '-e',
+    CLIENT,
+    JSON.stringify({
+      server,
+      name,
+      transport: opts.transport ?? 'udp',
+      timeoutMs: opts.timeoutMs ?? 2_000,
+      dnsPacket: DNS_PACKET,
+    }),
+  ]);
+  return (JSON.parse(out.trim()) as DnsAnswer | null) ?? undefined;
+}

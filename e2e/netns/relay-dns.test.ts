@@ -1,0 +1,113 @@
+// The resolver every relay serves on its tunnel gateway address, end to end: a WireGuard device
+// and a Ferry device resolve a name of the test zone through 10.64.0.1 over UDP and TCP, the
+// zone's server sees the query come from the relay (never from the device), and the relay's
+// output holds neither the name nor the device's addresses.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_IPV4 } from '../../contracts/index.js';
+import { queryFrom, startDnsAuthority, TEST_ZONE, type DnsAuthority } from './dns-authority.js';
+import { Testbed, type RelayHandle } from './testbed.js';
+
+describe("the resolver on a relay's gateway address", () => {
+  let bed: Testbed;
+  let authority: DnsAuthority;
+  let relay: RelayHandle;
+  /** Every name and device address the relay must not have written anywhere. */
+  const secrets: string[] = [];
+  beforeAll(async () => {
+    bed = await Testbed.start();
+    authority = await startDnsAuthority(bed, 'dns', {
+      wildcard: bed.net.host('echo').address,
+      records: { fixed: '198.51.100.7' },
+    });
+    relay = await bed.addRelay('tokyo', 'asia-east', {
+      ferry: true,
+      dnsUpstream: authority.address,
+    });
+  }, 120_000);
+  afterAll(async () => bed?.stop(), 60_000);
+
+  const unique = (prefix = '') => `${prefix}${randomBytes(6).toString('hex')}.${TEST_ZONE}`;
+
+  /** Resolves through the gateway from `host`, retrying while the tunnel comes up. */
+  const resolve = async (host: string, name: string, transport: 'udp' | 'tcp' = 'udp') => {
+    try {
+      return await bed.net.waitFor(`${host} to resolve ${name} over ${transport}`, 20_000, () =>
+        queryFrom(bed, host, GATEWAY_IPV4, name, { transport, timeoutMs: 1_000 }),
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${bed.diagnostics()}`);
+    }
+  };
+
+  it('answers a WireGuard device over UDP and TCP, asking the zone from the relay', async () => {
+    const device = await bed.newDevice(await bed.newAccount(), 'wg-dns');
+    const client = await bed.addClient('laptop', device);
+    const answer = await bed.connect(client, { region: 'asia-east' });
+    expect(answer.tunnel.dns).toContain(GATEWAY_IPV4);
+    // The testbed tunnels only the server subnets: the resolver goes through the tunnel too.
+    bed.net.exec('laptop', [
+      'ip',
+      'route',
+      'replace',
+      `${GATEWAY_IPV4}/32`,
+      'dev',
+      client.interfaceName,
+    ]);
+    secrets.push(device.ipv4, bed.net.host('laptop').address);
+
+    const name = unique();
+    secrets.push(name);
+    const udp = await resolve('laptop', name);
+    expect(udp).toMatchObject({ rcode: 'NOERROR', truncated: false });
+    expect(udp.addresses).toEqual([bed.net.host('echo').address]);
+    expect(new Set(await authority.waitAsked(name))).toEqual(new Set([relay.address]));
+
+    const overTcp = unique();
+    secrets.push(overTcp);
+    expect((await resolve('laptop', overTcp, 'tcp')).addresses).toEqual([
+      bed.net.host('echo').address,
+    ]);
+    expect(new Set(await authority.waitAsked(overTcp))).toEqual(new Set([relay.address]));
+
+    const fixed = await resolve('laptop', `fixed.${TEST_ZONE}`);
+    expect(fixed.addresses).toEqual(['198.51.100.7']);
+
+    // A large answer: truncated over UDP as the zone sent it, whole over TCP.
+    const large = unique('tc-');
+    secrets.push(large);
+    expect(await resolve('laptop', large)).toMatchObject({ truncated: true, addresses: [] });
+    expect((await resolve('laptop', large, 'tcp')).addresses).toEqual([
+      bed.net.host('echo').address,
+    ]);
+    expect(new Set(await authority.waitAsked(large, 2))).toEqual(new Set([relay.address]));
+
+    // The zone's refusal of a name outside it reaches the device as it is.
+    expect(await resolve('laptop', 'outside.example')).toMatchObject({ rcode: 'REFUSED' });
+  }, 90_000);
+
+  it('answers a Ferry device through the Ferry tunnel', async () => {
+    const device = await bed.newDevice(await bed.newAccount(), 'ferry-dns');
+    const { answer, interfaceName } = await bed.addFerryClient('fdns', device, {
+      region: 'asia-east',
+    });
+    expect(answer.tunnel.dns).toContain(GATEWAY_IPV4);
+    bed.net.exec('fdns', ['ip', 'route', 'replace', `${GATEWAY_IPV4}/32`, 'dev', interfaceName]);
+    secrets.push(device.ipv4, bed.net.host('fdns').address);
+
+    for (const transport of ['udp', 'tcp'] as const) {
+      const name = unique();
+      secrets.push(name);
+      const got = await resolve('fdns', name, transport);
+      expect(got.addresses).toEqual([bed.net.host('echo').address]);
+      expect(new Set(await authority.waitAsked(name))).toEqual(new Set([relay.address]));
+    }
+  }, 90_000);
+
+  it('writes no name asked and no device address', () => {
+    expect(secrets.length).toBeGreaterThan(0);
+    const output = relay.process.output();
+    expect(output).toContain('DNS resolver up');
+    for (const s of secrets) expect(output).not.toContain(s);
+  });
+});

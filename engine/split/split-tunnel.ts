@@ -1,0 +1,67 @@
+// Split tunneling's side of a connect: the home country (configured, or the country of the
+// address the service saw before connecting) and the sets the protection table steers with,
+// from the offline IP-to-country data (and a --geoip-file's entries, which take precedence).
+import type { ProtectionPolicy } from '../protection/firewall-policy.js';
+import { directSet } from './direct-set.js';
+import { loadGeoIp, type GeoIp } from './geoip.js';
+import { emptySet, fromCidrs, rangeCount, subtract, toNftElements } from './intervals.js';
+
+export type SplitSets = NonNullable<ProtectionPolicy['split']>;
+
+export interface SplitTunnelSource {
+  /** The home country for the `home_country` setting (`auto`: `exitAddress`'s), null: unknown. */
+  homeCountry(setting: string, exitAddress: string | null): Promise<string | null>;
+  /**
+   * The sets for a home country: routed around the tunnel = the country, the private ranges and
+   * the LAN; let out by the kill switch = the country; `alwaysTunneled` (the tunnel's block, the
+   * resolver) carved out of both.
+   */
+  sets(country: string, alwaysTunneled: readonly string[]): Promise<SplitSets>;
+}
+
+/**
+ * The split tunnel from the GeoIP data. IPv4 only: the tunnels carry IPv4, and IPv6 that is not
+ * tunneled is blocked, the home country's included (design.md: no IPv6 leaves).
+ */
+export class GeoSplitTunnel implements SplitTunnelSource {
+  #geo: GeoIp | null = null;
+  #cache: { key: string; sets: SplitSets; ranges: number } | null = null;
+
+  constructor(private readonly opts: { overridesFile?: string | undefined } = {}) {}
+
+  /** The data, loaded on first use (a --geoip-file's mistakes are refused then, with the line). */
+  private geo(): GeoIp {
+    this.#geo ??= loadGeoIp({ overridesFile: this.opts.overridesFile });
+    return this.#geo;
+  }
+
+  async homeCountry(setting: string, exitAddress: string | null): Promise<string | null> {
+    if (setting !== 'auto') return setting;
+    if (exitAddress === null) return null;
+    return this.geo().countryOf(exitAddress);
+  }
+
+  async sets(country: string, alwaysTunneled: readonly string[]): Promise<SplitSets> {
+    const key = `${country} ${[...alwaysTunneled].sort().join(' ')}`;
+    if (this.#cache?.key === key) return this.#cache.sets;
+    const home = { v4: this.geo().ranges(country, 'ipv4'), v6: emptySet('ipv6') };
+    const route = directSet({ home, lan: [], alwaysTunneled });
+    const allow = subtract(home.v4, fromCidrs(alwaysTunneled).v4);
+    const sets: SplitSets = {
+      route: { v4: toNftElements(route.v4), v6: [] },
+      allow: { v4: toNftElements(allow), v6: [] },
+    };
+    this.#cache = { key, sets, ranges: rangeCount(allow) };
+    return sets;
+  }
+
+  /** What the data is, for diagnostics: its version, and the ranges of the last home country. */
+  describe(): { dataset: string; overrides: string | null; homeRanges: number | null } {
+    const info = this.geo().info();
+    return {
+      dataset: `${info.dataset.package}@${info.dataset.version}`,
+      overrides: info.overrides?.file ?? null,
+      homeRanges: this.#cache?.ranges ?? null,
+    };
+  }
+}

@@ -1,0 +1,364 @@
+// Split tunneling benchmark: the GeoIP dataset's load, the ranges of a few countries, the direct
+// set, and nft applying the US direct set (the largest) as one transaction, then replacing it.
+//
+// Run it through `bash scripts/bench/split` (builds first; needs root for the namespace).
+// Results (Markdown tables) on stdout, progress on stderr. nft runs in a throwaway network
+// namespace, deleted at the end, also when a step fails or the run is interrupted.
+import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+
+import { replaceTableCommands, type NftObject, type NftTable } from '../../engine/os/firewall.js';
+import { directSet, type DirectSetInput } from '../../engine/split/direct-set.js';
+import { DATASET_PACKAGE, loadGeoIp, type GeoIp } from '../../engine/split/geoip.js';
+import {
+  count,
+  nftIntervalSet,
+  rangeCount,
+  toCidrs,
+  toNftElements,
+  type FamilyIntervals,
+} from '../../engine/split/intervals.js';
+import { requireTools } from '../../e2e/netns/test-network.js';
+import { progress, runBench } from './bench-kit.js';
+
+const COUNTRIES = ['US', 'DE', 'CN', 'JP'] as const;
+/** The largest direct set of the four: the one nft is timed with. */
+const HOME = 'US';
+const TARGET_IPV4_LOAD_MS = 1_000;
+/** Pure steps are repeated, and the median kept. */
+const PURE_RUNS = 20;
+/** Replacing transactions per body (alternating two direct sets, as a LAN change would). */
+const REPLACE_RUNS = 5;
+const TABLE: NftTable = { family: 'inet', name: 'ferry' };
+
+/** The engine's inputs on a typical laptop: a home LAN, the tunnel's block and its resolver. */
+const INPUT: Omit<DirectSetInput, 'home'> = {
+  lan: ['192.168.1.0/24', 'fd00:1::/64'],
+  alwaysTunneled: ['10.64.0.0/10', '10.64.0.1', 'fd00:64::/64'],
+};
+/** The same after the laptop moved to another network: the second transaction's content. */
+const MOVED: Omit<DirectSetInput, 'home'> = { ...INPUT, lan: ['172.20.4.0/22'] };
+
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+
+function timed<T>(f: () => T): { value: T; ms: number } {
+  const t = performance.now();
+  const value = f();
+  return { value, ms: performance.now() - t };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function repeat(runs: number, f: () => unknown): number[] {
+  return Array.from({ length: runs }, () => timed(f).ms);
+}
+
+const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
+/** "median [min–max]" in milliseconds. */
+const spread = (xs: readonly number[]) =>
+  `${ms(median(xs))} [${ms(Math.min(...xs))}–${ms(Math.max(...xs))}]`;
+const thousands = (n: number) => n.toLocaleString('en-US');
+
+function table(headers: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** Rows per country in the dataset's CSVs, as shipped (before nested rows are resolved). */
+function csvRowsByCountry(): Record<'ipv4' | 'ipv6', Map<string, number>> {
+  const dir = path.dirname(
+    createRequire(import.meta.url).resolve(`${DATASET_PACKAGE}/package.json`),
+  );
+  const tally = (file: string) => {
+    const m = new Map<string, number>();
+    for (const line of readFileSync(path.join(dir, file), 'latin1').split('\n')) {
+      const cc = line.slice(-2);
+      if (line) m.set(cc, (m.get(cc) ?? 0) + 1);
+    }
+    return m;
+  };
+  return {
+    ipv4: tally('geo-whois-asn-country-ipv4-num.csv'),
+    ipv6: tally('geo-whois-asn-country-ipv6-num.csv'),
+  };
+}
+
+function home(geo: GeoIp, cc: string): FamilyIntervals {
+  return { v4: geo.ranges(cc, 'ipv4'), v6: geo.ranges(cc, 'ipv6') };
+}
+
+/**
+ * A throwaway network namespace for nft. Its commands run asynchronously, so that SIGINT and
+ * SIGTERM are handled while nft works; `close` deletes it, synchronously (a signal handler
+ * calls it), and may be called again.
+ */
+class Namespace {
+  readonly name = `ferry-split-${randomBytes(4).toString('hex')}`;
+  private readonly dir = mkdtempSync(path.join(tmpdir(), 'ferry-split-bench-'));
+  private open = false;
+
+  async create(): Promise<void> {
+    this.open = true;
+    await run('ip', ['netns', 'add', this.name]);
+  }
+
+  /** `nft -j -f` on one transaction inside the namespace; its wall time, spawn included. */
+  async nft(commands: Record<string, unknown>[]): Promise<{ ms: number; bytes: number }> {
+    const file = path.join(this.dir, 'batch.json');
+    const text = JSON.stringify({ nftables: commands });
+    writeFileSync(file, text, { mode: 0o600 });
+    const t = performance.now();
+    await run('ip', ['netns', 'exec', this.name, 'nft', '-j', '-f', file]);
+    return { ms: performance.now() - t, bytes: text.length };
+  }
+
+  /** The elements nft holds in a set of the table. */
+  async elements(set: string): Promise<number> {
+    const out = await run(
+      'ip',
+      ['netns', 'exec', this.name, 'nft', '-j', 'list', 'set'].concat([
+        TABLE.family,
+        TABLE.name,
+        set,
+      ]),
+    );
+    const listed = JSON.parse(out) as { nftables: { set?: { elem?: unknown[] } }[] };
+    return listed.nftables.find((o) => o.set)?.set?.elem?.length ?? 0;
+  }
+
+  close(): void {
+    if (this.open) spawnSync('ip', ['netns', 'del', this.name], { stdio: 'ignore' });
+    this.open = false;
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+async function run(cmd: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync(cmd, args, {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (e) {
+    const err = e as { code?: unknown; signal?: unknown; stderr?: string; message: string };
+    throw new Error(
+      `${cmd} ${args.slice(0, 5).join(' ')} failed (${String(err.code ?? err.signal)}): ${
+        err.stderr?.trim() || err.message
+      }`,
+    );
+  }
+}
+
+interface NftRun {
+  what: string;
+  elements: number;
+  bytes: number;
+  first: number;
+  replace: number[];
+}
+
+function elementsOf(body: readonly NftObject[]): number {
+  return body.reduce((n, o) => n + ((o.set?.elem as unknown[] | undefined)?.length ?? 0), 0);
+}
+
+/**
+ * Applies `a` to a namespace without the table, then replaces it alternately with `b` and `a`
+ * (the engine replaces the whole table on every change). Checks that nft holds every element
+ * of `a`'s set `check` before timing the replacements.
+ */
+async function applyAndReplace(
+  ns: Namespace,
+  what: string,
+  a: NftObject[],
+  b: NftObject[],
+  check: string | null,
+): Promise<NftRun> {
+  progress(`nft: ${what}`);
+  await ns.nft([{ add: { table: TABLE } }, { delete: { table: TABLE } }]);
+  const first = await ns.nft(replaceTableCommands(TABLE, a));
+  if (check !== null) {
+    const sent = elementsOf(a.filter((o) => o.set?.name === check));
+    const held = await ns.elements(check);
+    if (held !== sent) throw new Error(`nft holds ${held} elements in ${check}; ${sent} were sent`);
+  }
+  const replace: number[] = [];
+  for (let i = 0; i < REPLACE_RUNS; i++)
+    replace.push((await ns.nft(replaceTableCommands(TABLE, i % 2 === 0 ? b : a))).ms);
+  return { what, elements: elementsOf(a), bytes: first.bytes, first: first.ms, replace };
+}
+
+async function main(): Promise<number> {
+  requireTools(['ip', 'nft']);
+
+  progress('loading the dataset (IPv4)');
+  const loadV4 = timed(() => loadGeoIp());
+  const geo = loadV4.value;
+  const again = timed(() => loadGeoIp());
+  progress('loading the dataset (IPv6)');
+  const loadV6 = timed(() => geo.countryOf('2001:4860:4860::8888'));
+  const info = geo.info();
+  if (loadV6.value !== 'US' || geo.countryOf('8.8.8.8') !== 'US')
+    throw new Error('the dataset does not place 8.8.8.8 and 2001:4860:4860::8888 in the US');
+
+  progress('countries');
+  const rows = csvRowsByCountry();
+  const countryRows = COUNTRIES.map((cc) => {
+    const v4 = timed(() => geo.ranges(cc, 'ipv4'));
+    const v6 = timed(() => geo.ranges(cc, 'ipv6'));
+    return [
+      cc,
+      thousands(rows.ipv4.get(cc) ?? 0),
+      thousands(rangeCount(v4.value)),
+      thousands(toCidrs(v4.value).length),
+      `${((count(v4.value) / 2 ** 32) * 100).toFixed(2)} %`,
+      thousands(rows.ipv6.get(cc) ?? 0),
+      thousands(rangeCount(v6.value)),
+      thousands(toCidrs(v6.value).length),
+      `${ms(v4.ms)} / ${ms(v6.ms)}`,
+    ];
+  });
+
+  progress('direct set');
+  const homeSets = home(geo, HOME);
+  const direct = directSet({ home: homeSets, ...INPUT });
+  const moved = directSet({ home: homeSets, ...MOVED });
+  const directRuns = repeat(PURE_RUNS, () => directSet({ home: homeSets, ...INPUT }));
+  const elementRuns = repeat(PURE_RUNS, () => {
+    toNftElements(direct.v4);
+    toNftElements(direct.v6);
+  });
+  const sets = (d: FamilyIntervals, v6: boolean): NftObject[] => [
+    nftIntervalSet('split_route4', d.v4),
+    ...(v6 ? [nftIntervalSet('split_route6', d.v6)] : []),
+  ];
+  const bodyRuns = repeat(PURE_RUNS, () => replaceTableCommands(TABLE, sets(direct, true)));
+
+  const ns = new Namespace();
+  const interrupted = () => {
+    ns.close();
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  const nftRuns: NftRun[] = [];
+  try {
+    await ns.create();
+    nftRuns.push(await applyAndReplace(ns, 'empty table (spawn, netns)', [], [], null));
+    nftRuns.push(
+      await applyAndReplace(
+        ns,
+        `${HOME} direct set, IPv4: one set`,
+        sets(direct, false),
+        sets(moved, false),
+        'split_route4',
+      ),
+    );
+    nftRuns.push(
+      await applyAndReplace(
+        ns,
+        `${HOME} direct set, IPv4 + IPv6: two sets`,
+        sets(direct, true),
+        sets(moved, true),
+        'split_route6',
+      ),
+    );
+  } finally {
+    ns.close();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  }
+  progress('');
+
+  const { dataset } = info;
+  const verdict =
+    loadV4.ms < TARGET_IPV4_LOAD_MS
+      ? `< ${TARGET_IPV4_LOAD_MS / 1000} s: holds`
+      : `< ${TARGET_IPV4_LOAD_MS / 1000} s: **missed**`;
+  const out = [
+    `## Split tunneling (${dataset.package} ${dataset.version})`,
+    '',
+    table(
+      ['dataset', 'ms', 'CSV rows', 'disjoint ranges', ''],
+      [
+        [
+          'IPv4, first load',
+          ms(loadV4.ms),
+          thousands(dataset.ipv4.rows),
+          thousands(dataset.ipv4.ranges),
+          verdict,
+        ],
+        ['IPv4, second load (cached)', ms(again.ms), '', '', ''],
+        [
+          'IPv6, first question',
+          ms(loadV6.ms),
+          thousands(dataset.ipv6?.rows ?? 0),
+          thousands(dataset.ipv6?.ranges ?? 0),
+          '',
+        ],
+      ],
+    ),
+    '',
+    table(
+      [
+        'country',
+        'IPv4 rows',
+        'IPv4 merged',
+        'IPv4 CIDRs',
+        'of IPv4',
+        'IPv6 rows',
+        'IPv6 merged',
+        'IPv6 CIDRs',
+        'ranges() ms v4 / v6',
+      ],
+      countryRows,
+    ),
+    '',
+    table(
+      ['direct set (home US, a LAN, tunnel block and resolver carved out)', 'value'],
+      [
+        [
+          'IPv4 / IPv6 ranges (= nft elements)',
+          `${thousands(rangeCount(direct.v4))} / ${thousands(rangeCount(direct.v6))}`,
+        ],
+        [`directSet(), ms (median [min–max] of ${PURE_RUNS})`, spread(directRuns)],
+        ['toNftElements() v4 + v6, ms', spread(elementRuns)],
+        ['table body with both sets (nftIntervalSet, replaceTableCommands), ms', spread(bodyRuns)],
+      ],
+    ),
+    '',
+    table(
+      [
+        'nft -j -f, one transaction in a netns',
+        'elements',
+        'JSON',
+        'first apply ms',
+        `replace ms (median [min–max] of ${REPLACE_RUNS})`,
+      ],
+      nftRuns.map((r) => [
+        r.what,
+        thousands(r.elements),
+        `${(r.bytes / 1024).toFixed(0)} KiB`,
+        ms(r.first),
+        spread(r.replace),
+      ]),
+    ),
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+  log('done');
+  return 0;
+}
+
+runBench('bench', main);

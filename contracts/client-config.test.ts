@@ -38,6 +38,7 @@ describe('the client configuration', () => {
       split: 'auto',
       home_country: 'auto',
       allow_lan: false,
+      mtu: 'auto',
       ui: 'terminal',
     });
     expect(defaults()).toEqual(CLIENT_CONFIG_DEFAULTS);
@@ -244,6 +245,7 @@ describe('config set', () => {
       split: 'off',
       home_country: 'jp',
       allow_lan: 'true',
+      mtu: '1380',
       ui: 'graphical',
     };
     let c = defaults();
@@ -253,6 +255,7 @@ describe('config set', () => {
       kill_switch: false,
       lockdown: true,
       allow_lan: true,
+      mtu: 1380,
       home_country: 'JP',
     });
   });
@@ -269,5 +272,19 @@ describe('config patch', () => {
     const bad = applyConfigPatch(defaults(), { protocol: 'ferry', allow_lan: 'true', x: 1 });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.errors.map((e) => e.field).sort()).toEqual(['allow_lan', 'x']);
+  });
+});
+
+describe('the mtu setting', () => {
+  it('takes auto or 1280..1500 bytes, and says so otherwise', () => {
+    const c = defaults();
+    const set = (v: string) => setConfigValue(c, 'mtu', v);
+    expect(set('1300')).toMatchObject({ ok: true, config: { mtu: 1300 } });
+    expect(set('AUTO')).toMatchObject({ ok: true, config: { mtu: 'auto' } });
+    for (const bad of ['9000', '1000', 'big', '1300.5']) {
+      const r = set(bad);
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error.message).toMatch(/mtu must be auto .* 1280 to 1500/);
+    }
   });
 });

@@ -105,6 +105,14 @@ export const ServiceUrl = z
   })
   .meta({ description: 'The control plane’s URL (with or without /api/v1).' });
 
+/**
+ * The tunnel's MTU: `auto` (the node's) or a number of bytes, for a path that drops large packets
+ * without saying so (an MTU black hole: `netcli diagnose` finds it and says which to set).
+ */
+export const MtuSetting = z
+  .union([z.literal('auto'), z.number().int().min(1280).max(1500)])
+  .meta({ description: '`auto` (the node’s MTU) or 1280..1500 bytes.' });
+
 /** Each key's schema, without defaults: the file, PATCH bodies and `config set` share them. */
 const FIELDS = {
   service: ServiceUrl.nullable(),
@@ -119,6 +127,7 @@ const FIELDS = {
   split: caseInsensitiveEnum(SPLIT_MODES),
   home_country: HomeCountrySetting,
   allow_lan: z.boolean(),
+  mtu: MtuSetting,
   ui: caseInsensitiveEnum(UI_MODES),
 };
 
@@ -140,6 +149,7 @@ export interface ClientConfig {
   split: SplitMode;
   home_country: string;
   allow_lan: boolean;
+  mtu: 'auto' | number;
   ui: UiMode;
 }
 
@@ -162,6 +172,7 @@ export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
   split: 'auto',
   home_country: 'auto',
   allow_lan: false,
+  mtu: 'auto',
   ui: 'terminal',
 });
 
@@ -180,6 +191,7 @@ export const ClientConfig = z
     split: FIELDS.split.default(CLIENT_CONFIG_DEFAULTS.split),
     home_country: FIELDS.home_country.default(CLIENT_CONFIG_DEFAULTS.home_country),
     allow_lan: FIELDS.allow_lan.default(CLIENT_CONFIG_DEFAULTS.allow_lan),
+    mtu: FIELDS.mtu.default(CLIENT_CONFIG_DEFAULTS.mtu),
     ui: FIELDS.ui.default(CLIENT_CONFIG_DEFAULTS.ui),
   })
   .meta({ id: 'ClientConfig' }) satisfies z.ZodType<ClientConfig, unknown>;
@@ -198,6 +210,7 @@ export const ClientConfigPatch = z.strictObject({
   split: FIELDS.split.optional(),
   home_country: FIELDS.home_country.optional(),
   allow_lan: FIELDS.allow_lan.optional(),
+  mtu: FIELDS.mtu.optional(),
   ui: FIELDS.ui.optional(),
 }) satisfies z.ZodType<Partial<ClientConfig>, unknown>;
 export type ClientConfigPatch = Partial<ClientConfig>;
@@ -219,6 +232,7 @@ export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'liv
   split: 'live',
   home_country: 'live',
   allow_lan: 'live',
+  mtu: 'reconnect',
   ui: 'none',
 };
 
@@ -252,6 +266,7 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
     split: { expects: 'whether only cross-border traffic is tunneled', allowed: [...SPLIT_MODES] },
     home_country: { expects: 'auto or a two-letter ISO 3166-1 country code such as DE' },
     allow_lan: { expects: 'whether the local network stays reachable', allowed: ['true', 'false'] },
+    mtu: { expects: 'auto (the node’s MTU) or a number of bytes from 1280 to 1500' },
     ui: { expects: 'the face `netcli` opens with no arguments', allowed: [...UI_MODES] },
   };
 
@@ -343,6 +358,10 @@ export function setConfigValue(
     }
   } else if (key === 'service' && text.toLowerCase() === 'none') {
     value = null;
+  } else if (key === 'mtu' && text.toLowerCase() !== 'auto') {
+    value = /^\d+$/.test(text) ? Number(text) : text;
+  } else if (key === 'mtu') {
+    value = 'auto';
   }
   const parsed = ClientConfigPatch.safeParse({ [key]: value });
   if (!parsed.success) {

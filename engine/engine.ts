@@ -695,7 +695,18 @@ export class Engine implements EngineApi {
       try {
         const tunnel = await this.deps.tunnels.up(
           {
-            answer: { ...answer, node: { ...answer.node, endpoint_host: address } },
+            answer: {
+              ...answer,
+              node: { ...answer.node, endpoint_host: address },
+              // A lower MTU of the user's (a path that drops large packets), never a higher one.
+              tunnel: {
+                ...answer.tunnel,
+                mtu:
+                  config.mtu === 'auto'
+                    ? answer.tunnel.mtu
+                    : Math.min(config.mtu, answer.tunnel.mtu),
+              },
+            },
             privateKey: await this.keys.privateKey(answer.protocol),
             transport: attempt.transport,
             routes: { kind: 'all' },

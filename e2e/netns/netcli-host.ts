@@ -47,6 +47,9 @@ export class NetcliHost {
     opts: { daemonArgs?: readonly string[] } = {},
   ): Promise<NetcliHost> {
     bed.net.addAccessHost(host);
+    // The engine points the system resolver at the tunnel's while connected: in a namespace it
+    // must find a resolv.conf of the namespace's own, never the machine's.
+    bed.net.setEtcFile(host, 'resolv.conf', `nameserver ${bed.net.accessGateway}\n`);
     const h = new NetcliHost(bed, host);
     h.daemonArgs = opts.daemonArgs ?? [];
     await h.startDaemon();

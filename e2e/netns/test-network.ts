@@ -1,15 +1,28 @@
 // A small internet of network namespaces for end-to-end tests, the demo and the benchmarks: an
 // "internet" router, hosts on its access bridge, server subnets behind it (one of them inside the
 // tunnel block, as a cloud VPC may be), a veth from the host so that test code can reach every
-// host, and on request a direct veth between two hosts (link). Names and subnets are unique per
-// run; destroy() removes every namespace, process and interface it made.
+// host, on request a direct veth between two hosts (link), IPv6 for the hosts that ask for it, and
+// path faults on the router (blackhole, blockUdp, mtuBlackHole). Names and subnets are unique per
+// run; destroy() removes every namespace, process, interface and file it made.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const WIREGUARD_RUN = '/var/run/wireguard';
+/** Where `ip netns exec NS` finds the files it bind-mounts over /etc (see TestNetwork.setEtcFile). */
+const NETNS_ETC = '/etc/netns';
+/** The router's nftables tables of path faults (one per family; see TestNetwork.blackhole). */
+const FAULTS_TABLE = 'ferry_faults';
 
 function readdirSafe(dir: string): string[] {
   try {
@@ -24,6 +37,16 @@ export interface Host {
   ns: string;
   /** Address on its subnet. */
   address: string;
+  /** IPv6 address on its subnet, for a host added with { ipv6: true }. */
+  address6?: string | undefined;
+}
+
+export interface HostOptions {
+  /**
+   * A static IPv6 address on the host's subnet and an IPv6 default route through the router.
+   * Without it a host has IPv6 link-local addresses only, as before IPv6 came to the network.
+   */
+  ipv6?: boolean;
 }
 
 /** One end of a point-to-point link (see TestNetwork.link). */
@@ -88,6 +111,13 @@ export class TestNetwork {
   private links = 0;
   /** Each host's default gateway, which says which subnet it is on (see renumber). */
   private readonly gateways = new Map<string, string>();
+  /** The path faults in force, by id: nftables rules without their family (see applyFaults). */
+  private readonly faults = new Map<number, string[]>();
+  private nextFault = 0;
+  private faultTables = false;
+  /** /etc/netns/<ns> directories this network made (see setEtcFile), removed by destroy(). */
+  private readonly etcDirs: string[] = [];
+  private madeNetnsEtc = false;
 
   get accessGateway(): string {
     return `198.18.${this.n}.1`;
@@ -95,6 +125,24 @@ export class TestNetwork {
 
   get serverSubnet(): string {
     return `198.19.${this.n}.0/24`;
+  }
+
+  /** The router's IPv6 address on the access bridge (2001:db8:N::/64, a documentation prefix). */
+  get accessGateway6(): string {
+    return `2001:db8:${this.n}::1`;
+  }
+
+  get accessSubnet6(): string {
+    return `2001:db8:${this.n}::/64`;
+  }
+
+  /** The router's IPv6 address on the servers bridge. */
+  get serverGateway6(): string {
+    return `2001:db8:${this.n}:1::1`;
+  }
+
+  get serverSubnet6(): string {
+    return `2001:db8:${this.n}:1::/64`;
   }
 
   /**
@@ -112,6 +160,12 @@ export class TestNetwork {
     try {
       net.addNamespace(net.inet);
       const ex = (...a: string[]) => sh('ip', ['-n', net.inet, ...a]);
+      const sysctl = (...kv: string[]) =>
+        sh('ip', ['netns', 'exec', net.inet, 'sysctl', '-qw', ...kv]);
+      // Without duplicate address detection the router's link-local addresses, which are the
+      // source of its neighbour solicitations, are usable at once: with it, the first IPv6
+      // packet forwarded to a new host waits a second for them.
+      sysctl('net.ipv6.conf.all.accept_dad=0', 'net.ipv6.conf.default.accept_dad=0');
       // A bridge without a MAC of its own takes its lowest port's, so adding a host could
       // change the router's address under the hosts' ARP caches: fixed ones keep it put.
       ex('link', 'add', 'access', 'address', '02:00:00:00:00:01', 'type', 'bridge');
@@ -119,9 +173,24 @@ export class TestNetwork {
       ex('address', 'add', `${net.accessGateway}/24`, 'dev', 'access');
       ex('address', 'add', `198.19.${net.n}.1/24`, 'dev', 'servers');
       ex('address', 'add', `10.120.${net.n}.1/24`, 'dev', 'servers');
+      // nodad: the addresses are usable at once, not after a second of duplicate detection.
+      ex('address', 'add', `${net.accessGateway6}/64`, 'dev', 'access', 'nodad');
+      ex('address', 'add', `${net.serverGateway6}/64`, 'dev', 'servers', 'nodad');
       ex('link', 'set', 'access', 'up');
       ex('link', 'set', 'servers', 'up');
-      sh('ip', ['netns', 'exec', net.inet, 'sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+      sysctl('net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1');
+      // Where br_netfilter is loaded, bridged IP would also pass the router's inet hooks; off,
+      // the access bridge behaves the same on every machine (see applyFaults). Best effort: an
+      // old kernel has these settings in the first namespace only.
+      spawnSync('ip', [
+        'netns',
+        'exec',
+        net.inet,
+        'sysctl',
+        '-qw',
+        'net.bridge.bridge-nf-call-iptables=0',
+        'net.bridge.bridge-nf-call-ip6tables=0',
+      ]);
       // The host reaches the access subnet directly, and the server subnet through the router.
       sh('ip', [
         'link',
@@ -148,22 +217,26 @@ export class TestNetwork {
   }
 
   /** A host on the access bridge (clients, relays, the control plane). */
-  addAccessHost(name: string): Host {
+  addAccessHost(name: string, opts: HostOptions = {}): Host {
+    const k = this.nextAccess++;
     return this.addHost(
       name,
       'access',
-      `198.18.${this.n}.${this.nextAccess++}`,
+      `198.18.${this.n}.${k}`,
       this.accessGateway,
+      opts.ipv6 ? `2001:db8:${this.n}::${k}` : undefined,
     );
   }
 
   /** A host on the server subnet behind the router (echo and other services). */
-  addServerHost(name: string): Host {
+  addServerHost(name: string, opts: HostOptions = {}): Host {
+    const k = this.nextServer++;
     return this.addHost(
       name,
       'servers',
-      `198.19.${this.n}.${this.nextServer++}`,
+      `198.19.${this.n}.${k}`,
       `198.19.${this.n}.1`,
+      opts.ipv6 ? `2001:db8:${this.n}:1::${k}` : undefined,
     );
   }
 
@@ -235,17 +308,89 @@ export class TestNetwork {
   renumber(name: string): string {
     const host = this.host(name);
     const gateway = this.gateways.get(name)!;
-    const address =
-      gateway === this.accessGateway
-        ? `198.18.${this.n}.${this.nextAccess++}`
-        : gateway === `198.19.${this.n}.1`
-          ? `198.19.${this.n}.${this.nextServer++}`
-          : `10.120.${this.n}.${this.nextVpc++}`;
+    const onAccess = gateway === this.accessGateway;
+    const k = onAccess
+      ? this.nextAccess++
+      : gateway === `198.19.${this.n}.1`
+        ? this.nextServer++
+        : this.nextVpc++;
+    const address = onAccess
+      ? `198.18.${this.n}.${k}`
+      : gateway === `198.19.${this.n}.1`
+        ? `198.19.${this.n}.${k}`
+        : `10.120.${this.n}.${k}`;
     sh('ip', ['-n', host.ns, 'address', 'flush', 'dev', 'eth0']);
     sh('ip', ['-n', host.ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
     sh('ip', ['-n', host.ns, 'route', 'replace', 'default', 'via', gateway]);
     host.address = address;
+    if (host.address6 !== undefined) {
+      // The flush took the IPv6 address (and with it the IPv6 default route) too.
+      host.address6 = onAccess ? `2001:db8:${this.n}::${k}` : `2001:db8:${this.n}:1::${k}`;
+      this.addAddress6(
+        host.ns,
+        host.address6,
+        onAccess ? this.accessGateway6 : this.serverGateway6,
+      );
+    }
     return address;
+  }
+
+  /**
+   * Drops every frame and packet to or from a host on the router, on the access bridge and on
+   * the routed path alike: a machine that dies silently (no ICMP, no RST). The host's addresses
+   * are taken as they are now (a later renumber is not followed). Returns the undo.
+   */
+  blackhole(host: string): () => void {
+    const h = this.host(host);
+    const rules: string[] = [];
+    for (const [ip, a] of this.addressesOf(h))
+      rules.push(
+        `${ip} saddr ${a} drop comment "blackhole ${host}"`,
+        `${ip} daddr ${a} drop comment "blackhole ${host}"`,
+      );
+    return this.addFault(rules);
+  }
+
+  /** Drops UDP between two hosts, both ways (TCP and ICMP still pass). Returns the undo. */
+  blockUdp(a: string, b: string): () => void {
+    return this.addFault(
+      this.pairRules(a, b, `meta l4proto udp drop comment "udp ${a}-${b}"`, true),
+    );
+  }
+
+  /**
+   * An MTU black hole between two hosts: IPv4 packets longer than `maxIpLength` bytes (IP header
+   * included) are dropped silently, with no ICMP "fragmentation needed" to tell the sender, as
+   * on a path whose MTU discovery is broken. Smaller packets pass. Returns the undo.
+   */
+  mtuBlackHole(a: string, b: string, maxIpLength: number): () => void {
+    if (!Number.isInteger(maxIpLength) || maxIpLength < 20 || maxIpLength > 65535)
+      throw new Error(`mtuBlackHole: ${maxIpLength} is not an IPv4 packet length`);
+    return this.addFault(
+      this.pairRules(a, b, `ip length > ${maxIpLength} drop comment "mtu ${a}-${b}"`, false),
+    );
+  }
+
+  /** Lifts every path fault. */
+  restore(): void {
+    this.faults.clear();
+    this.applyFaults();
+  }
+
+  /**
+   * Writes a file that a host's processes see at /etc/<name> (`ip netns exec` bind-mounts
+   * /etc/netns/<ns>/<name> over it, e.g. resolv.conf); the host machine's own /etc/<name> is not
+   * touched. destroy() removes the directory.
+   */
+  setEtcFile(host: string, name: string, content: string): string {
+    if (name.includes('/') || name.startsWith('.')) throw new Error(`bad /etc file name ${name}`);
+    const dir = path.join(NETNS_ETC, this.host(host).ns);
+    if (!existsSync(NETNS_ETC)) this.madeNetnsEtc = true;
+    mkdirSync(dir, { recursive: true });
+    if (!this.etcDirs.includes(dir)) this.etcDirs.push(dir);
+    const file = path.join(dir, name);
+    writeFileSync(file, content);
+    return file;
   }
 
   /**
@@ -258,8 +403,13 @@ export class TestNetwork {
     dev: string,
     filter: string,
     file: string,
+    opts: { maxSeconds?: number } = {},
   ): Promise<() => Promise<void>> {
+    // With maxSeconds the capture ends on its own even if this process dies (timeout passes
+    // the SIGINT of the stop function on to tcpdump).
+    const bound = opts.maxSeconds ? ['timeout', '-s', 'INT', String(opts.maxSeconds)] : [];
     const tcpdump = this.spawn(host, `tcpdump-${dev}`, [
+      ...bound,
       'tcpdump',
       '-i',
       dev,
@@ -359,6 +509,18 @@ export class TestNetwork {
 
   destroy(): void {
     for (const p of this.processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    if (this.faultTables)
+      for (const family of ['bridge', 'inet'])
+        spawnSync('ip', [
+          'netns',
+          'exec',
+          this.inet,
+          'nft',
+          'delete',
+          'table',
+          family,
+          FAULTS_TABLE,
+        ]);
     for (const ns of [...this.namespaces].reverse()) {
       // Processes left in a namespace keep it alive: end them first.
       const pids = spawnSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
@@ -368,6 +530,15 @@ export class TestNetwork {
       spawnSync('ip', ['netns', 'del', ns]);
     }
     spawnSync('ip', ['link', 'del', this.hostLink]);
+    for (const dir of this.etcDirs) rmSync(dir, { recursive: true, force: true });
+    if (this.madeNetnsEtc) {
+      try {
+        // Only when empty: another run may be using it.
+        rmdirSync(NETNS_ETC);
+      } catch {
+        // in use
+      }
+    }
     // A wireguard-go killed with its namespace leaves its UAPI socket in the shared /run.
     for (const f of readdirSafe(WIREGUARD_RUN)) {
       if (f.startsWith(`fy${this.id}`)) rmSync(path.join(WIREGUARD_RUN, f), { force: true });
@@ -381,11 +552,71 @@ export class TestNetwork {
     sh('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
   }
 
+  /** The host's addresses with their nftables protocol (ip, ip6). */
+  private addressesOf(h: Host): ['ip' | 'ip6', string][] {
+    const out: ['ip' | 'ip6', string][] = [['ip', h.address]];
+    if (h.address6 !== undefined) out.push(['ip6', h.address6]);
+    return out;
+  }
+
+  /** Rules matching traffic between two hosts both ways, each ending in `tail`. */
+  private pairRules(a: string, b: string, tail: string, withIpv6: boolean): string[] {
+    const [ha, hb] = [this.host(a), this.host(b)];
+    const pairs: ['ip' | 'ip6', string, string][] = [['ip', ha.address, hb.address]];
+    if (withIpv6 && ha.address6 !== undefined && hb.address6 !== undefined)
+      pairs.push(['ip6', ha.address6, hb.address6]);
+    const rules: string[] = [];
+    for (const [ip, x, y] of pairs)
+      rules.push(
+        `${ip} saddr ${x} ${ip} daddr ${y} ${tail}`,
+        `${ip} saddr ${y} ${ip} daddr ${x} ${tail}`,
+      );
+    return rules;
+  }
+
+  private addFault(rules: string[]): () => void {
+    const id = this.nextFault++;
+    this.faults.set(id, rules);
+    this.applyFaults();
+    return () => {
+      if (this.faults.delete(id)) this.applyFaults();
+    };
+  }
+
+  /**
+   * Rewrites the router's fault tables to the faults in force, in one nft transaction. Hosts on
+   * the access bridge reach each other bridged, which only a `bridge` table sees; traffic between
+   * the access and the servers side is routed, which only an `inet` forward chain sees. Each rule
+   * goes into both.
+   */
+  private applyFaults(): void {
+    const script: string[] = [];
+    for (const family of ['bridge', 'inet']) {
+      const chain = `${family} ${FAULTS_TABLE} forward`;
+      script.push(
+        `add table ${family} ${FAULTS_TABLE}`,
+        `add chain ${chain} { type filter hook forward priority 0; policy accept; }`,
+        `flush chain ${chain}`,
+      );
+      for (const rules of this.faults.values())
+        for (const rule of rules) script.push(`add rule ${chain} ${rule}`);
+    }
+    sh('ip', ['netns', 'exec', this.inet, 'nft', '-f', '-'], script.join('\n') + '\n');
+    this.faultTables = true;
+  }
+
+  /** A static IPv6 address (usable at once: nodad) and the IPv6 default route. */
+  private addAddress6(ns: string, address6: string, gateway6: string): void {
+    sh('ip', ['-n', ns, '-6', 'address', 'add', `${address6}/64`, 'dev', 'eth0', 'nodad']);
+    sh('ip', ['-n', ns, '-6', 'route', 'replace', 'default', 'via', gateway6, 'dev', 'eth0']);
+  }
+
   private addHost(
     name: string,
     bridge: 'access' | 'servers',
     address: string,
     gateway: string,
+    address6?: string,
   ): Host {
     if (this.hosts.has(name)) throw new Error(`host ${name} exists`);
     const ns = `fy${this.id}-${name}`;
@@ -409,7 +640,15 @@ export class TestNetwork {
     sh('ip', ['-n', ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
     sh('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
     sh('ip', ['-n', ns, 'route', 'add', 'default', 'via', gateway]);
-    const host = { name, ns, address };
+    const host: Host = { name, ns, address };
+    if (address6 !== undefined) {
+      this.addAddress6(
+        ns,
+        address6,
+        bridge === 'access' ? this.accessGateway6 : this.serverGateway6,
+      );
+      host.address6 = address6;
+    }
     this.hosts.set(name, host);
     this.gateways.set(name, gateway);
     return host;

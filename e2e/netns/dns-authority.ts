@@ -26,6 +26,8 @@ export interface DnsAuthority {
   zone: string;
   /** The source address of each query for `name` (any letter case, with or without the dot). */
   whoAsked(name: string): string[];
+  /** The source address of each query for a name under `suffix`, in order (one per query). */
+  askersUnder(suffix: string): string[];
   /**
    * whoAsked once `count` queries for `name` have been seen: the server's output reaches the
    * test a moment after its answer.
@@ -145,6 +147,14 @@ export async function startDnsAuthority(
     address: h.address,
     zone: TEST_ZONE,
     whoAsked,
+    askersUnder: (suffix) =>
+      events()
+        .filter(
+          (e) =>
+            e.event === 'query' &&
+            (e.name === normalise(suffix) || e.name?.endsWith(`.${normalise(suffix)}`)),
+        )
+        .map((e) => e.from!),
     waitAsked: (asked, count = 1, timeoutMs = 5_000) =>
       bed.net.waitFor(`${count} queries for ${asked} at ${name}`, timeoutMs, () => {
         const from = whoAsked(asked);

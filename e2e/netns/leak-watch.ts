@@ -71,6 +71,8 @@ export interface LeakWatchOptions extends LeakTargets {
   intervalMs?: number;
   /** The interface captured. Default eth0. */
   dev?: string;
+  /** The domain under which the DNS probes ask fresh names. Default PROBE_DOMAIN. */
+  domain?: string;
 }
 
 export interface LeakWatchResult {
@@ -335,7 +337,7 @@ export async function startLeakWatch(
     intervalMs,
     kinds,
     talliesFile,
-    domain: PROBE_DOMAIN,
+    domain: opts.domain ?? PROBE_DOMAIN,
     ping: opts.ping,
     url: opts.url,
     udp: opts.udp,

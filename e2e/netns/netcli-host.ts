@@ -44,12 +44,18 @@ export class NetcliHost {
   static async start(
     bed: Testbed,
     host: string,
-    opts: { daemonArgs?: readonly string[] } = {},
+    opts: {
+      daemonArgs?: readonly string[];
+      ipv6?: boolean;
+      /** Runs once the host exists, before its engine starts (files the daemon reads, say). */
+      prepare?: (address: string) => void;
+    } = {},
   ): Promise<NetcliHost> {
-    bed.net.addAccessHost(host);
+    const { address } = bed.net.addAccessHost(host, { ipv6: opts.ipv6 ?? false });
     // The engine points the system resolver at the tunnel's while connected: in a namespace it
     // must find a resolv.conf of the namespace's own, never the machine's.
     bed.net.setEtcFile(host, 'resolv.conf', `nameserver ${bed.net.accessGateway}\n`);
+    opts.prepare?.(address);
     const h = new NetcliHost(bed, host);
     h.daemonArgs = opts.daemonArgs ?? [];
     await h.startDaemon();
@@ -99,6 +105,21 @@ export class NetcliHost {
       { encoding: 'utf8', timeout: 60_000 },
     );
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  /** run(), without blocking the test meanwhile (it may watch the engine while this runs). */
+  runAsync(...args: string[]): Promise<NetcliRun> {
+    const proc = this.bed.net.spawn(this.host, `netcli-${args[0] ?? 'run'}`, [
+      process.execPath,
+      NETCLI,
+      ...args,
+      '--socket',
+      this.socket,
+    ]);
+    return proc.exited.then((code) => {
+      const out = proc.output();
+      return { code, stdout: out, stderr: out };
+    });
   }
 
   private check(args: string[], r: NetcliRun): NetcliRun {

@@ -1,0 +1,169 @@
+// The test kit of the protection tests (kill switch, split tunnel, DNS, failover, obfuscation,
+// network changes): a laptop with IPv6 running netcli daemon, two relays of one region (a region
+// rule over them), a DNS authority the relays resolve through, a domestic web server and the
+// laptop's own address mapped to the home country, foreign probe targets; and the leak watch on
+// the laptop's eth0 with the peers a protected laptop may talk to.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startDnsAuthority, TEST_ZONE, type DnsAuthority } from './dns-authority.js';
+import {
+  LINK_SCOPE_CIDRS,
+  leakSummary,
+  leaksOf,
+  startLeakWatch,
+  startProbeTargets,
+  type AllowedPeers,
+  type LeakWatch,
+  type LeakWatchResult,
+  type ProbeTargets,
+} from './leak-watch.js';
+import { NetcliHost } from './netcli-host.js';
+import { Testbed, type RelayHandle } from './testbed.js';
+
+/** The laptop's home country (the --geoip-file maps its address and the domestic server there). */
+export const HOME = 'DE';
+const WG_PORT = 51820;
+const FERRY_PORT = 51900;
+/** The relays' latency probe responders (the WireGuard port + 64, the relay's default). */
+const PROBE_PORT = WG_PORT + 64;
+const CONTROL_PORT = 8080;
+
+export interface ProtectionBedOptions {
+  /** Extra options of netcli daemon. */
+  daemonArgs?: readonly string[];
+}
+
+export class ProtectionBed {
+  private constructor(
+    readonly bed: Testbed,
+    readonly laptop: NetcliHost,
+    readonly relays: readonly RelayHandle[],
+    readonly authority: DnsAuthority,
+    readonly domestic: { address: string; url: string },
+    readonly foreign: ProbeTargets,
+  ) {}
+
+  static async start(opts: ProtectionBedOptions = {}): Promise<ProtectionBed> {
+    const bed = await Testbed.start({ controlPlaneOn: 'servers' });
+    try {
+      const net = bed.net;
+      const authority = await startDnsAuthority(bed, 'dns', { wildcard: '192.0.2.53' });
+      const relays = [
+        await bed.addRelay('tokyo', 'asia-east', { ferry: true, dnsUpstream: authority.address }),
+        await bed.addRelay('osaka', 'asia-east', { ferry: true, dnsUpstream: authority.address }),
+      ];
+      const domestic = await bed.startEcho('domestic');
+      net.addServerHost('abroad', { ipv6: true });
+      const foreign = await startProbeTargets(net, 'abroad');
+      const geoip = path.join(net.dir, 'geoip.csv');
+      const laptop = await NetcliHost.start(bed, 'laptop', {
+        ipv6: true,
+        daemonArgs: ['--geoip-file', geoip, ...(opts.daemonArgs ?? [])],
+        prepare: (address) => {
+          // The laptop's address (the one the service sees) and the domestic server are at
+          // home; the authority too, so that a query sent to it directly would go the direct way.
+          writeFileSync(
+            geoip,
+            [
+              `# the test internet's home country (${HOME})`,
+              `${address}/32,${HOME}`,
+              `${domestic.address}/32,${HOME}`,
+              `${authority.address}/32,${HOME}`,
+              '',
+            ].join('\n'),
+          );
+          // Before the tunnel, the laptop resolves through the authority directly (its ISP's).
+          net.setEtcFile('laptop', 'resolv.conf', `nameserver ${authority.address}\n`);
+        },
+      });
+      return new ProtectionBed(bed, laptop, relays, authority, domestic, foreign);
+    } catch (e) {
+      await bed.stop();
+      throw e;
+    }
+  }
+
+  /** init, account create and a region rule `work` over both relays. */
+  setUp(): void {
+    this.laptop.human('init', '--protocol', 'wireguard', '--endpoint', this.bed.controlUrl);
+    this.laptop.human('account', 'create', '--device-name', 'laptop');
+    this.laptop.human('region', 'add', '--area', 'asia', '--name', 'work');
+  }
+
+  relay(address: string): RelayHandle {
+    const r = this.relays.find((x) => x.address === address);
+    if (!r) throw new Error(`no relay at ${address}`);
+    return r;
+  }
+
+  /** The relay the laptop's tunnel goes to now (from netcli status). */
+  currentRelay(): RelayHandle {
+    const status = this.laptop.json('status');
+    const endpoint = status.node?.endpoint as string | undefined;
+    if (!endpoint) throw new Error(`not connected: ${JSON.stringify(status)}`);
+    return this.relay(endpoint.slice(0, endpoint.lastIndexOf(':')));
+  }
+
+  /** The laptop's resolv.conf, as its processes see it. */
+  resolvConf(): string {
+    return this.bed.net.exec('laptop', ['cat', '/etc/resolv.conf']);
+  }
+
+  /** Continuous traffic of every kind from the laptop to the foreign targets, eth0 captured. */
+  watch(maxSeconds = 90): Promise<LeakWatch> {
+    return startLeakWatch(this.bed.net, 'laptop', {
+      ...this.foreign.targets,
+      domain: TEST_ZONE,
+      maxSeconds,
+    });
+  }
+
+  /**
+   * Who a protected laptop may exchange packets with on eth0: the relays' tunnel endpoints (of
+   * `relays`, default every relay: a failover moves from one to the other), their latency
+   * probe responders, the control plane, the domestic server, and link-scope chatter.
+   */
+  allowed(result: LeakWatchResult, relays: readonly RelayHandle[] = this.relays): AllowedPeers {
+    return {
+      endpoints: [
+        ...relays.flatMap((r) => [
+          { address: r.address, port: WG_PORT, protocol: 'udp' as const },
+          { address: r.address, port: FERRY_PORT, protocol: 'udp' as const },
+          { address: r.address, port: FERRY_PORT, protocol: 'tcp' as const },
+        ]),
+        // The engine's own latency probes (authenticated), to every node.
+        ...this.relays.map((r) => ({
+          address: r.address,
+          port: PROBE_PORT,
+          protocol: 'udp' as const,
+        })),
+        { address: this.bed.net.host('ctrl').address, port: CONTROL_PORT, protocol: 'tcp' },
+      ],
+      cidrs: [`${this.domestic.address}/32`, ...LINK_SCOPE_CIDRS],
+      self: result.self,
+    };
+  }
+
+  /**
+   * The leaks of a watch's capture, as lines for an assertion message: of the packets from
+   * `since` (epoch ms) on, when given.
+   */
+  leaks(result: LeakWatchResult, relays?: readonly RelayHandle[], since?: number): string[] {
+    const packets =
+      since === undefined ? result.packets : result.packets.filter((x) => x.time * 1000 >= since);
+    return leakSummary(leaksOf(packets, this.allowed(result, relays)));
+  }
+
+  /** Waits until the kill switch is in force, and says since when (epoch ms). */
+  async killSwitchActive(timeoutMs = 10_000): Promise<number> {
+    await this.bed.net.waitFor('the kill switch', timeoutMs, () =>
+      this.laptop.json('status').protection?.kill_switch === 'active' ? true : undefined,
+    );
+    return Date.now();
+  }
+
+  async stop(): Promise<void> {
+    await this.laptop.stop();
+    await this.bed.stop();
+  }
+}

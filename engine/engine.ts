@@ -20,6 +20,7 @@ import {
   type ControlClient,
   type Device,
   type DeviceKind,
+  type DiagnosticsReport,
   type FetchLike,
   type LocalConnectRequest,
   type LocalConnectResponse,
@@ -66,6 +67,9 @@ import { ServiceTunnels } from './service-tunnels.js';
 import { ServiceStore, systemResolveIpv4, type ResolveIpv4 } from './services.js';
 import { SessionStore } from './session-store.js';
 import { loadPlatformTable, runStreamTest } from './stream-test.js';
+import { diagnoseDeps } from './diagnose/engine-deps.js';
+import type { HostProbes } from './diagnose/host-probes.js';
+import { runDiagnostics } from './diagnose/run.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
 import { TunnelKeyStore } from './tunnel-keys.js';
@@ -113,6 +117,8 @@ export interface EngineDeps {
   recovery?: Partial<RecoveryTiming>;
   /** Changes of the host's network (default: none are watched). */
   networkWatch?: NetworkWatch;
+  /** The diagnostics' probes of the host's network (default: the real ones). */
+  diagnoseProbes?: Partial<HostProbes>;
 }
 
 /** What a connect is for, beyond its request. */
@@ -129,6 +135,9 @@ interface ConnectOptions {
  * noticed within about two of them, and failover starts at once.
  */
 const LIVENESS_KEEPALIVE_SECONDS = 1;
+
+/** How long a failover's attempt waits for a node (a user's connect waits the manager's 10 s). */
+const RECOVERY_ATTEMPT_MS = 4_000;
 
 /** The settings of the configuration the protections follow. */
 function guardSettings(
@@ -229,6 +238,8 @@ export class Engine implements EngineApi {
   #attemptNode: string | null = null;
   #splitNotice: Notice | null = null;
   #home: string | null = null;
+  /** The node whose tunnel was lost, while the recovery replaces it (for the failover notice). */
+  #lostNode: string | null = null;
   readonly guard: ConnectionGuard;
   readonly #hosts: HostAddresses;
   readonly #recovery: Recovery;
@@ -550,7 +561,16 @@ export class Engine implements EngineApi {
       }
       // The old tunnel goes before the new one comes: one default route at a time.
       if (this.#connection) await this.teardown(this.#connection);
-      const up = await this.bringUp(control, answer, config, target, usage, split, signal);
+      const up = await this.bringUp(
+        control,
+        answer,
+        config,
+        target,
+        usage,
+        split,
+        signal,
+        opts.recovering ?? false,
+      );
       tunnel = up.tunnel;
       this.deps.resetConnections?.();
       throwIfAborted(signal);
@@ -571,12 +591,15 @@ export class Engine implements EngineApi {
       this.#connection = connection;
       this.#exitAfter = after;
       const notices = [...up.answer.notices, ...up.notices];
-      if (previous && opts.unreachable && previous.answer.node.id !== up.answer.node.id) {
+      const lost = opts.recovering ? this.#lostNode : null;
+      if (lost !== null && lost !== up.answer.node.id) {
         notices.push({
           code: 'failover',
-          message: `node ${previous.answer.node.id} stopped answering: moved to node ${up.answer.node.id} (${up.answer.region})`,
+          message: `node ${lost} stopped answering: moved to node ${up.answer.node.id} (${up.answer.region})`,
         });
       }
+      this.#lostNode = null;
+      this.#recovery.forgetUnreachable();
       if (this.#splitNotice) notices.push(this.#splitNotice);
       this.#notices = notices;
       connection.stopEvents = tunnel.on((e) => this.onTunnelEvent(connection, e));
@@ -645,6 +668,7 @@ export class Engine implements EngineApi {
     usage: Usage,
     split: SplitSets | null,
     signal: AbortSignal,
+    recovering: boolean,
   ): Promise<{
     tunnel: ActiveTunnel;
     answer: ConnectResponse;
@@ -657,6 +681,9 @@ export class Engine implements EngineApi {
       hasFerry,
       config.obfuscation,
       this.deps.udpAttemptMs,
+    ).map((a) =>
+      // A failover does not wait long for a node that may be down too: the next one is tried.
+      recovering && a.timeoutMs === undefined ? { ...a, timeoutMs: RECOVERY_ATTEMPT_MS } : a,
     );
     const endpoint = await this.nodeAddress(first);
     // Every transport this connect may use is let out now: one change of the table, not one per try.
@@ -791,6 +818,7 @@ export class Engine implements EngineApi {
           // The kill switch holds; the node is passed over and the next best one taken.
           void this.guard.update({ stage: 'reconnecting' }).catch(() => undefined);
           this.#recovery.markUnreachable(connection.answer.node.id);
+          this.#lostNode = connection.answer.node.id;
           void this.#recovery.start();
         }
         break;
@@ -1224,6 +1252,34 @@ export class Engine implements EngineApi {
       signal,
       timeoutMs: this.deps.streamProbeTimeoutMs,
     });
+  }
+
+  // ---- diagnostics (engine/diagnose) --------------------------------------------------------
+
+  /** Every check with its verdict and fix, from the engine's own parts (engine/diagnose). */
+  async diagnose(signal?: AbortSignal): Promise<DiagnosticsReport> {
+    this.checkOpen();
+    const c = this.#machine.state === 'connected' ? this.#connection : null;
+    const split = this.deps.split;
+    const deps = await diagnoseDeps({
+      status: this.status(),
+      config: await this.config.load(),
+      fetch: this.deps.fetch,
+      token: () => this.sessions.token(),
+      connection: c && {
+        answer: c.answer,
+        interfaceName: c.tunnel.interfaceName,
+        transport: c.transport,
+      },
+      exitAfter: this.#exitAfter,
+      latencies: { ...this.#latencies },
+      guard: this.guard,
+      os: this.deps.os,
+      resolveHost: (host) => this.#hosts.resolve(host),
+      split: split instanceof GeoSplitTunnel ? () => split.describe() : null,
+      probes: this.deps.diagnoseProbes,
+    });
+    return runDiagnostics(deps, { signal });
   }
 
   // ---- services and service tunnels (engine/services.ts, engine/service-tunnels.ts) ----------

@@ -55,6 +55,11 @@ export class Recovery {
     this.#unreachable.set(nodeId, this.now());
   }
 
+  /** Forgets every node passed over (a tunnel came up: what failed before may work again). */
+  forgetUnreachable(): void {
+    this.#unreachable.clear();
+  }
+
   /** The nodes passed over right now. */
   unreachable(): string[] {
     const now = this.now();

@@ -7,6 +7,7 @@ import { registerConfig } from './commands/config.js';
 import { registerConnection } from './commands/connection.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDevices } from './commands/devices.js';
+import { registerDiagnose } from './commands/diagnose.js';
 import { registerInit } from './commands/init.js';
 import { registerLatency } from './commands/latency.js';
 import { registerRegion } from './commands/region.js';
@@ -42,6 +43,7 @@ export function buildProgram(rt: Runtime): Command {
   registerService(program, rt);
   registerTunnel(program, rt);
   registerStreamTest(program, rt);
+  registerDiagnose(program, rt);
   return program;
 }
 

@@ -2,6 +2,7 @@
 // document and every client.
 import { z } from 'zod';
 import * as api from './control-api.js';
+import { ControlDiagnostics } from './diagnostics.js';
 import type { ErrorCode } from './problem.js';
 
 export type Auth = 'none' | 'device' | 'node' | 'admin';
@@ -98,6 +99,15 @@ export const controlRoutes = {
     summary:
       'The address this request came from, as the service sees it (an exit-address check: never stored or logged)',
     response: api.IpResponse,
+  }),
+  diagnostics: route({
+    method: 'GET',
+    path: '/diagnostics',
+    auth: 'none',
+    status: 200,
+    summary:
+      "What clients' diagnostics use: a DNS leak-test zone (its authority answers with the asking resolver's address) and a TCP service reachable over IPv6",
+    response: ControlDiagnostics,
   }),
   listPlans: route({
     method: 'GET',

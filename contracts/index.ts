@@ -11,6 +11,8 @@ export * from './route-client.js';
 export * from './control-client.js';
 export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';
 export * from './local-api.js';
+export * from './diagnostics.js';
+export * from './redact.js';
 export * from './platforms.js';
 export * from './service-tunnels.js';
 export * from './wireguard-uapi.js';

@@ -20,6 +20,7 @@ import {
   RenameDeviceRequest,
 } from './control-api.js';
 import type { RouteDef } from './control-routes.js';
+import { DiagnosticsReport } from './diagnostics.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
 import {
@@ -430,6 +431,15 @@ export const localRoutes = {
     summary: 'Probe a streaming platform through the tunnel: reachable, catalogue region, verdict',
     body: StreamTestRequest,
     response: StreamTestResult,
+  }),
+  diagnose: route({
+    method: 'POST',
+    path: '/diagnose',
+    auth: 'none',
+    status: 200,
+    summary:
+      'One-click diagnostics: each check (engine, control plane, clock, node over UDP and TCP, DNS and IPv6 leaks, MTU, kill switch, split) with a verdict and a fix',
+    response: DiagnosticsReport,
   }),
   listServices: route({
     method: 'GET',

@@ -58,6 +58,11 @@ export interface EngineApi {
   latencyCheck(request: Body<'latencyCheck'>): Promise<Answer<'latencyCheck'>>;
   /** Not connected: not-connected; a platform the table lacks: config-invalid listing them. */
   streamTest(request: Body<'streamTest'>, signal?: AbortSignal): Promise<Answer<'streamTest'>>;
+  /**
+   * Every diagnostic check with its verdict, within about 10 s; never fails for what a check
+   * found (that is its verdict). `signal` aborts it (the client went away).
+   */
+  diagnose(signal?: AbortSignal): Promise<Answer<'diagnose'>>;
 
   /** The services, shipped and the user's own. */
   listServices(): Promise<Answer<'listServices'>>;

@@ -1,7 +1,7 @@
 // Builds the control-plane server: storage, domain services and the HTTP routes under both prefixes.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { API_PREFIXES } from '../contracts/index.js';
+import { API_PREFIXES, ControlDiagnostics } from '../contracts/index.js';
 import { AccountService } from './domain/accounts.js';
 import { periodOf, systemClock, type Clock } from './domain/clock.js';
 import { ConnectionService } from './domain/connections.js';
@@ -57,6 +57,13 @@ export interface ServerOptions {
   clock?: Clock;
   logger: Logger;
   validateResponses?: boolean;
+  /**
+   * Published to clients for `netcli diagnose` (GET /diagnostics): a DNS zone whose authority
+   * answers each name with the asking resolver's address, and `[addr]:port` of a TCP service
+   * reachable over IPv6. Other parties' services; nothing of a client's is kept for them.
+   */
+  dnsLeakZone?: string | undefined;
+  ipv6Probe?: string | undefined;
 }
 
 export interface ControlPlane {
@@ -146,6 +153,10 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   );
   const services: Services = {
     version: VERSION,
+    diagnostics: ControlDiagnostics.parse({
+      dns_leak_zone: opts.dnsLeakZone?.toLowerCase().replace(/\.$/, '') ?? null,
+      ipv6_probe: opts.ipv6Probe ?? null,
+    }),
     accounts,
     devices,
     deviceTunnels,

@@ -1,5 +1,6 @@
 // `ferry-server`: runs the control plane until SIGTERM/SIGINT, then shuts down gracefully.
 import { Command, InvalidArgumentError } from 'commander';
+import { DnsZone, Ipv6ProbeEndpoint } from '../contracts/index.js';
 import { buildControlPlane, VERSION } from './app.js';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.js';
 import { createLogger } from './logging.js';
@@ -15,6 +16,19 @@ function positive(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number above 0');
   return n;
+}
+
+function dnsZone(value: string): string {
+  const zone = value.toLowerCase().replace(/\.$/, '');
+  if (!DnsZone.safeParse(zone).success)
+    throw new InvalidArgumentError('a DNS zone such as whoami.example.net');
+  return zone;
+}
+
+function ipv6Probe(value: string): string {
+  if (!Ipv6ProbeEndpoint.safeParse(value).success)
+    throw new InvalidArgumentError('an IPv6 address and port: [2001:db8::1]:443');
+  return value;
 }
 
 const program = new Command('ferry-server')
@@ -51,6 +65,16 @@ const program = new Command('ferry-server')
     positive,
     30,
   )
+  .option(
+    '--dns-leak-zone <zone>',
+    "a DNS zone whose authority answers <label>.<zone> with the asking resolver's address (netcli diagnose's DNS leak check)",
+    dnsZone,
+  )
+  .option(
+    '--ipv6-probe <[addr]:port>',
+    "a TCP service reachable over IPv6 (netcli diagnose's IPv6 leak check)",
+    ipv6Probe,
+  )
   .addHelpText(
     'after',
     '\nEnvironment:\n  FERRY_ADMIN_TOKEN   bearer token of the admin routes (admin routes are closed without it)\n  FERRY_LOG_LEVEL     pino level (default info)',
@@ -67,6 +91,8 @@ const o = program.opts<{
   rateLimitAccount: number;
   rateLimitSignup: number;
   nodeHealthySeconds: number;
+  dnsLeakZone?: string;
+  ipv6Probe?: string;
 }>();
 
 const logger = createLogger('control-plane');
@@ -89,6 +115,8 @@ try {
         }
       : undefined,
     nodeHealthyForMs: o.nodeHealthySeconds * 1000,
+    dnsLeakZone: o.dnsLeakZone,
+    ipv6Probe: o.ipv6Probe,
     logger,
   });
   const address = await plane.app.listen({ host: o.host, port: o.port });

@@ -17,13 +17,24 @@ export interface DnsAuthorityOptions {
   wildcard: string;
   /** Names with their own A record: relative to the zone (`fixed`) or absolute. */
   records?: Readonly<Record<string, string>>;
+  /**
+   * A "whoami" zone inside the zone (relative, e.g. `whoami`, or absolute): every name
+   * `<label>.<whoamiZone>` is answered with the IPv4 address that asked (a DNS leak test's zone,
+   * as ferry-server --dns-leak-zone names it to clients).
+   */
+  whoamiZone?: string;
 }
+
+/** The whoami zone tests publish: `<label>.whoami.ferry-test` answers with the asker's address. */
+export const WHOAMI_ZONE = `whoami.${TEST_ZONE}`;
 
 export interface DnsAuthority {
   name: string;
   host: string;
   address: string;
   zone: string;
+  /** The whoami zone (absolute), null without one. */
+  whoamiZone: string | null;
   /** The source address of each query for `name` (any letter case, with or without the dot). */
   whoAsked(name: string): string[];
   /** The source address of each query for a name under `suffix`, in order (one per query). */
@@ -40,12 +51,13 @@ export interface DnsAuthority {
  * Answers A queries in the zone (a record of its own, else the wildcard; the apex has none),
  * NOERROR without answers for other types in the zone, REFUSED outside it. A name whose first
  * label starts with `tc-` gets a truncated answer over UDP (TC set, no records) and the full one
- * over TCP: the fallback a large answer causes. Each query is written as a JSON line
+ * over TCP: the fallback a large answer causes. A name one label under the whoami zone is
+ * answered with the asker's IPv4 address (none for an IPv6 asker). Each query is written as a JSON line
  * `{"event":"query",...}` (this is the test internet's server, not Ferry: it may keep what it
  * likes).
  */
 const AUTHORITY_SERVER = `
-const { zone, wildcard, records, dnsPacket: dnsPacketPath } = JSON.parse(process.env.DNS_AUTHORITY);
+const { zone, wildcard, records, whoami, dnsPacket: dnsPacketPath } = JSON.parse(process.env.DNS_AUTHORITY);
 const dnsPacket = require(dnsPacketPath);
 const dgram = require('node:dgram');
 const net = require('node:net');
@@ -60,7 +72,11 @@ function answer(message, from, transport) {
   const name = norm(question.name);
   say({ event: 'query', from: from.replace(/^::ffff:/, ''), name, type: question.type, transport });
   const inZone = name === zone || name.endsWith('.' + zone);
-  const a = records[name] !== undefined ? records[name] : name === zone ? undefined : wildcard;
+  const asker = from.replace(/^::ffff:/, '');
+  const whoamiName = whoami !== null && name.endsWith('.' + whoami) &&
+    !name.slice(0, -whoami.length - 1).includes('.');
+  const a = whoamiName ? (asker.includes(':') ? undefined : asker)
+    : records[name] !== undefined ? records[name] : name === zone ? undefined : wildcard;
   const truncate = transport === 'udp' && name.split('.')[0].startsWith('tc-');
   const refuse = !inZone;
   return dnsPacket.encode({
@@ -115,11 +131,15 @@ export async function startDnsAuthority(
     records[full === TEST_ZONE || full.endsWith(`.${TEST_ZONE}`) ? full : `${full}.${TEST_ZONE}`] =
       a;
   }
+  const whoami = opts.whoamiZone === undefined ? null : normalise(opts.whoamiZone);
+  const whoamiZone =
+    whoami === null || whoami.endsWith(`.${TEST_ZONE}`) ? whoami : `${whoami}.${TEST_ZONE}`;
   const proc = bed.net.spawn(name, `dns-${name}`, [process.execPath, '-e', AUTHORITY_SERVER], {
     DNS_AUTHORITY: JSON.stringify({
       zone: TEST_ZONE,
       wildcard: opts.wildcard,
       records,
+      whoami: whoamiZone,
       dnsPacket: DNS_PACKET,
     }),
   });
@@ -146,6 +166,7 @@ export async function startDnsAuthority(
     host: name,
     address: h.address,
     zone: TEST_ZONE,
+    whoamiZone,
     whoAsked,
     askersUnder: (suffix) =>
       events()

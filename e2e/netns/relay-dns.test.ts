@@ -1,11 +1,18 @@
 // The resolver every relay serves on its tunnel gateway address, end to end: a WireGuard device
 // and a Ferry device resolve a name of the test zone through 10.64.0.1 over UDP and TCP, the
-// zone's server sees the query come from the relay (never from the device), and the relay's
-// output holds neither the name nor the device's addresses.
+// zone's server sees the query come from the relay (never from the device), its whoami zone (the
+// DNS leak check's) answers with the relay's address, and the relay's output holds neither the
+// name nor the device's addresses.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_IPV4 } from '../../contracts/index.js';
-import { queryFrom, startDnsAuthority, TEST_ZONE, type DnsAuthority } from './dns-authority.js';
+import {
+  queryFrom,
+  startDnsAuthority,
+  TEST_ZONE,
+  WHOAMI_ZONE,
+  type DnsAuthority,
+} from './dns-authority.js';
 import { Testbed, type RelayHandle } from './testbed.js';
 
 describe("the resolver on a relay's gateway address", () => {
@@ -19,6 +26,7 @@ describe("the resolver on a relay's gateway address", () => {
     authority = await startDnsAuthority(bed, 'dns', {
       wildcard: bed.net.host('echo').address,
       records: { fixed: '198.51.100.7' },
+      whoamiZone: WHOAMI_ZONE,
     });
     relay = await bed.addRelay('tokyo', 'asia-east', {
       ferry: true,
@@ -72,6 +80,13 @@ describe("the resolver on a relay's gateway address", () => {
 
     const fixed = await resolve('laptop', `fixed.${TEST_ZONE}`);
     expect(fixed.addresses).toEqual(['198.51.100.7']);
+
+    // The whoami zone (netcli diagnose's DNS leak test): the answer is whoever asked the zone,
+    // here the relay; the device's own address never reaches it.
+    const whoami = `${randomBytes(6).toString('hex')}.${WHOAMI_ZONE}`;
+    secrets.push(whoami);
+    expect((await resolve('laptop', whoami)).addresses).toEqual([relay.address]);
+    expect(new Set(await authority.waitAsked(whoami))).toEqual(new Set([relay.address]));
 
     // A large answer: truncated over UDP as the zone sent it, whole over TCP.
     const large = unique('tc-');

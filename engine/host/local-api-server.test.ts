@@ -156,6 +156,7 @@ describe('the local API host', () => {
         await client.connect({ body: { region: 'asia-east' } });
         return client.streamTest({ body: { platform: 'netflix' } });
       },
+      diagnose: () => client.diagnose(),
     };
     expect(Object.keys(calls).sort()).toEqual(Object.keys(localRoutes).sort());
     const results: Partial<Record<LocalRouteId, unknown>> = {};
@@ -197,6 +198,7 @@ describe('the local API host', () => {
     expect(results.stopTunnel).toEqual({ tag: 'work', service: 'office', unregistered: true });
     expect(engine.serviceTunnels.own).toEqual([]);
     expect(results.streamTest).toMatchObject({ platform: 'netflix', verdict: 'ok', matches: true });
+    expect(results.diagnose).toMatchObject({ problems: 0, checks: expect.any(Array) });
     expect(await client.logout()).toEqual({ signed_in: false });
     expect((await client.status()).signed_in).toBe(false);
   });

@@ -53,6 +53,7 @@ export function localHandlers(engine: EngineApi): LocalHandlers {
     removeRegionRule: ({ params }) => engine.removeRegionRule(params.name),
     latencyCheck: ({ body }) => engine.latencyCheck(body),
     streamTest: ({ body, signal }) => engine.streamTest(body, signal),
+    diagnose: ({ signal }) => engine.diagnose(signal),
     listServices: () => engine.listServices(),
     addService: ({ body }) => engine.addService(body),
     removeService: ({ params }) => engine.removeService(params.name),

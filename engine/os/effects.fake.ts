@@ -10,7 +10,14 @@ import {
   type Family,
 } from './arguments.js';
 import type { OsEffects } from './effects.js';
-import { replaceTableCommands, type Firewall, type NftObject, type NftTable } from './firewall.js';
+import {
+  replaceTableCommands,
+  tableView,
+  type Firewall,
+  type NftObject,
+  type NftTable,
+  type NftTableView,
+} from './firewall.js';
 import type { LinkInfo, LinkKind, Links } from './links.js';
 import type { Resolver } from './resolver.js';
 import type { PolicyRule, Route, RouteTable, Routes } from './routes.js';
@@ -311,6 +318,14 @@ export class FakeFirewall extends Faults implements Firewall {
     this.journal.record('firewall', 'exists', [table]);
     this.take('exists');
     return this.tables.has(`${table.family} ${table.name}`);
+  }
+
+  async inspect(table: NftTable): Promise<NftTableView | null> {
+    this.journal.record('firewall', 'inspect', [table]);
+    replaceTableCommands(table, []); // the same argument checks
+    this.take('inspect');
+    const body = this.tables.get(`${table.family} ${table.name}`);
+    return body ? tableView(body) : null;
   }
 }
 

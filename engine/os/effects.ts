@@ -14,7 +14,7 @@ export interface OsEffects {
   sysctl: Sysctl;
 }
 
-export type { Firewall, NftObject, NftTable } from './firewall.js';
+export type { Firewall, NftObject, NftTable, NftTableView } from './firewall.js';
 export type { LinkInfo, LinkKind, Links } from './links.js';
 export type { Resolver } from './resolver.js';
 export type { PolicyRule, Route, RouteTable, Routes } from './routes.js';

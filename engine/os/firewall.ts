@@ -31,6 +31,56 @@ export interface Firewall {
   remove(table: NftTable): Promise<void>;
   /** Whether the table exists (a restart reconciles what a crash left). */
   exists(table: NftTable): Promise<boolean>;
+  /** What the table holds now, as the kernel has it (null: no such table); for diagnostics. */
+  inspect(table: NftTable): Promise<NftTableView | null>;
+}
+
+/** A table's chains and sets as they are in force: enough to tell a complete kill switch. */
+export interface NftTableView {
+  chains: {
+    name: string;
+    /** null: a regular chain (jumped to, no hook of its own). */
+    hook: string | null;
+    policy: string | null;
+    rules: number;
+    /** The last rule's expressions (its verdict last), null for a chain without rules. */
+    lastRule: readonly unknown[] | null;
+  }[];
+  sets: { name: string; elements: number }[];
+}
+
+/**
+ * The view of a table from its objects: a body as applied, or what `nft -j list table` printed
+ * (objects of other tables and kinds are left out).
+ */
+export function tableView(objects: readonly NftObject[]): NftTableView {
+  const chains: NftTableView['chains'] = [];
+  const sets: NftTableView['sets'] = [];
+  const rules = new Map<string, unknown[][]>();
+  for (const o of objects) {
+    if ('chain' in o) {
+      const c = o.chain as { name: string; hook?: string; policy?: string };
+      chains.push({
+        name: c.name,
+        hook: c.hook ?? null,
+        policy: c.policy ?? null,
+        rules: 0,
+        lastRule: null,
+      });
+    } else if ('set' in o) {
+      const s = o.set as { name: string; elem?: unknown[] };
+      sets.push({ name: s.name, elements: s.elem?.length ?? 0 });
+    } else if ('rule' in o) {
+      const r = o.rule as { chain: string; expr?: unknown[] };
+      rules.set(r.chain, [...(rules.get(r.chain) ?? []), r.expr ?? []]);
+    }
+  }
+  for (const c of chains) {
+    const list = rules.get(c.name) ?? [];
+    c.rules = list.length;
+    c.lastRule = list.at(-1) ?? null;
+  }
+  return { chains, sets };
 }
 
 const TABLE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
@@ -162,6 +212,21 @@ export class NftFirewall implements Firewall {
     checkOutput(out, 'nft', 'list the firewall tables');
     const listed = (JSON.parse(out.stdout) as { nftables: { table?: NftTable }[] }).nftables;
     return listed.some((o) => o.table?.family === t.family && o.table.name === t.name);
+  }
+
+  async inspect(table: NftTable): Promise<NftTableView | null> {
+    const t = checkTable(table);
+    const out = await this.run('nft', ['-j', 'list', 'table', t.family, t.name]);
+    if (out.exitCode !== 0 && /No such file or directory/.test(out.stderr)) return null;
+    checkOutput(out, 'nft', `list the ${t.name} firewall table`);
+    const listed = (JSON.parse(out.stdout) as { nftables: NftObject[] }).nftables;
+    return tableView(
+      listed.filter((o) => {
+        const kind = Object.keys(o)[0]!;
+        const inner = o[kind] as { family?: string; table?: string };
+        return inner.family === t.family && inner.table === t.name;
+      }),
+    );
   }
 
   private async transaction(commands: Record<string, unknown>[], what: string): Promise<void> {

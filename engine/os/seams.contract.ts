@@ -237,6 +237,26 @@ export function firewallContract(firewall: () => Firewall): void {
     expect(await firewall().exists(CONTRACT_NFT)).toBe(false);
   });
 
+  it('shows what a table holds: chains, sets with their element counts, each chain’s last rule', async () => {
+    expect(await firewall().inspect(CONTRACT_NFT)).toBeNull();
+    await firewall().apply(CONTRACT_NFT, [
+      ...killSwitchLike('lo'),
+      { set: { name: 'resolvers4', type: 'ipv4_addr', elem: ['192.0.2.53', '198.51.100.53'] } },
+      { rule: { chain: 'output', expr: [{ counter: null }, { drop: null }] } },
+    ]);
+    const view = (await firewall().inspect(CONTRACT_NFT))!;
+    expect(view.chains).toEqual([
+      { name: 'output', hook: 'output', policy: 'drop', rules: 2, lastRule: expect.any(Array) },
+    ]);
+    expect(view.chains[0]!.lastRule!.at(-1)).toEqual({ drop: null });
+    expect([...view.sets].sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+      { name: 'allowed4', elements: 0 },
+      { name: 'resolvers4', elements: 2 },
+    ]);
+    await firewall().remove(CONTRACT_NFT);
+    expect(await firewall().inspect(CONTRACT_NFT)).toBeNull();
+  });
+
   it('keeps a body inside its table', async () => {
     await expect(firewall().apply(CONTRACT_NFT, [{ table: { name: 'other' } }])).rejects.toThrow(
       TypeError,

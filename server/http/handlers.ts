@@ -1,6 +1,11 @@
 // The handler table: one plain function per route id, taking parsed input, returning a Result.
 import type { z } from 'zod';
-import type { ControlRoutes, RouteDef, RouteId } from '../../contracts/index.js';
+import type {
+  ControlDiagnostics,
+  ControlRoutes,
+  RouteDef,
+  RouteId,
+} from '../../contracts/index.js';
 import type { AccountService } from '../domain/accounts.js';
 import type { ConnectionService } from '../domain/connections.js';
 import type { DeviceConfigService } from '../domain/device-configs.js';
@@ -15,6 +20,8 @@ import type { NodeRow } from '../store/regions-repo.js';
 
 export interface Services {
   version: string;
+  /** What clients' diagnostics use (ferry-server --dns-leak-zone, --ipv6-probe). */
+  diagnostics: ControlDiagnostics;
   accounts: AccountService;
   devices: DeviceService;
   deviceTunnels: DeviceTunnelService;
@@ -50,6 +57,7 @@ export function buildHandlers(s: Services): HandlerTable {
   return {
     health: async () => ok({ status: 'ok', version: s.version, api: 'v1' }),
     whoami: async ({ clientAddress }) => ok({ ip: clientAddress }),
+    diagnostics: async () => ok({ ...s.diagnostics }),
     listPlans: async () => {
       const regions = (await s.inventory.listRegionRows()).map((r) => r.id);
       return ok({ plans: PLANS.map((p) => planView(p, regions)) });

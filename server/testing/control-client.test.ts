@@ -36,6 +36,10 @@ describe.each(backends())('the typed control client on %s', (backend) => {
 
     expect(await route('health', anyone.health())).toMatchObject({ status: 'ok', api: 'v1' });
     expect(await route('whoami', anyone.whoami())).toEqual({ ip: '127.0.0.1' });
+    expect(await route('diagnostics', anyone.diagnostics())).toEqual({
+      dns_leak_zone: null,
+      ipv6_probe: null,
+    });
     const { plans } = await route('listPlans', anyone.listPlans());
     expect(plans.map((p) => p.id)).toEqual(expect.arrayContaining(['basic', 'premium']));
 

@@ -102,6 +102,9 @@ export async function startControlPlane(
     clock?: Clock;
     dataDir?: string;
     databaseUrl?: string;
+    /** What GET /diagnostics publishes (ferry-server --dns-leak-zone, --ipv6-probe). */
+    dnsLeakZone?: string;
+    ipv6Probe?: string;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'ferry-test-'));
@@ -118,6 +121,8 @@ export async function startControlPlane(
     rateLimits: opts.rateLimits,
     nodeHealthyForMs: opts.nodeHealthyForMs ?? 30_000,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    dnsLeakZone: opts.dnsLeakZone,
+    ipv6Probe: opts.ipv6Probe,
     logger: pino({ level: 'silent' }),
     validateResponses: true,
   });

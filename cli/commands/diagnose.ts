@@ -1,0 +1,98 @@
+// netcli diagnose [--export FILE]: every check with a verdict and a fix, exit 1 when any is a
+// problem. An engine that does not answer is the first finding, not an error: the report says so
+// (every other check skipped, they all ask the engine). The export is the same report with every
+// address, key, token and account number redacted, written 0600.
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import {
+  ApiError,
+  DEFAULT_ENGINE_SOCKET,
+  engineDownReport,
+  redactReport,
+  type DiagnosticsReport,
+} from '../../contracts/index.js';
+import { CliError, EXIT_REFUSED } from '../errors.js';
+import { formatDiagnostics } from '../format/diagnose.js';
+import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+/** The engine bounds the checks itself (~10 s); this covers the way there and back. */
+const DIAGNOSE_TIMEOUT_MS = 30_000;
+
+interface DiagnoseOptions extends CommonOptions {
+  export?: string;
+}
+
+/** What the report says when the engine did not answer (null: it did, or the user cancelled). */
+function engineDown(e: unknown, socketPath: string): { summary: string; fix: string } | null {
+  if (!(e instanceof ApiError) || e.status !== undefined) return null;
+  if (e.code === 'aborted' || e.code === 'bad-response') return null;
+  const option = socketPath === DEFAULT_ENGINE_SOCKET ? '' : ` --socket ${socketPath}`;
+  if (e.code === 'timeout')
+    return {
+      summary: `the engine on ${socketPath} did not answer within ${DIAGNOSE_TIMEOUT_MS / 1000} s`,
+      fix: `restart it: stop netcli daemon, then sudo netcli daemon${option}`,
+    };
+  if (/\bEACCES\b|\bEPERM\b/.test(e.detail))
+    return {
+      summary: `permission denied on ${socketPath}`,
+      fix: 'run it as root, or join the group ferry: sudo usermod -aG ferry $USER',
+    };
+  return {
+    summary: `no engine answers on ${socketPath}`,
+    fix: `start it: sudo netcli daemon${option}`,
+  };
+}
+
+async function diagnose(rt: Runtime, opts: DiagnoseOptions): Promise<DiagnosticsReport> {
+  try {
+    const client = await rt.client(opts);
+    return await client.diagnose({ signal: rt.io.interrupts(), timeoutMs: DIAGNOSE_TIMEOUT_MS });
+  } catch (e) {
+    const down = engineDown(e, rt.socket.path);
+    if (!down) throw e;
+    return engineDownReport(down.summary, down.fix, new Date());
+  }
+}
+
+/** Writes the redacted report, 0600, through a temp file renamed into place; its full path. */
+async function writeExport(file: string, report: DiagnosticsReport): Promise<string> {
+  const target = path.resolve(file);
+  const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, `${JSON.stringify(redactReport(report), null, 2)}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
+    await rename(temp, target);
+  } catch (e) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    const code = (e as NodeJS.ErrnoException).code ?? 'an error';
+    throw new CliError(`could not write the report to ${target} (${code})`, [
+      'give --export a file in a directory you can write to',
+    ]);
+  }
+  return target;
+}
+
+export function registerDiagnose(program: Command, rt: Runtime): void {
+  withCommon(program.command('diagnose'))
+    .description(
+      'one-click diagnostics: each check with a verdict and a fix (exit 1 when any is a problem)',
+    )
+    .option(
+      '--export <file>',
+      'also write the report as JSON with addresses, keys, tokens and account numbers redacted (mode 0600), to share',
+    )
+    .action(async (opts: DiagnoseOptions) => {
+      const report = await rt.progress(opts, 'Running the checks', diagnose(rt, opts));
+      rt.print(opts, report, () => formatDiagnostics(report));
+      if (opts.export !== undefined) {
+        const written = await writeExport(opts.export, report);
+        // Said with --json too: stdout holds the report, this is about the file.
+        rt.io.stderr.write(`netcli: the report, redacted, was written to ${written}\n`);
+      }
+      if (report.problems > 0) rt.exitCode = EXIT_REFUSED;
+    });
+}

@@ -1,0 +1,160 @@
+// The control plane's checks: it answers GET /health (control-plane), and this host's clock
+// agrees with the Date of that answer (clock). Also what it publishes for the leak checks
+// (GET /diagnostics: the DNS leak-test zone, the IPv6 probe).
+import {
+  ApiError,
+  createControlClient,
+  diagnosticCheck,
+  type ControlDiagnostics,
+  type DiagnosticCheck,
+  type FetchLike,
+} from '../../contracts/index.js';
+
+export interface ControlPlaneDeps {
+  /** The configured control plane's URL (null: none configured). */
+  service: string | null;
+  /** The engine's transport to it. */
+  fetch: FetchLike;
+  /** The host's clock (default Date.now). */
+  now?: () => number;
+  /** Time limit of each call (default 4 s). */
+  timeoutMs?: number;
+}
+
+export interface ControlPlaneFindings {
+  controlPlane: DiagnosticCheck;
+  clock: DiagnosticCheck;
+  /** What the control plane publishes for diagnostics (null: nothing known). */
+  published: ControlDiagnostics | null;
+}
+
+/** WireGuard and Ferry handshakes carry timestamps: this far off, they are refused. */
+export const CLOCK_PROBLEM_SECONDS = 60;
+export const CLOCK_WARNING_SECONDS = 10;
+const CLOCK_FIX = 'turn on time sync: timedatectl set-ntp true';
+
+/**
+ * The clock check for a measured skew (this host minus the control plane, in ms; the Date
+ * header counts whole seconds, so anything under about a second is "in step").
+ */
+export function clockCheck(skewMs: number): DiagnosticCheck {
+  const seconds = Math.round(Math.abs(skewMs) / 1000);
+  if (seconds < 2)
+    return diagnosticCheck('clock', 'ok', "within a second of the control plane's clock");
+  const off = `this host's clock is ${seconds} s ${skewMs > 0 ? 'ahead of' : 'behind'} the control plane's`;
+  if (seconds >= CLOCK_PROBLEM_SECONDS)
+    return diagnosticCheck(
+      'clock',
+      'problem',
+      `${off}: tunnel handshakes fail (WireGuard and Ferry reject stale timestamps)`,
+      CLOCK_FIX,
+    );
+  if (seconds >= CLOCK_WARNING_SECONDS)
+    return diagnosticCheck(
+      'clock',
+      'warning',
+      `${off}: getting close to where tunnel handshakes fail`,
+      CLOCK_FIX,
+    );
+  return diagnosticCheck('clock', 'ok', `${off}: close enough`);
+}
+
+/** What a failed call says about the control plane, in words. */
+function unanswered(host: string, e: unknown, timeoutMs: number): DiagnosticCheck {
+  const fixNetwork = "check this host's network and the service URL (netcli config get service)";
+  if (e instanceof ApiError) {
+    if (e.code === 'timeout')
+      return diagnosticCheck(
+        'control-plane',
+        'problem',
+        `${host} did not answer within ${Math.round(timeoutMs / 1000)} s`,
+        fixNetwork,
+      );
+    if (e.code === 'unreachable')
+      return diagnosticCheck(
+        'control-plane',
+        'problem',
+        `${host} did not answer (${e.detail})`,
+        fixNetwork,
+      );
+    if (e.code === 'bad-response')
+      return diagnosticCheck(
+        'control-plane',
+        'problem',
+        `${host} answered, but not as a Ferry control plane does (${e.detail})`,
+        'check the service URL: netcli config get service',
+      );
+    if (e.status !== undefined)
+      return diagnosticCheck(
+        'control-plane',
+        'problem',
+        `${host} answered HTTP ${e.status} (${e.code})`,
+        e.status >= 500
+          ? 'the service has trouble: try again in a minute'
+          : 'check the service URL: netcli config get service',
+      );
+  }
+  return diagnosticCheck('control-plane', 'problem', `${host} could not be asked`, fixNetwork);
+}
+
+export async function checkControlPlane(
+  deps: ControlPlaneDeps,
+  signal: AbortSignal,
+): Promise<ControlPlaneFindings> {
+  if (deps.service === null) {
+    return {
+      controlPlane: diagnosticCheck(
+        'control-plane',
+        'problem',
+        'no control plane is configured',
+        'netcli init --endpoint <url>',
+      ),
+      clock: diagnosticCheck('clock', 'skipped', 'no control plane to compare with'),
+      published: null,
+    };
+  }
+  const now = deps.now ?? Date.now;
+  const timeoutMs = deps.timeoutMs ?? 4_000;
+  const host = new URL(deps.service).host;
+  // The health answer's Date, and when it was asked and answered by this host's clock.
+  let timing: { sentAt: number; receivedAt: number; date: string | null } | null = null;
+  const timed: FetchLike = async (url, init) => {
+    const sentAt = now();
+    const response = await deps.fetch(url, init);
+    timing = { sentAt, receivedAt: now(), date: response.headers.get('date') };
+    return response;
+  };
+  const health = createControlClient({ baseUrl: deps.service, fetch: timed, timeoutMs });
+  const control = createControlClient({ baseUrl: deps.service, fetch: deps.fetch, timeoutMs });
+  const [answer, published] = await Promise.all([
+    health.health({ signal }).then(
+      (h) => ({ ok: true as const, version: h.version }),
+      (e: unknown) => ({ ok: false as const, error: e }),
+    ),
+    control.diagnostics({ signal }).catch(() => null),
+  ]);
+  signal.throwIfAborted();
+  if (!answer.ok) {
+    return {
+      controlPlane: unanswered(host, answer.error, timeoutMs),
+      clock: diagnosticCheck('clock', 'skipped', 'the control plane did not answer'),
+      published,
+    };
+  }
+  const t = timing as { sentAt: number; receivedAt: number; date: string | null } | null;
+  const serverMs = t?.date ? Date.parse(t.date) : NaN;
+  const rtt = t ? Math.round(t.receivedAt - t.sentAt) : null;
+  return {
+    controlPlane: diagnosticCheck(
+      'control-plane',
+      'ok',
+      `${host} answers${rtt === null ? '' : ` in ${rtt} ms`} (version ${answer.version})`,
+    ),
+    // The Date counts whole seconds: the server's moment is somewhere in that second.
+    clock:
+      t && Number.isFinite(serverMs)
+        ? clockCheck((t.sentAt + t.receivedAt) / 2 - (serverMs + 500))
+        : diagnosticCheck('clock', 'skipped', 'the control plane sent no Date with its answer'),
+    published,
+  };
+}

@@ -5,9 +5,10 @@
 // the laptop's eth0 with the peers a protected laptop may talk to.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startDnsAuthority, TEST_ZONE, type DnsAuthority } from './dns-authority.js';
+import { startDnsAuthority, TEST_ZONE, WHOAMI_ZONE, type DnsAuthority } from './dns-authority.js';
 import {
   LINK_SCOPE_CIDRS,
+  PROBE_HTTP_PORT,
   leakSummary,
   leaksOf,
   startLeakWatch,
@@ -47,14 +48,27 @@ export class ProtectionBed {
     const bed = await Testbed.start({ controlPlaneOn: 'servers' });
     try {
       const net = bed.net;
-      const authority = await startDnsAuthority(bed, 'dns', { wildcard: '192.0.2.53' });
+      const authority = await startDnsAuthority(bed, 'dns', {
+        wildcard: '192.0.2.53',
+        whoamiZone: WHOAMI_ZONE,
+      });
+      net.addServerHost('abroad', { ipv6: true });
+      const foreign = await startProbeTargets(net, 'abroad');
+      // The control plane names the DNS leak test's zone and a service reachable over IPv6
+      // (netcli diagnose's leak checks): it starts again with them, before any relay joins.
+      bed.controlPlaneArgs = [
+        '--dns-leak-zone',
+        WHOAMI_ZONE,
+        '--ipv6-probe',
+        `[${net.host('abroad').address6}]:${PROBE_HTTP_PORT}`,
+      ];
+      await bed.stopControlPlane();
+      await bed.startControlPlane();
       const relays = [
         await bed.addRelay('tokyo', 'asia-east', { ferry: true, dnsUpstream: authority.address }),
         await bed.addRelay('osaka', 'asia-east', { ferry: true, dnsUpstream: authority.address }),
       ];
       const domestic = await bed.startEcho('domestic');
-      net.addServerHost('abroad', { ipv6: true });
-      const foreign = await startProbeTargets(net, 'abroad');
       const geoip = path.join(net.dir, 'geoip.csv');
       const laptop = await NetcliHost.start(bed, 'laptop', {
         ipv6: true,

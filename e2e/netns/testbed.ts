@@ -126,6 +126,8 @@ export class Testbed {
   readonly net: TestNetwork;
   readonly relays = new Map<string, RelayHandle>();
   private controlProcess?: ManagedProcess;
+  /** More options of ferry-server, taken at its next start (e.g. --dns-leak-zone). */
+  controlPlaneArgs: readonly string[] = [];
   private nextIf = 0;
 
   private constructor(
@@ -208,6 +210,7 @@ export class Testbed {
         '10000',
         '--node-healthy-seconds',
         String(this.options.nodeHealthySeconds),
+        ...this.controlPlaneArgs,
       ],
       { FERRY_ADMIN_TOKEN: ADMIN_TOKEN },
     );

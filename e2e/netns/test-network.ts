@@ -10,6 +10,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
   rmdirSync,
   rmSync,
@@ -95,10 +96,57 @@ export function requireTools(tools: readonly string[]): void {
     );
 }
 
+/** The subnet numbers in use on this machine, one directory each (owner's pid inside). */
+const SUBNET_CLAIMS = '/run/ferry-testnet';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A subnet number no other network of this machine uses: claimed by creating its directory
+ * (atomic); a claim whose process is gone (a run that was killed) is taken over.
+ */
+function claimSubnet(): number {
+  mkdirSync(SUBNET_CLAIMS, { recursive: true });
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    const n = randomInt(1, 255);
+    const dir = path.join(SUBNET_CLAIMS, String(n));
+    try {
+      mkdirSync(dir);
+      writeFileSync(path.join(dir, 'pid'), String(process.pid));
+      return n;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let owner = NaN;
+      try {
+        owner = Number(readFileSync(path.join(dir, 'pid'), 'utf8'));
+      } catch {
+        // Being written right now: someone else's.
+        continue;
+      }
+      if (Number.isInteger(owner) && !alive(owner)) rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  throw new Error(`no free test subnet in ${SUBNET_CLAIMS}`);
+}
+
+function releaseSubnet(n: number): void {
+  rmSync(path.join(SUBNET_CLAIMS, String(n)), { recursive: true, force: true });
+}
+
 export class TestNetwork {
   readonly id = randomBytes(3).toString('hex');
-  /** Third octet of this run's subnets: 198.18.N.0/24 (access) and 198.19.N.0/24 (servers). */
-  readonly n = randomInt(1, 255);
+  /**
+   * Third octet of this run's subnets: 198.18.N.0/24 (access) and 198.19.N.0/24 (servers), held
+   * exclusively while the network lives (test files run in parallel).
+   */
+  readonly n = claimSubnet();
   readonly dir = mkdtempSync(path.join(tmpdir(), `ferry-net-${this.id}-`));
   readonly inet = `fy${this.id}-inet`;
   readonly hosts = new Map<string, Host>();
@@ -544,6 +592,7 @@ export class TestNetwork {
       if (f.startsWith(`fy${this.id}`)) rmSync(path.join(WIREGUARD_RUN, f), { force: true });
     }
     rmSync(this.dir, { recursive: true, force: true });
+    releaseSubnet(this.n);
   }
 
   private addNamespace(ns: string): void {

@@ -1,5 +1,7 @@
 // Split tunneling benchmark: the GeoIP dataset's load, the ranges of a few countries, the direct
-// set, and nft applying the US direct set (the largest) as one transaction, then replacing it.
+// set, nft applying the US direct set (the largest) as one transaction, then replacing it; and
+// the engine's own path: its `inet ferry` table with split on, built and applied through
+// NftFirewall (the whole table once per connect, only what changed after).
 //
 // Run it through `bash scripts/bench/split` (builds first; needs root for the namespace).
 // Results (Markdown tables) on stdout, progress on stderr. nft runs in a throwaway network
@@ -8,14 +10,28 @@ import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 
-import { replaceTableCommands, type NftObject, type NftTable } from '../../engine/os/firewall.js';
+import { TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from '../../contracts/index.js';
+import { runCommand, type CommandRunner } from '../../engine/os/command.js';
+import {
+  NftFirewall,
+  replaceTableCommands,
+  type NftObject,
+  type NftTable,
+} from '../../engine/os/firewall.js';
+import { guardPolicy, type GuardFacts } from '../../engine/protection/connection-guard.js';
+import {
+  PROTECTION_TABLE,
+  protectionTable,
+  type Endpoint,
+} from '../../engine/protection/firewall-policy.js';
 import { directSet, type DirectSetInput } from '../../engine/split/direct-set.js';
 import { DATASET_PACKAGE, loadGeoIp, type GeoIp } from '../../engine/split/geoip.js';
+import { GeoSplitTunnel, type SplitSets } from '../../engine/split/split-tunnel.js';
 import {
   count,
   nftIntervalSet,
@@ -36,6 +52,21 @@ const PURE_RUNS = 20;
 /** Replacing transactions per body (alternating two direct sets, as a LAN change would). */
 const REPLACE_RUNS = 5;
 const TABLE: NftTable = { family: 'inet', name: 'ferry' };
+/** The home countries the engine's own path is measured with (the largest set, and a middling one). */
+const ENGINE_COUNTRIES = ['US', 'DE'] as const;
+/** Connect cycles (apply, update, update, remove) per country, after one that checks them. */
+const ENGINE_RUNS = 5;
+/** The issue's target for applying the split sets. */
+const TARGET_APPLY_MS = 1_000;
+/** What the engine carves out of the split sets: the tunnel's blocks (engine.ts splitSets). */
+const ALWAYS_TUNNELED = [TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR];
+/** Documentation addresses for the nodes, their probe responders and the control plane. */
+const NODE_A: Endpoint = { address: '198.51.100.7', port: 51820, protocol: 'udp' };
+const NODE_B: Endpoint = { address: '198.51.100.8', port: 51820, protocol: 'udp' };
+const PROBES: Endpoint[] = [NODE_A, NODE_B].map((n) => ({ ...n, port: n.port + 64 }));
+const CONTROL_PLANE: Endpoint[] = [{ address: '192.0.2.10', port: 443, protocol: 'tcp' }];
+/** The tunnel's resolver, in force once connected. */
+const TUNNEL_DNS = '10.64.0.1';
 
 /** The engine's inputs on a typical laptop: a home LAN, the tunnel's block and its resolver. */
 const INPUT: Omit<DirectSetInput, 'home'> = {
@@ -200,6 +231,162 @@ async function applyAndReplace(
   return { what, elements: elementsOf(a), bytes: first.bytes, first: first.ms, replace };
 }
 
+/** The engine's facts as a connect goes (connection-guard.ts): kill switch on, LAN not allowed. */
+function facts(split: SplitSets, stage: 'connecting' | 'connected', node: Endpoint): GuardFacts {
+  return {
+    stage,
+    killSwitch: true,
+    lockdown: false,
+    allowLan: false,
+    controlPlane: CONTROL_PLANE,
+    nodes: [node],
+    serviceNodes: {},
+    probes: PROBES,
+    dns: [TUNNEL_DNS],
+    split,
+  };
+}
+
+/** The `inet ferry` body the engine applies for `f` (guardPolicy, then protectionTable). */
+function engineBody(f: GuardFacts): NftObject[] {
+  const policy = guardPolicy(f, { v4: [], v6: [] });
+  if (!policy?.block || !policy.split)
+    throw new Error('the policy is not a blocking one with split');
+  return protectionTable(policy);
+}
+
+/** The steps of one connect that change the table, in order. */
+const ENGINE_STEPS = [
+  'first apply: whole table (connecting)',
+  'update: DNS added (connected)',
+  'update: node changed (failover)',
+  'remove (disconnect)',
+] as const;
+type EngineStep = (typeof ENGINE_STEPS)[number];
+/** The steps that must go the incremental way (the sets are not sent again). */
+const INCREMENTAL: readonly EngineStep[] = [ENGINE_STEPS[1], ENGINE_STEPS[2]];
+
+interface EngineRun {
+  country: string;
+  elements: number;
+  /** GeoSplitTunnel.sets() with a fresh instance (the dataset loaded), ms. */
+  sets: number[];
+  /** guardPolicy + protectionTable, ms. */
+  body: number[];
+  /** Per step: the batch sent (bytes, from the checked cycle) and the timed runs. */
+  steps: Map<EngineStep, { bytes: number; ms: number[] }>;
+}
+
+/**
+ * The engine's own path in the namespace: an NftFirewall whose runner prefixes `ip netns exec`,
+ * fresh per cycle (a new engine process: its first apply replaces the whole table). One
+ * checked cycle first: nft holds every element sent, both updates went the incremental way (a
+ * `flush`, no split set sent again) and kept the sets, the remove left no table. Then
+ * ENGINE_RUNS timed cycles.
+ */
+async function engineCycles(ns: Namespace, country: string): Promise<EngineRun> {
+  progress(`engine path: ${country} sets and table body`);
+  const sets = await new GeoSplitTunnel().sets(country, ALWAYS_TUNNELED);
+  const setRuns: number[] = [];
+  for (let i = 0; i < PURE_RUNS; i++) {
+    const t = performance.now();
+    await new GeoSplitTunnel().sets(country, ALWAYS_TUNNELED);
+    setRuns.push(performance.now() - t);
+  }
+  const bodies: Record<EngineStep, NftObject[]> = {
+    [ENGINE_STEPS[0]]: engineBody(facts(sets, 'connecting', NODE_A)),
+    [ENGINE_STEPS[1]]: engineBody(facts(sets, 'connected', NODE_A)),
+    [ENGINE_STEPS[2]]: engineBody(facts(sets, 'connected', NODE_B)),
+    [ENGINE_STEPS[3]]: [],
+  };
+  const bodyRuns = repeat(PURE_RUNS, () => engineBody(facts(sets, 'connecting', NODE_A)));
+
+  let record: string[] | null = null;
+  const runner: CommandRunner = (tool, args) => {
+    // The batch file exists only during the call: read it now (never in a timed cycle).
+    if (record && tool === 'nft' && args[0] === '-j' && args[1] === '-f')
+      record.push(readFileSync(args[2]!, 'utf8'));
+    return runCommand('ip', ['netns', 'exec', ns.name, tool, ...args]);
+  };
+  const cycle = async (): Promise<Map<EngineStep, number>> => {
+    const fw = new NftFirewall(runner);
+    const times = new Map<EngineStep, number>();
+    for (const step of ENGINE_STEPS) {
+      const t = performance.now();
+      if (step === ENGINE_STEPS[3]) await fw.remove(PROTECTION_TABLE);
+      else await fw.apply(PROTECTION_TABLE, bodies[step]);
+      times.set(step, performance.now() - t);
+    }
+    return times;
+  };
+
+  progress(`engine path: ${country}, the checked cycle`);
+  await ns.nft([{ add: { table: TABLE } }, { delete: { table: TABLE } }]);
+  const batches: string[] = [];
+  record = batches;
+  const fw = new NftFirewall(runner);
+  const bytes = new Map<EngineStep, number>();
+  const sent = (name: string) =>
+    elementsOf(bodies[ENGINE_STEPS[0]].filter((o) => o.set?.name === name));
+  for (const step of ENGINE_STEPS) {
+    const before = batches.length;
+    if (step === ENGINE_STEPS[3]) await fw.remove(PROTECTION_TABLE);
+    else await fw.apply(PROTECTION_TABLE, bodies[step]);
+    if (batches.length !== before + 1)
+      throw new Error(`${step}: ${batches.length - before} nft batches, not one`);
+    const text = batches.at(-1)!;
+    bytes.set(step, text.length);
+    const commands = (JSON.parse(text) as { nftables: Record<string, unknown>[] }).nftables;
+    const setsSent = commands
+      .map((c) => (c.add as { set?: { name: string } } | undefined)?.set?.name)
+      .filter((n): n is string => n !== undefined && n.startsWith('split_'));
+    if (INCREMENTAL.includes(step)) {
+      if (!commands.some((c) => 'flush' in c) || setsSent.length > 0)
+        throw new Error(
+          `${step} did not go the incremental way (flush: ${commands.some((c) => 'flush' in c)}, split sets sent: ${setsSent.join(', ') || 'none'})`,
+        );
+    } else if (step === ENGINE_STEPS[0] && setsSent.length !== 3) {
+      throw new Error(`${step} sent the split sets ${setsSent.join(', ')}, not all three`);
+    }
+    if (step !== ENGINE_STEPS[3])
+      for (const set of ['split_route4', 'split_allow4']) {
+        const held = await ns.elements(set);
+        if (held !== sent(set))
+          throw new Error(
+            `after ${step} nft holds ${held} elements in ${set}; ${sent(set)} were sent`,
+          );
+      }
+    if (step === ENGINE_STEPS[1] && (await ns.elements('dns4')) !== 1)
+      throw new Error(`after ${step} the resolver is not in dns4`);
+  }
+  record = null;
+  if (await fw.exists(PROTECTION_TABLE)) throw new Error('the table is still there after remove');
+
+  const steps = new Map(
+    ENGINE_STEPS.map((s) => [s, { bytes: bytes.get(s) ?? 0, ms: [] as number[] }]),
+  );
+  for (let i = 0; i < ENGINE_RUNS; i++) {
+    progress(`engine path: ${country}, cycle ${i + 1} of ${ENGINE_RUNS}`);
+    for (const [step, ms] of await cycle()) steps.get(step)!.ms.push(ms);
+  }
+  return {
+    country,
+    elements: elementsOf(bodies[ENGINE_STEPS[0]]),
+    sets: setRuns,
+    body: bodyRuns,
+    steps,
+  };
+}
+
+/** The target's verdict on timed runs: every run under it, or the median only, or missed. */
+function applyVerdict(xs: readonly number[]): string {
+  const limit = `< ${TARGET_APPLY_MS / 1000} s`;
+  if (Math.max(...xs) < TARGET_APPLY_MS) return `${limit}: holds`;
+  return median(xs) < TARGET_APPLY_MS
+    ? `${limit}: holds by the median (max over)`
+    : `${limit}: **missed**`;
+}
+
 async function main(): Promise<number> {
   requireTools(['ip', 'nft']);
 
@@ -254,6 +441,7 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   const nftRuns: NftRun[] = [];
+  const engineRuns: EngineRun[] = [];
   try {
     await ns.create();
     nftRuns.push(await applyAndReplace(ns, 'empty table (spawn, netns)', [], [], null));
@@ -275,6 +463,7 @@ async function main(): Promise<number> {
         'split_route6',
       ),
     );
+    for (const cc of ENGINE_COUNTRIES) engineRuns.push(await engineCycles(ns, cc));
   } finally {
     ns.close();
     process.off('SIGINT', interrupted);
@@ -353,6 +542,40 @@ async function main(): Promise<number> {
         `${(r.bytes / 1024).toFixed(0)} KiB`,
         ms(r.first),
         spread(r.replace),
+      ]),
+    ),
+    '',
+    `The engine's own path: its \`inet ferry\` table (kill switch on, split on with the home country's sets)`,
+    `built by GeoSplitTunnel.sets(), guardPolicy() and protectionTable(), put in force by NftFirewall`,
+    `(\`nft -j -f\` through \`ip netns exec\`, temp file included) in a fresh instance per connect cycle;`,
+    `ms: median [min–max] of ${PURE_RUNS} (pure steps) or ${ENGINE_RUNS} cycles (nft steps). Load average`,
+    `(1 / 5 / 15 min) at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' / ')}, ${cpus().length} CPU(s).`,
+    '',
+    table(
+      ['engine step', 'home', 'elements', 'batch JSON', 'ms', 'target'],
+      engineRuns.flatMap((r) => [
+        [
+          'GeoSplitTunnel.sets() (fresh instance, dataset loaded)',
+          r.country,
+          thousands(r.elements),
+          '',
+          spread(r.sets),
+          '',
+        ],
+        ['table body: guardPolicy() + protectionTable()', r.country, '', '', spread(r.body), ''],
+        ...ENGINE_STEPS.map((step) => {
+          const { bytes, ms } = r.steps.get(step)!;
+          return [
+            `NftFirewall ${step}`,
+            r.country,
+            step === ENGINE_STEPS[0] ? thousands(r.elements) : '',
+            bytes < 10_240 ? `${thousands(bytes)} B` : `${(bytes / 1024).toFixed(0)} KiB`,
+            spread(ms),
+            step === ENGINE_STEPS[0] || INCREMENTAL.includes(step) ? applyVerdict(ms) : '',
+          ];
+        }),
       ]),
     ),
   ];

@@ -100,8 +100,8 @@ describe('the protection table', () => {
     const body = protectionTable({
       ...BLOCKING,
       split: {
-        route: { v4: [{ range: ['1.0.0.0', '1.0.0.255'] }, '10.0.0.0/8'], v6: [] },
-        allow: { v4: [{ range: ['1.0.0.0', '1.0.0.255'] }], v6: [] },
+        route: [{ range: ['1.0.0.0', '1.0.0.255'] }, { prefix: { addr: '10.0.0.0', len: 8 } }],
+        private: [{ prefix: { addr: '10.0.0.0', len: 8 } }],
       },
     });
     expect(chains(body)).toEqual([
@@ -115,7 +115,10 @@ describe('the protection table', () => {
     expect(mark).toContain('"@split_route4"');
     expect(mark).toContain(`"value":${SPLIT_FWMARK}`);
     expect(text(rules(body, 'split_nat')[0]!)).toContain('masquerade');
-    expect(rules(body, 'guard_out').map(text).join('\n')).toContain('@split_allow4');
+    // The kill switch lets the marked packets out, but not to the private ranges (allow_lan).
+    const allow = rules(body, 'guard_out').find((r) => text(r).includes('@split_private4'))!;
+    expect(text(allow)).toContain(`"right":${SPLIT_FWMARK}`);
+    expect(text(allow)).toContain('"op":"!="');
   });
 
   it('refuses an endpoint that is not an address and port', () => {

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 
 import type { NftObject, NftTable } from '../os/firewall.js';
+import type { NftSetElement } from '../split/intervals.js';
 import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
 
 /** The one table every protection lives in (design.md: "one nftables table, `inet ferry`"). */
@@ -24,9 +25,7 @@ export interface Endpoint {
   protocol: 'udp' | 'tcp';
 }
 
-/** nftables' JSON forms of an interval set's element: an address, a prefix or a range. */
-export type NftSetElement =
-  string | { prefix: { addr: string; len: number } } | { range: [string, string] };
+export type { NftSetElement } from '../split/intervals.js';
 
 export interface FamilySets {
   v4: readonly NftSetElement[];
@@ -53,12 +52,12 @@ export interface ProtectionPolicy {
    */
   dns: readonly string[];
   /**
-   * Split tunneling (null: off, everything goes into the tunnel). `route`: destinations marked
-   * SPLIT_FWMARK and so routed around the tunnel (the home country, private ranges, the LAN);
-   * `allow`: the part of them the kill switch lets out (the home country: the private ranges
-   * and the LAN only when `lan` is allowed).
+   * Split tunneling (null: off, everything goes into the tunnel). `route`: the IPv4
+   * destinations marked SPLIT_FWMARK and so routed around the tunnel (the home country and the
+   * private ranges); the kill switch lets marked packets out but to `private` (the private
+   * ranges and the LAN leave only when `lan` is allowed). IPv6 is not split.
    */
-  split: { route: FamilySets; allow: FamilySets } | null;
+  split: { route: readonly NftSetElement[]; private: readonly NftSetElement[] } | null;
 }
 
 const meta = (key: string) => ({ meta: { key } });
@@ -128,11 +127,9 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
   const dns = (f: 4 | 6) => policy.dns.filter((a) => familyOf(a) === f);
 
   if (policy.split) {
-    const { route, allow } = policy.split;
     body.push(
-      set('split_route4', 4, route.v4, true),
-      set('split_allow4', 4, allow.v4, true),
-      set('split_allow6', 6, allow.v6, true),
+      set('split_route4', 4, policy.split.route, true),
+      set('split_private4', 4, policy.split.private, true),
       chain('split_route', 'route', 'output', -150),
       // Only unmarked packets: the tunnel's own sockets and other software's marks keep theirs.
       rule(
@@ -206,15 +203,15 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
     out(eq(daddr(4), '@lan4'), ACCEPT);
     out(eq(daddr(6), '@lan6'), ACCEPT);
   }
-  if (policy.split) {
-    out(eq(daddr(4), '@split_allow4'), ACCEPT);
-    out(eq(daddr(6), '@split_allow6'), ACCEPT);
-  }
+  // The split set's packets, marked on their way in split_route: one set of a country's ranges,
+  // not two (a country is tens of thousands of them, and the mark says the same).
+  if (policy.split) out(eq(meta('mark'), SPLIT_FWMARK), ne(daddr(4), '@split_private4'), ACCEPT);
   if (policy.block) out(COUNTER, DROP);
   else out(eq(meta('nfproto'), 'ipv6'), COUNTER, DROP);
 
   if (policy.block) {
-    // Traffic this host routes for others (containers, VMs) leaves through a tunnel or not at all.
+    // Traffic this host routes for others (containers, VMs) leaves through a tunnel or not at all
+    // (split marks only this host's own packets: others' domestic traffic takes the tunnel).
     body.push(chain('guard_forward', 'filter', 'forward', 0));
     const fwd = (...expr: unknown[]) => body.push(rule('guard_forward', ...expr));
     fwd(eq(meta('oifname'), TUNNEL_INTERFACES), ACCEPT);
@@ -223,7 +220,6 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
       fwd(eq(daddr(4), '@lan4'), ACCEPT);
       fwd(eq(daddr(6), '@lan6'), ACCEPT);
     }
-    if (policy.split) fwd(eq(daddr(4), '@split_allow4'), ACCEPT);
     fwd(COUNTER, DROP);
   }
   return body;

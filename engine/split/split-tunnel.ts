@@ -2,19 +2,22 @@
 // address the service saw before connecting) and the sets the protection table steers with,
 // from the offline IP-to-country data (and a --geoip-file's entries, which take precedence).
 import type { ProtectionPolicy } from '../protection/firewall-policy.js';
-import { directSet } from './direct-set.js';
+import { directSet, PRIVATE_RANGES } from './direct-set.js';
 import { loadGeoIp, type GeoIp } from './geoip.js';
 import { emptySet, fromCidrs, rangeCount, subtract, toNftElements } from './intervals.js';
 
 export type SplitSets = NonNullable<ProtectionPolicy['split']>;
 
+/** The private ranges, which the split routes around the tunnel and the kill switch holds back. */
+const PRIVATE_V4 = fromCidrs(PRIVATE_RANGES).v4;
+
 export interface SplitTunnelSource {
   /** The home country for the `home_country` setting (`auto`: `exitAddress`'s), null: unknown. */
   homeCountry(setting: string, exitAddress: string | null): Promise<string | null>;
   /**
-   * The sets for a home country: routed around the tunnel = the country, the private ranges and
-   * the LAN; let out by the kill switch = the country; `alwaysTunneled` (the tunnel's block, the
-   * resolver) carved out of both.
+   * The sets for a home country: routed around the tunnel = the country and the private ranges,
+   * less `alwaysTunneled` (the tunnel's block, the resolver); the private ranges, which the kill
+   * switch lets out only with allow_lan.
    */
   sets(country: string, alwaysTunneled: readonly string[]): Promise<SplitSets>;
 }
@@ -46,12 +49,15 @@ export class GeoSplitTunnel implements SplitTunnelSource {
     if (this.#cache?.key === key) return this.#cache.sets;
     const home = { v4: this.geo().ranges(country, 'ipv4'), v6: emptySet('ipv6') };
     const route = directSet({ home, lan: [], alwaysTunneled });
-    const allow = subtract(home.v4, fromCidrs(alwaysTunneled).v4);
     const sets: SplitSets = {
-      route: { v4: toNftElements(route.v4), v6: [] },
-      allow: { v4: toNftElements(allow), v6: [] },
+      route: toNftElements(route.v4),
+      private: toNftElements(PRIVATE_V4),
     };
-    this.#cache = { key, sets, ranges: rangeCount(allow) };
+    this.#cache = {
+      key,
+      sets,
+      ranges: rangeCount(subtract(home.v4, fromCidrs(alwaysTunneled).v4)),
+    };
     return sets;
   }
 

@@ -345,11 +345,11 @@ async function engineCycles(ns: Namespace, country: string): Promise<EngineRun> 
         throw new Error(
           `${step} did not go the incremental way (flush: ${commands.some((c) => 'flush' in c)}, split sets sent: ${setsSent.join(', ') || 'none'})`,
         );
-    } else if (step === ENGINE_STEPS[0] && setsSent.length !== 3) {
-      throw new Error(`${step} sent the split sets ${setsSent.join(', ')}, not all three`);
+    } else if (step === ENGINE_STEPS[0] && setsSent.length !== 2) {
+      throw new Error(`${step} sent the split sets ${setsSent.join(', ')}, not both`);
     }
     if (step !== ENGINE_STEPS[3])
-      for (const set of ['split_route4', 'split_allow4']) {
+      for (const set of ['split_route4', 'split_private4']) {
         const held = await ns.elements(set);
         if (held !== sent(set))
           throw new Error(

@@ -45,12 +45,18 @@ run_vitest() { # name, vitest args...
 if [ $# -gt 0 ]; then
   run_vitest selected "$@"
 else
-  # Unit and API tests in parallel; the namespace end-to-end tests one file at a time, so
-  # that throughput checks do not compete with each other for the two cores.
+  # Unit and API tests in parallel. The namespace end-to-end tests two files at a time (each
+  # builds a test internet of its own: its own subnets, namespaces and interface names), but
+  # those that measure throughput one at a time, so that they do not compete for the two cores.
+  throughput=(e2e/netns/ferry-tunnel.test.ts e2e/netns/ferry-tcp.test.ts
+    e2e/netns/netcli-two-devices.test.ts e2e/netns/relay-devices.test.ts
+    e2e/netns/relay-ferry-plan.test.ts)
   stage "unit and API tests (SQLite and PostgreSQL)"
   run_vitest unit contracts/ server/ relay/ native/ engine/ cli/
-  stage "namespace end-to-end tests"
-  run_vitest e2e e2e/ --no-file-parallelism
+  stage "namespace end-to-end tests, two at a time"
+  run_vitest e2e e2e/ $(printf -- '--exclude %s ' "${throughput[@]}")
+  stage "namespace end-to-end tests that measure throughput, one at a time"
+  run_vitest e2e-throughput "${throughput[@]}" --no-file-parallelism
   stage "all suites ran"
 fi
 

@@ -53,15 +53,7 @@ describe("the resolver on a relay's gateway address", () => {
     const client = await bed.addClient('laptop', device);
     const answer = await bed.connect(client, { region: 'asia-east' });
     expect(answer.tunnel.dns).toContain(GATEWAY_IPV4);
-    // The testbed tunnels only the server subnets: the resolver goes through the tunnel too.
-    bed.net.exec('laptop', [
-      'ip',
-      'route',
-      'replace',
-      `${GATEWAY_IPV4}/32`,
-      'dev',
-      client.interfaceName,
-    ]);
+    bed.routeGateway(client);
     secrets.push(device.ipv4, bed.net.host('laptop').address);
 
     const name = unique();

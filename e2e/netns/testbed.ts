@@ -7,6 +7,7 @@ import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } fr
 import type { z } from 'zod';
 import {
   ApiError,
+  GATEWAY_IPV4,
   createControlClient,
   type ConnectRequest,
   type ConnectResponse,
@@ -536,6 +537,21 @@ export class Testbed {
     for (const subnet of this.tunneledSubnets)
       ex('ip', 'route', 'replace', subnet, 'dev', client.interfaceName);
     return answer;
+  }
+
+  /**
+   * Routes the node's gateway (its resolver, its latency echoes) through the client's tunnel, as
+   * a full tunnel would: the testbed's clients route only the test subnets through it.
+   */
+  routeGateway(client: Client): void {
+    this.net.exec(client.host, [
+      'ip',
+      'route',
+      'replace',
+      `${GATEWAY_IPV4}/32`,
+      'dev',
+      client.interfaceName,
+    ]);
   }
 
   /**

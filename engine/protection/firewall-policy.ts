@@ -165,22 +165,15 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
   out(eq(meta('oifname'), 'lo'), ACCEPT);
   if (policy.block) {
     // Before the tunnels' accept: a query for another resolver is dropped inside the tunnel too.
-    for (const proto of ['udp', 'tcp'] as const) {
-      out(
-        eq(meta('l4proto'), proto),
-        eq(port('th', 'dport'), DNS_PORTS),
-        ne(daddr(4), '@dns4'),
-        COUNTER,
-        DROP,
-      );
-      out(
-        eq(meta('l4proto'), proto),
-        eq(port('th', 'dport'), DNS_PORTS),
-        ne(daddr(6), '@dns6'),
-        COUNTER,
-        DROP,
-      );
-    }
+    for (const proto of ['udp', 'tcp'] as const)
+      for (const family of [4, 6] as const)
+        out(
+          eq(meta('l4proto'), proto),
+          eq(port('th', 'dport'), DNS_PORTS),
+          ne(daddr(family), `@dns${family}`),
+          COUNTER,
+          DROP,
+        );
   }
   out(eq(meta('oifname'), TUNNEL_INTERFACES), ACCEPT);
   for (const n of nodes)

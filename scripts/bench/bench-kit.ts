@@ -1,7 +1,23 @@
-// What the namespace benchmarks on a TestNetwork (tunnel, ferry-ab) share: their progress line
-// on stderr, how their main ends the process, and their network of two linked hosts.
+// What the namespace benchmarks share: their figures (median, spread), their progress line on
+// stderr, how their main ends the process, and their network of two linked hosts.
 import { CLIENT, SERVER } from '../../e2e/netns/ferry-process.js';
 import { TestNetwork, type Link } from '../../e2e/netns/test-network.js';
+
+/** The middle of some measurements (the mean of the two middle ones for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** "median [min–max]" of some measurements, each as `format` writes it (whole numbers). */
+export function spread(
+  xs: readonly number[],
+  format: (n: number) => string = (n) => n.toFixed(0),
+): string {
+  if (xs.length === 0) return 'n/a';
+  return `${format(median(xs))} [${format(Math.min(...xs))}–${format(Math.max(...xs))}]`;
+}
 
 /** Rewrites the one progress line on stderr; nothing when stderr is not a terminal. */
 export function progress(what: string): void {

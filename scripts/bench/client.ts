@@ -14,6 +14,7 @@ import { createUnixFetch } from '../../engine/host/unix-fetch.js';
 import { NetcliHost, NETCLI } from '../../e2e/netns/netcli-host.js';
 import { requireTools, sh } from '../../e2e/netns/test-network.js';
 import { Testbed } from '../../e2e/netns/testbed.js';
+import { median, spread } from './bench-kit.js';
 
 /** Timed connects per protocol and per way of asking (netcli, the local API). */
 const CONNECT_RUNS = 10;
@@ -38,19 +39,6 @@ const PROTOCOL_NAME: Record<Protocol, string> = { wireguard: 'WireGuard', ferry:
 
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-/** "median [min–max]" in whole milliseconds. */
-function spread(xs: readonly number[]): string {
-  if (xs.length === 0) return 'n/a';
-  const r = (n: number) => n.toFixed(0);
-  return `${r(median(xs))} [${r(Math.min(...xs))}–${r(Math.max(...xs))}]`;
-}
 
 function verdict(xs: readonly number[], targetMs: number): string {
   if (xs.length === 0) return 'not measured';

@@ -14,7 +14,7 @@ import { createUnixFetch } from '../../engine/host/unix-fetch.js';
 import { ProtectionBed } from '../../e2e/netns/protection-kit.js';
 import { requireTools, type ManagedProcess } from '../../e2e/netns/test-network.js';
 import type { RelayHandle } from '../../e2e/netns/testbed.js';
-import { progress, runBench } from './bench-kit.js';
+import { median, progress, runBench, spread } from './bench-kit.js';
 
 const USAGE = 'usage: failover [--runs N]   (N blackholes per protocol, default 5)';
 const DEFAULT_RUNS = 5;
@@ -42,19 +42,6 @@ const log = (msg: string) => {
   process.stderr.write(`bench: ${msg}\n`);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-/** "median [min–max]", whole numbers. */
-function spread(xs: readonly number[]): string {
-  if (xs.length === 0) return 'n/a';
-  const r = (n: number) => n.toFixed(0);
-  return `${r(median(xs))} [${r(Math.min(...xs))}–${r(Math.max(...xs))}]`;
-}
 
 function verdict(xs: readonly number[]): string {
   if (xs.length === 0) return 'not measured';

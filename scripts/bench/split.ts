@@ -41,7 +41,7 @@ import {
   type FamilyIntervals,
 } from '../../engine/split/intervals.js';
 import { requireTools } from '../../e2e/netns/test-network.js';
-import { progress, runBench } from './bench-kit.js';
+import { median, progress, runBench, spread } from './bench-kit.js';
 
 const COUNTRIES = ['US', 'DE', 'CN', 'JP'] as const;
 /** The largest direct set of the four: the one nft is timed with. */
@@ -84,20 +84,13 @@ function timed<T>(f: () => T): { value: T; ms: number } {
   return { value, ms: performance.now() - t };
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
 function repeat(runs: number, f: () => unknown): number[] {
   return Array.from({ length: runs }, () => timed(f).ms);
 }
 
 const ms = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
-/** "median [min–max]" in milliseconds. */
-const spread = (xs: readonly number[]) =>
-  `${ms(median(xs))} [${ms(Math.min(...xs))}–${ms(Math.max(...xs))}]`;
+/** "median [min–max]" in milliseconds, two decimals below 10. */
+const spreadMs = (xs: readonly number[]) => spread(xs, ms);
 const thousands = (n: number) => n.toLocaleString('en-US');
 
 function table(headers: string[], rows: string[][]): string {
@@ -522,9 +515,12 @@ async function main(): Promise<number> {
           'IPv4 / IPv6 ranges (= nft elements)',
           `${thousands(rangeCount(direct.v4))} / ${thousands(rangeCount(direct.v6))}`,
         ],
-        [`directSet(), ms (median [min–max] of ${PURE_RUNS})`, spread(directRuns)],
-        ['toNftElements() v4 + v6, ms', spread(elementRuns)],
-        ['table body with both sets (nftIntervalSet, replaceTableCommands), ms', spread(bodyRuns)],
+        [`directSet(), ms (median [min–max] of ${PURE_RUNS})`, spreadMs(directRuns)],
+        ['toNftElements() v4 + v6, ms', spreadMs(elementRuns)],
+        [
+          'table body with both sets (nftIntervalSet, replaceTableCommands), ms',
+          spreadMs(bodyRuns),
+        ],
       ],
     ),
     '',
@@ -541,7 +537,7 @@ async function main(): Promise<number> {
         thousands(r.elements),
         `${(r.bytes / 1024).toFixed(0)} KiB`,
         ms(r.first),
-        spread(r.replace),
+        spreadMs(r.replace),
       ]),
     ),
     '',
@@ -561,10 +557,10 @@ async function main(): Promise<number> {
           r.country,
           thousands(r.elements),
           '',
-          spread(r.sets),
+          spreadMs(r.sets),
           '',
         ],
-        ['table body: guardPolicy() + protectionTable()', r.country, '', '', spread(r.body), ''],
+        ['table body: guardPolicy() + protectionTable()', r.country, '', '', spreadMs(r.body), ''],
         ...ENGINE_STEPS.map((step) => {
           const { bytes, ms } = r.steps.get(step)!;
           return [
@@ -572,7 +568,7 @@ async function main(): Promise<number> {
             r.country,
             step === ENGINE_STEPS[0] ? thousands(r.elements) : '',
             bytes < 10_240 ? `${thousands(bytes)} B` : `${(bytes / 1024).toFixed(0)} KiB`,
-            spread(ms),
+            spreadMs(ms),
             step === ENGINE_STEPS[0] || INCREMENTAL.includes(step) ? applyVerdict(ms) : '',
           ];
         }),

@@ -11,8 +11,6 @@ import {
   createControlClient,
   idleStatus,
   latencyText,
-  TUNNEL_IPV4_CIDR,
-  TUNNEL_IPV6_CIDR,
   type ClientConfig,
   type ConfigChangeResult,
   type ConfigKey,
@@ -56,10 +54,17 @@ import { isThisMachine } from './local-node.js';
 import { obfuscationNotice, transportAttempts } from './obfuscation.js';
 import type { OsEffects } from './os/effects.js';
 import type { NetworkWatch } from './os/network-watch.js';
-import { probeNodes, probeTargets, smoothLatencies, type ProbeTarget } from './probes/index.js';
-import { ConnectionGuard, type GuardFacts } from './protection/connection-guard.js';
+import { allowedNodes, NodeLatencies } from './node-latencies.js';
+import { OperationQueue, throwIfAborted } from './operation-queue.js';
+import {
+  ConnectionGuard,
+  dnsServers,
+  guardSettings,
+  type GuardFacts,
+} from './protection/connection-guard.js';
 import type { Endpoint } from './protection/firewall-policy.js';
 import { Protection } from './protection/protection.js';
+import { SplitChoice } from './split/split-choice.js';
 import { GeoSplitTunnel, type SplitSets, type SplitTunnelSource } from './split/split-tunnel.js';
 import { Recovery, type RecoveryTiming } from './recovery.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
@@ -139,23 +144,6 @@ const LIVENESS_KEEPALIVE_SECONDS = 1;
 /** How long a failover's attempt waits for a node (a user's connect waits the manager's 10 s). */
 const RECOVERY_ATTEMPT_MS = 4_000;
 
-/** The settings of the configuration the protections follow. */
-function guardSettings(
-  config: ClientConfig,
-): Pick<GuardFacts, 'killSwitch' | 'lockdown' | 'allowLan'> {
-  return {
-    killSwitch: config.kill_switch,
-    lockdown: config.lockdown,
-    allowLan: config.allow_lan,
-  };
-}
-
-/** The resolvers in use through the tunnel: the node's (dns auto) or the one configured. */
-function dnsServers(config: ClientConfig, answer: ConnectResponse): string[] {
-  if (config.dns !== 'auto') return [config.dns];
-  return answer.tunnel.dns.filter((a) => isIP(a) !== 0);
-}
-
 /** The parts of a connection the state machine does not hold, for the status. */
 interface Connection {
   answer: ConnectResponse;
@@ -169,48 +157,12 @@ interface Connection {
 /** What a connect asked for beyond the configuration (kept for reconnects). */
 type Overrides = Partial<Pick<ClientConfig, 'protocol' | 'encryption' | 'region' | 'mode'>>;
 
-/** One operation at a time (connect, disconnect, sign-in); a newer one aborts an older connect. */
-class OperationQueue {
-  #tail: Promise<unknown> = Promise.resolve();
-  #current: AbortController | null = null;
-
-  run<T>(task: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
-    // A connect still under way is superseded by whatever comes next.
-    this.#current?.abort(new FerryError('superseded', 'a newer request replaced this one'));
-    const controller = new AbortController();
-    this.#current = controller;
-    const onOuter = () => controller.abort(outer?.reason);
-    if (outer?.aborted) onOuter();
-    else outer?.addEventListener('abort', onOuter, { once: true });
-    const run = this.#tail.then(async () => {
-      try {
-        return await task(controller.signal);
-      } finally {
-        outer?.removeEventListener('abort', onOuter);
-        if (this.#current === controller) this.#current = null;
-      }
-    });
-    this.#tail = run.catch(() => undefined);
-    return run;
-  }
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (!signal.aborted) return;
-  const reason: unknown = signal.reason;
-  if (reason instanceof FerryError) throw reason;
-  throw new FerryError('superseded', 'the request was cancelled');
-}
-
 /** The engine's failure for what stopped a connect, user-safe. */
 function failureOf(e: unknown): { code: string; message: string } {
   if (e instanceof FerryError) return { code: e.code, message: e.message };
   if (e instanceof ApiError) return { code: String(e.code), message: e.detail };
   return { code: 'internal', message: 'the connection failed unexpectedly' };
 }
-
-/** How long probe results steer a connect before a new round is taken. */
-const LATENCIES_FRESH_MS = 5 * 60_000;
 
 export class Engine implements EngineApi {
   readonly config: ConfigStore;
@@ -226,9 +178,6 @@ export class Engine implements EngineApi {
   #overrides: Overrides = {};
   #exitAfter: string | null = null;
   #notices: Notice[] = [];
-  /** Smoothed latency per node id from the probes (memory only), and when it was last measured. */
-  #latencies: Record<string, number> = {};
-  #latenciesAt = -Infinity;
   #signedIn = false;
   #serviceConfigured = false;
   #closed = false;
@@ -236,11 +185,11 @@ export class Engine implements EngineApi {
   #exitBefore: string | null = null;
   /** The node of the connect attempt under way (failover passes over it when it fails). */
   #attemptNode: string | null = null;
-  #splitNotice: Notice | null = null;
-  #home: string | null = null;
+  readonly #split: SplitChoice;
   /** The node whose tunnel was lost, while the recovery replaces it (for the failover notice). */
   #lostNode: string | null = null;
   readonly guard: ConnectionGuard;
+  readonly #latencies: NodeLatencies;
   readonly #hosts: HostAddresses;
   readonly #recovery: Recovery;
   readonly #intent: IntentStore;
@@ -272,6 +221,8 @@ export class Engine implements EngineApi {
       resolver: deps.os.resolver,
       links: deps.os.links,
     });
+    this.#latencies = new NodeLatencies(this.guard);
+    this.#split = new SplitChoice(deps.split);
     this.#hosts = new HostAddresses(deps.lookupHost);
     this.#intent = new IntentStore(deps.stateDir);
     this.#recovery = new Recovery({
@@ -347,8 +298,8 @@ export class Engine implements EngineApi {
     return {
       kill_switch: !facts.killSwitch ? 'off' : policy?.block ? 'active' : 'armed',
       lockdown: facts.lockdown,
-      split: facts.split ? 'by-country' : this.#splitNotice ? 'unavailable' : 'off',
-      home_country: facts.split ? this.#home : null,
+      split: facts.split ? 'by-country' : this.#split.notice ? 'unavailable' : 'off',
+      home_country: facts.split ? this.#split.home : null,
       dns: facts.stage === 'connected' || facts.stage === 'reconnecting' ? [...facts.dns] : [],
     };
   }
@@ -534,9 +485,9 @@ export class Engine implements EngineApi {
       const switching = this.#connection !== null;
       const [before] = await Promise.all([
         switching ? this.#exitAfter : this.exitAddress(control, signal),
-        switching ? undefined : this.refreshLatencies(control, signal),
+        switching ? undefined : this.#latencies.refresh(control, signal),
       ]);
-      const split = await this.splitSets(config, switching ? this.#exitBefore : before);
+      const split = await this.#split.setsFor(config, switching ? this.#exitBefore : before);
       if (!switching) this.#exitBefore = before;
       const answer = await control.connect({
         body: {
@@ -544,7 +495,9 @@ export class Engine implements EngineApi {
           encryption: target.encryption,
           region: target.region,
           usage,
-          ...(Object.keys(this.#latencies).length > 0 ? { latencies: { ...this.#latencies } } : {}),
+          ...(Object.keys(this.#latencies.smoothed).length > 0
+            ? { latencies: { ...this.#latencies.smoothed } }
+            : {}),
           ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
         },
         signal,
@@ -600,7 +553,7 @@ export class Engine implements EngineApi {
       }
       this.#lostNode = null;
       this.#recovery.forgetUnreachable();
-      if (this.#splitNotice) notices.push(this.#splitNotice);
+      if (this.#split.notice) notices.push(this.#split.notice);
       this.#notices = notices;
       connection.stopEvents = tunnel.on((e) => this.onTunnelEvent(connection, e));
       this.#machine.dispatch({
@@ -707,7 +660,7 @@ export class Engine implements EngineApi {
             encryption: target.encryption,
             region: first.node.region,
             usage,
-            latencies: { [first.node.id]: this.#latencies[first.node.id] ?? 0 },
+            latencies: { [first.node.id]: this.#latencies.smoothed[first.node.id] ?? 0 },
           },
           signal,
         });
@@ -774,32 +727,6 @@ export class Engine implements EngineApi {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const addresses = await this.#hosts.resolve(host);
     return addresses.map((address) => ({ address, port, protocol: 'tcp' as const }));
-  }
-
-  /**
-   * The split tunnel's sets for this connect (null: split off, or no home country known, when
-   * everything goes through the tunnel and a notice says why).
-   */
-  private async splitSets(
-    config: ClientConfig,
-    exitBefore: string | null,
-  ): Promise<SplitSets | null> {
-    this.#splitNotice = null;
-    const source = this.deps.split;
-    if (config.split === 'off' || !source) return null;
-    const home = await source.homeCountry(config.home_country, exitBefore);
-    if (home === null) {
-      this.#splitNotice = {
-        code: 'split-unavailable',
-        message:
-          'the home country is unknown, so everything goes through the tunnel; set it with netcli config set home_country <code>',
-      };
-      return null;
-    }
-    const alwaysTunneled = [TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR];
-    if (config.dns !== 'auto') alwaysTunneled.push(config.dns);
-    this.#home = home;
-    return source.sets(home, alwaysTunneled);
   }
 
   private onTunnelEvent(
@@ -967,7 +894,7 @@ export class Engine implements EngineApi {
     const connection = this.#connection;
     const change: Partial<GuardFacts> = { ...guardSettings(config) };
     if (stage !== 'off' && keys.some((k) => k === 'split' || k === 'home_country' || k === 'dns'))
-      change.split = await this.splitSets(config, this.#exitBefore);
+      change.split = await this.#split.setsFor(config, this.#exitBefore);
     if (connection && keys.includes('dns')) change.dns = dnsServers(config, connection.answer);
     await this.guard.update(change);
     if (connection && change.dns)
@@ -1122,10 +1049,7 @@ export class Engine implements EngineApi {
   ): string | null {
     if (snap.tunnel?.region === region && snap.latencyMs !== null)
       return latencyText(snap.latencyMs);
-    const measured = nodes
-      .filter((n) => n.region === region && this.#latencies[n.id] !== undefined)
-      .map((n) => this.#latencies[n.id]!);
-    return measured.length > 0 ? latencyText(Math.min(...measured)) : null;
+    return this.#latencies.ofRegion(region, nodes);
   }
 
   async addRegionRule(request: {
@@ -1174,67 +1098,10 @@ export class Engine implements EngineApi {
         'not connected: connect first, or measure every node with latency-check --all',
       );
     }
-    const nodes = await this.allowedNodes(control);
+    const nodes = await allowedNodes(control);
     const chosen = request.all ? nodes : nodes.filter((n) => n.id === current);
-    const results = await probeNodes(await this.allowProbes(probeTargets(chosen)), {
-      count: request.count,
-    });
-    this.remember(results);
-    results.sort((x, y) => (x.avg_ms ?? Infinity) - (y.avg_ms ?? Infinity));
+    const results = await this.#latencies.measure(chosen, request.count);
     return { results, duration_ms: Math.round(performance.now() - started) };
-  }
-
-  /** The healthy nodes of the regions the plan allows. */
-  private async allowedNodes(control: ControlClient, signal?: AbortSignal) {
-    const [{ regions }, { nodes }] = await Promise.all([
-      control.listRegions({ signal }),
-      control.listNodes({ signal }),
-    ]);
-    const allowed = new Set(regions.filter((r) => r.allowed).map((r) => r.id));
-    return nodes.filter((n) => n.healthy && allowed.has(n.region));
-  }
-
-  /**
-   * The probe targets the kill switch lets out (to the nodes' responders only, UDP): while it
-   * holds, a node whose address is on this host's own network is reached outside the tunnel.
-   */
-  private async allowProbes(targets: ProbeTarget[]): Promise<ProbeTarget[]> {
-    if (this.guard.facts.stage === 'off') return targets;
-    const usable = targets.filter((t) => isIP(t.host) !== 0);
-    const known = new Set(this.guard.facts.probes.map((p) => `${p.address}:${p.port}`));
-    if (usable.some((t) => !known.has(`${t.host}:${t.port}`)))
-      await this.guard.update({
-        probes: usable.map((t) => ({ address: t.host, port: t.port, protocol: 'udp' })),
-      });
-    return usable;
-  }
-
-  private remember(results: Parameters<typeof smoothLatencies>[1]): void {
-    this.#latencies = smoothLatencies(this.#latencies, results);
-    this.#latenciesAt = performance.now();
-  }
-
-  /**
-   * A short round of probes before a connect when the last is old (or there was none), bounded
-   * so that it never holds a connect up for long: nodes that do not answer in time simply have
-   * no measurement, and routing falls back to load.
-   */
-  private async refreshLatencies(control: ControlClient, signal: AbortSignal): Promise<void> {
-    if (performance.now() - this.#latenciesAt < LATENCIES_FRESH_MS) return;
-    try {
-      const nodes = await this.allowedNodes(control, signal);
-      const targets = await this.allowProbes(probeTargets(nodes));
-      const results = await probeNodes(targets, {
-        count: 2,
-        intervalMs: 50,
-        timeoutMs: 400,
-        deadlineMs: 500,
-        signal,
-      });
-      this.remember(results);
-    } catch {
-      // Without measurements the control plane routes by load.
-    }
   }
 
   // ---- stream-test --------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 // What the engine's protections hold at each stage of a connection (the kill switch, the split
 // tunnel, the IPv6 block, the system resolver), kept as facts the engine updates, and put in
 // force as one policy on every change.
+import { isIP } from 'node:net';
+
+import type { ClientConfig, ConnectResponse } from '../../contracts/index.js';
 import type { Links } from '../os/links.js';
 import type { Resolver } from '../os/resolver.js';
 import type { Endpoint, FamilySets, ProtectionPolicy } from './firewall-policy.js';
@@ -57,6 +60,23 @@ export function guardPolicy(f: GuardFacts, lan: FamilySets): ProtectionPolicy | 
     dns: tunnel ? f.dns : [],
     split: f.split,
   };
+}
+
+/** The settings of the configuration the protections follow. */
+export function guardSettings(
+  config: ClientConfig,
+): Pick<GuardFacts, 'killSwitch' | 'lockdown' | 'allowLan'> {
+  return {
+    killSwitch: config.kill_switch,
+    lockdown: config.lockdown,
+    allowLan: config.allow_lan,
+  };
+}
+
+/** The resolvers in use through the tunnel: the node's (dns auto) or the one configured. */
+export function dnsServers(config: ClientConfig, answer: ConnectResponse): string[] {
+  if (config.dns !== 'auto') return [config.dns];
+  return answer.tunnel.dns.filter((a) => isIP(a) !== 0);
 }
 
 const INITIAL: GuardFacts = {

@@ -32,6 +32,9 @@ async function main(): Promise<void> {
     await bed.addRelay('tokyo', 'asia-east', { ferry: true });
     await bed.addRelay('zurich', 'global', { ferry: true });
     bed.net.addAccessHost(LAPTOP);
+    // The laptop's own resolv.conf, which the engine points at the tunnel while connected (never
+    // this machine's).
+    bed.net.setEtcFile(LAPTOP, 'resolv.conf', `nameserver ${bed.net.accessGateway}\n`);
     const dir = path.join(bed.net.dir, 'laptop');
     mkdirSync(dir, { recursive: true });
     const socket = path.join(dir, 'engine.sock');
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
     netcli('connect', '--region', 'global');
     say(`(the echo service now sees ${bed.echoFrom(LAPTOP)})`);
     netcli('region', 'list');
+    netcli('diagnose');
     netcli('disconnect');
     say(`(the echo service sees ${bed.echoFrom(LAPTOP)} again)`);
     await daemon.stop();

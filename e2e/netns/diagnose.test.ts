@@ -35,9 +35,12 @@ describe('netcli diagnose', () => {
     await p?.stop();
   }, 60_000);
 
-  it('a healthy connection: every check ok (or not applicable), exit 0, and a human report', () => {
+  it('a healthy connection: every check ok (or not applicable), exit 0, nothing leaked by its probes', async () => {
     json('connect', '--region', 'work');
+    const watch = await p.watch();
     const { code, verdicts: v, check } = diagnose();
+    const result = await watch.stop();
+    expect(p.leaks(result)).toEqual([]);
     expect(v).toMatchObject({
       engine: 'ok',
       'control-plane': 'ok',

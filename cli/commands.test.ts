@@ -2,6 +2,8 @@
 // temp socket: what a person reads, and the stable JSON a script reads.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalConnectResponse, LocalStatus } from '../contracts/index.js';
+import { FerryError } from '../engine/errors.js';
+import { BLOCKED_HINT } from './commands/connection.js';
 import { fakeIo } from './io.fake.js';
 import { CliHarness } from './testing/cli-harness.js';
 
@@ -157,6 +159,29 @@ describe('netcli commands', () => {
     });
     expect((await ok('disconnect')).stdout).toBe('Disconnected\n');
     expect(await json('disconnect')).toMatchObject({ status: 'disconnected' });
+  });
+
+  it('a failed connect says so, and that the kill switch keeps traffic blocked until disconnect', async () => {
+    await setUp();
+    cli.engine.failNextConnect = new FerryError('node-unreachable', 'the node did not answer');
+    const failed = await cli.run(['connect']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(
+      [
+        'netcli: the node did not answer',
+        'hint: the node did not answer; try another region, or when UDP is blocked: netcli config set obfuscation on',
+        `hint: ${BLOCKED_HINT}`,
+        '',
+      ].join('\n'),
+    );
+    expect((await ok('status')).stdout).toMatch(/blocked while the kill switch is on/);
+    await ok('disconnect');
+    // Without the kill switch nothing holds, and nothing is said of it.
+    await ok('config', 'set', 'kill_switch', 'off');
+    cli.engine.failNextConnect = new FerryError('node-unreachable', 'the node did not answer');
+    const open = await cli.run(['connect']);
+    expect(open.code).toBe(1);
+    expect(open.stderr).not.toContain(BLOCKED_HINT);
   });
 
   it('status says how to set up an engine that is not', async () => {

@@ -209,8 +209,27 @@ export class FakeEngine implements EngineApi {
     return { region: region.id, strategy: 'region' };
   }
 
+  /**
+   * When set, the next connect fails with it, leaving the engine in error as the real one does
+   * (with the kill switch on, still blocking).
+   */
+  failNextConnect: FerryError | null = null;
+
   async connect(request: LocalConnectRequest, signal?: AbortSignal): Promise<LocalConnectResponse> {
     this.requireSession();
+    const failure = this.failNextConnect;
+    if (failure) {
+      this.failNextConnect = null;
+      this.setStatus({
+        status: 'error',
+        error: { code: failure.code, message: failure.message },
+        protection: {
+          ...this.current.protection,
+          kill_switch: this.config.kill_switch ? 'active' : 'off',
+        },
+      });
+      throw failure;
+    }
     const protocol = request.protocol ?? this.config.protocol;
     // WireGuard always encrypts with ChaCha20-Poly1305, whatever was asked.
     const cipher =

@@ -1,8 +1,13 @@
 // netcli connect / disconnect: one-click connect with the spec's choices, answered once the
 // tunnel carries traffic; Ctrl-C while connecting cancels the attempt in the engine.
 import type { Command } from 'commander';
+import { CliError, describeFailure } from '../errors.js';
 import { formatConnect, formatStatus } from '../format/connection.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+/** What a failed connect adds while the kill switch holds. */
+export const BLOCKED_HINT =
+  'traffic stays blocked while the kill switch holds: netcli disconnect opens it';
 
 /** A connect waits for a handshake and a first round trip; the engine has its own limits. */
 const CONNECT_TIMEOUT_MS = 120_000;
@@ -34,11 +39,20 @@ export function registerConnection(program: Command, rt: Runtime): void {
         ...(opts.encryption ? { encryption: opts.encryption } : {}),
         ...(opts.usage ? { usage: opts.usage } : {}),
       };
-      const answer = await rt.progress(
-        opts,
-        'Connecting',
-        client.connect({ body, signal: rt.io.interrupts(), timeoutMs: CONNECT_TIMEOUT_MS }),
-      );
+      const answer = await rt
+        .progress(
+          opts,
+          'Connecting',
+          client.connect({ body, signal: rt.io.interrupts(), timeoutMs: CONNECT_TIMEOUT_MS }),
+        )
+        .catch(async (e: unknown) => {
+          // A failed connect leaves the kill switch holding: say so, or the user finds a host
+          // cut off without knowing why.
+          const status = await client.status({ timeoutMs: 2_000 }).catch(() => null);
+          if (status?.status !== 'error' || status.protection.kill_switch !== 'active') throw e;
+          const f = describeFailure(e, rt.socketFor(opts).path);
+          throw new CliError(f.message, [...f.hints, BLOCKED_HINT], f.exitCode);
+        });
       rt.print(opts, answer, () => formatConnect(answer, opts.verbose === true));
     });
 

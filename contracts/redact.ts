@@ -20,8 +20,11 @@ const SECRET_ASSIGNMENT =
   /\b([\w-]*(?:token|secret|password|passwd|private[_-]?key|preshared[_-]?key|api[_-]?key|session[_-]?id))(\s*["']?\s*[:=]\s*["']?)([^\s"'&,;}<>]+)/gi;
 /** Ferry's bearer tokens (`ferry_d_...`, `ferry_n_...`). */
 const FERRY_TOKEN = /ferry_[a-z]_[A-Za-z0-9_-]+/g;
-/** 32 bytes in hex (WireGuard's UAPI writes keys so). */
-const HEX_KEY = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{64}(?![0-9A-Fa-f])/g;
+/**
+ * 32 bytes in hex (WireGuard's UAPI writes keys so), also inside a longer run of hex digits (a
+ * key glued to others: the whole run goes).
+ */
+const HEX_KEY = /[0-9A-Fa-f]{64,}/g;
 /** 32 bytes in base64 with its padding (WireGuard and Ferry keys), also percent-encoded in a URL. */
 const BASE64_KEY = /(?:[A-Za-z0-9+/]|%2[BbFf]){43}(?:=|%3[Dd])/g;
 /** Long opaque strings (base64url tokens, unpadded keys): 32 or more characters of that alphabet. */

@@ -400,14 +400,21 @@ export class Testbed {
       '-f',
       interfaceName,
     ]);
-    await this.net.waitFor(`${interfaceName} to come up`, 10_000, () => {
-      try {
-        this.net.exec(host, ['wg', 'show', interfaceName]);
-        return true;
-      } catch {
-        return undefined;
-      }
-    });
+    try {
+      await this.net.waitFor(`${interfaceName} to come up`, 20_000, () => {
+        if (process_.child.exitCode !== null) throw new Error('wireguard-go exited');
+        try {
+          this.net.exec(host, ['wg', 'show', interfaceName]);
+          return true;
+        } catch {
+          return undefined;
+        }
+      });
+    } catch (e) {
+      throw new Error(`${(e as Error).message}
+wireguard-go output:
+${process_.output()}`);
+    }
     const keyFile = path.join(this.net.dir, `${interfaceName}.key`);
     writeFileSync(keyFile, `${device.privateKey}\n`, { mode: 0o600 });
     this.net.exec(host, ['wg', 'set', interfaceName, 'private-key', keyFile]);

@@ -76,6 +76,12 @@ describe('redactText: keys, tokens, account numbers, hardware addresses', () => 
     expect(redactText(`k ${url} end`)).not.toContain(url.slice(5, 30));
   });
 
+  it('replaces keys the property test once found surviving: all zeros, glued to hex, unpadded', () => {
+    const zeros = Buffer.alloc(32);
+    expect(redactText(`pre 0${zeros.toString('hex')}0 post`)).toBe('pre <key> post');
+    expect(redactText(`k=${zeros.toString('base64url')};`)).not.toContain('AAAAAAAAAAAA');
+  });
+
   it('replaces tokens: Ferry’s, bearer, URL credentials, secret-named fields', () => {
     const token = `ferry_d_${randomBytes(32).toString('base64url')}`;
     expect(redactText(`token ${token}`)).toBe('token <token>');

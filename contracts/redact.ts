@@ -88,20 +88,25 @@ function redactIpv6Run(run: string): string {
 
 /** `text` with every address, key, token and account number replaced by a placeholder. */
 export function redactText(text: string): string {
-  return text
-    .replace(URL_USERINFO, `$1${REDACTED.token}@`)
-    .replace(AUTH_SCHEME, `$1$2${REDACTED.token}`)
-    .replace(SECRET_ASSIGNMENT, `$1$2${REDACTED.token}`)
-    .replace(FERRY_TOKEN, REDACTED.token)
-    .replace(HEX_KEY, REDACTED.key)
-    .replace(BASE64_KEY, REDACTED.key)
-    .replace(OPAQUE, (s) => (/\d/.test(s) && /[A-Za-z]/.test(s) ? REDACTED.token : s))
-    .replace(ACCOUNT_NUMBER, REDACTED.accountNumber)
-    .replace(MAC, REDACTED.address)
-    .replace(IPV6_RUN, redactIpv6Run)
-    .replace(IPV4, REDACTED.address)
-    .replace(IPV4_DASHED, REDACTED.address)
-    .replace(ADDRESS_TAIL, REDACTED.address);
+  return (
+    text
+      .replace(URL_USERINFO, `$1${REDACTED.token}@`)
+      .replace(AUTH_SCHEME, `$1$2${REDACTED.token}`)
+      .replace(SECRET_ASSIGNMENT, `$1$2${REDACTED.token}`)
+      .replace(FERRY_TOKEN, REDACTED.token)
+      .replace(HEX_KEY, REDACTED.key)
+      .replace(BASE64_KEY, REDACTED.key)
+      // Letters and digits mixed, or as long as a key (an unpadded key may be all letters).
+      .replace(OPAQUE, (s) =>
+        (/\d/.test(s) && /[A-Za-z]/.test(s)) || s.length >= 43 ? REDACTED.token : s,
+      )
+      .replace(ACCOUNT_NUMBER, REDACTED.accountNumber)
+      .replace(MAC, REDACTED.address)
+      .replace(IPV6_RUN, redactIpv6Run)
+      .replace(IPV4, REDACTED.address)
+      .replace(IPV4_DASHED, REDACTED.address)
+      .replace(ADDRESS_TAIL, REDACTED.address)
+  );
 }
 
 /** Keys whose values are secrets whatever they look like. */

@@ -184,6 +184,16 @@ describe('netcli commands', () => {
     expect(open.stderr).not.toContain(BLOCKED_HINT);
   });
 
+  it('connect --platform is stream mode for that platform, and status says so', async () => {
+    await setUp();
+    await ok('connect', '--platform', 'Netflix');
+    expect((await ok('status')).stdout).toMatch(/stream mode \(netflix\)/);
+    expect(await json('status')).toMatchObject({ mode: 'stream', platform: 'netflix' });
+    const r = await cli.run(['connect', '--platform', 'nosuchflix']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no platform nosuchflix/);
+  });
+
   it('status says how to set up an engine that is not', async () => {
     expect((await ok('status')).stdout).toBe(
       'Disconnected\nNot set up: netcli init --endpoint <url>\n',

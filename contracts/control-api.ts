@@ -1,5 +1,7 @@
 // Request and response schemas of the control-plane API (v1); field names are the contract.
 import { z } from 'zod';
+import { PLATFORM_CHECK_VERDICTS } from './platform-probe.js';
+import { CountryCode, PlatformId } from './platforms.js';
 import { PROBLEM_FIELDS } from './problem.js';
 import {
   AccountNumber,
@@ -128,7 +130,11 @@ export const Region = z
     country: z.string().nullable(),
     load: z.number().describe('Mean load of the healthy nodes, 0..1; 0 when none.'),
     nodes_healthy: z.number().int(),
-    platforms_verified: z.array(z.string()),
+    platforms_verified: z
+      .array(z.string())
+      .describe(
+        'Platforms (ids of the platform table) that a healthy node of the region was verified for recently: its own latest check reached the catalogue, with no proxy or "not offered" answer.',
+      ),
     allowed: z.boolean().describe("Whether the caller's plan may connect here."),
   })
   .meta({ id: 'Region' });
@@ -150,6 +156,25 @@ export const NodeProbe = z
   .meta({ id: 'NodeProbe' });
 export type NodeProbe = z.infer<typeof NodeProbe>;
 
+/** A node's latest check of one streaming platform, as devices see it. */
+export const NodePlatform = z
+  .object({
+    platform: z.string().describe('A platform id of the platform table.'),
+    verified: z
+      .boolean()
+      .describe(
+        'The node\'s latest check reached the catalogue (no proxy or "not offered" answer), and is fresh enough to count.',
+      ),
+    verdict: z.enum(PLATFORM_CHECK_VERDICTS),
+    region: z
+      .string()
+      .nullable()
+      .describe("The catalogue's country the platform served the node; null: not read."),
+    checked_age_seconds: z.number().int().describe('How long ago the node checked.'),
+  })
+  .meta({ id: 'NodePlatform' });
+export type NodePlatform = z.infer<typeof NodePlatform>;
+
 export const Node = z
   .object({
     id: z.string(),
@@ -165,6 +190,12 @@ export const Node = z
     probe: NodeProbe.nullable().describe(
       'Where and how to measure latency to the node; null while its relay runs no probe responder.',
     ),
+    platforms: z
+      .array(NodePlatform)
+      .optional()
+      .describe(
+        "The node's latest result per streaming platform (stream mode picks verified ones); empty while its relay has reported none. Absent only from an older control plane.",
+      ),
   })
   .meta({ id: 'Node' });
 export type Node = z.infer<typeof Node>;
@@ -235,11 +266,31 @@ export type DeviceTunnel = z.infer<typeof DeviceTunnel>;
 export const DeviceTunnelsResponse = z.object({ tunnels: z.array(DeviceTunnel) });
 export const DeviceTunnelParams = DeviceParams.extend({ tag: TunnelTag });
 
-export const ConnectRequest = z.strictObject({
+/**
+ * A streaming platform: an id or an alias of the platform table, in any letter case. Which exist
+ * only the running service knows (its table, and what its relays check): its API document lists
+ * them, and the service answers 400 for others.
+ */
+export const PlatformChoice = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 +.-]{0,31}$/, 'a streaming platform, e.g. netflix')
+  .transform((s) => s.toLowerCase())
+  .meta({
+    [VALUE_SET]: 'platform',
+    description:
+      'A streaming platform of the service’s table, by id or alias (any letter case), e.g. netflix.',
+  });
+
+const STREAMING_ONLY = caseInsensitivePattern(['streaming']);
+
+const ConnectFields = z.strictObject({
   encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
   protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
   region: RegionChoice,
   usage: caseInsensitiveEnum(USAGES).optional(),
+  platform: PlatformChoice.optional().describe(
+    'Stream mode for this platform: only a node whose own latest check verified the platform, recently, is chosen (409 platform-unverified when nodes are there but none is verified for it). Implies usage streaming; another usage with it is refused.',
+  ),
   tunnel: TunnelTag.optional().describe(
     "Connect one of the calling device's tunnels (POST /devices/:id/tunnels) by its tag: the answer carries that tunnel's addresses and starts its own session; the device's session is left as it is.",
   ),
@@ -257,6 +308,18 @@ export const ConnectRequest = z.strictObject({
       'Nodes this client just lost or could not reach (failover): another node is chosen when there is one; only when none is left is one of these offered again.',
     ),
 });
+
+export const ConnectRequest = ConnectFields.superRefine((b, ctx) => {
+  if (b.platform !== undefined && b.usage !== undefined && b.usage !== 'streaming')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['usage'],
+      message:
+        'a platform goes with usage streaming (stream mode): give streaming or leave usage out',
+    });
+})
+  // The refinement above, as JSON Schema.
+  .meta({ dependentSchemas: { platform: { properties: { usage: { pattern: STREAMING_ONLY } } } } });
 export type ConnectRequest = z.output<typeof ConnectRequest>;
 
 export const Notice = z.object({ code: z.string(), message: z.string() });
@@ -398,6 +461,18 @@ export const CreateNodeResponse = z.object({
   region: z.string(),
 });
 
+export const NodeParams = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a node id'),
+});
+export const CheckPlatformsResponse = z.object({
+  node_id: z.string(),
+  requested: z.literal(true),
+  within_seconds: z
+    .number()
+    .int()
+    .describe('The node hears of it with its next heartbeat, within about this long.'),
+});
+
 export const AccountNumberParams = z.strictObject({ number: AccountNumber });
 export const SetPlanRequest = z.strictObject({ plan: caseInsensitiveEnum(PLAN_IDS) });
 export const SetPlanResponse = z.object({ account_number: AccountNumber, plan: z.string() });
@@ -435,6 +510,23 @@ export const RegisterNodeResponse = z.object({
   ),
 });
 
+/** A relay's own latest check of one streaming platform, through its own uplink. */
+export const PlatformCheckReport = z.strictObject({
+  platform: PlatformId,
+  reachable: z.boolean(),
+  region: CountryCode.nullable().describe("The catalogue's country; null: not read."),
+  verdict: z.enum(PLATFORM_CHECK_VERDICTS),
+  checked_at: z
+    .number()
+    .int()
+    .min(0)
+    .describe("When the node checked, seconds since the epoch (the node's own clock)."),
+});
+export type PlatformCheckReport = z.infer<typeof PlatformCheckReport>;
+
+/** At most this many platforms per heartbeat (the shipped table has seven). */
+export const MAX_REPORTED_PLATFORMS = 64;
+
 export const HeartbeatRequest = z.strictObject({
   load: z.number().min(0).max(10).describe('Current throughput / capacity.'),
   rx_bps: z.number().int().nonnegative(),
@@ -468,6 +560,13 @@ export const HeartbeatRequest = z.strictObject({
     .describe(
       'Data planes whose peer set the node cannot bring in line with the feed (peer updates failing). The node gets no new sessions of those protocols until a heartbeat no longer lists them; its current sessions stay.',
     ),
+  platforms: z
+    .array(PlatformCheckReport)
+    .max(MAX_REPORTED_PLATFORMS)
+    .optional()
+    .describe(
+      "The node's latest check of each streaming platform it checks (absent: it checks none). Node facts only: nothing about devices.",
+    ),
 });
 export const HeartbeatResponse = z.object({
   feed_version: z.number().int(),
@@ -475,6 +574,12 @@ export const HeartbeatResponse = z.object({
   probe_key: Base64Key32.optional().describe(
     'The current probe key: the node switches to it when it changes (the key may be rotated).',
   ),
+  check_platforms: z
+    .boolean()
+    .optional()
+    .describe(
+      'True: check every streaming platform now, not at the next scheduled time (an operator asked, or the control plane has no fresh result of the node).',
+    ),
 });
 
 export const PeersQuery = z.strictObject({
@@ -527,6 +632,16 @@ export const ControlProblem = z
       .array(z.string())
       .optional()
       .describe("tunnel-limit: the tags of the device's tunnels, to choose one to remove."),
+    platform: z
+      .string()
+      .optional()
+      .describe('platform-unverified: the platform asked for (its id in the table).'),
+    verified_regions: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "platform-unverified: the regions of the caller's plan where a node is verified for the platform now.",
+      ),
   })
   .meta({ id: 'Problem' });
 export type ControlProblem = z.infer<typeof ControlProblem>;

@@ -260,10 +260,10 @@ export const controlRoutes = {
     auth: 'device',
     status: 200,
     summary:
-      "Pick a node (smart routing) and start a session: the device's own, or with `tunnel` one of its tunnels' (404 not-found for a tag it has not registered)",
+      "Pick a node (smart routing) and start a session: the device's own, or with `tunnel` one of its tunnels' (404 not-found for a tag it has not registered). With `platform` (stream mode) only nodes recently verified for that platform are candidates: 409 platform-unverified when the region has nodes but none is verified for it",
     body: api.ConnectRequest,
     response: api.ConnectResponse,
-    errors: [...CONNECT_ERRORS, 'not-found'],
+    errors: [...CONNECT_ERRORS, 'not-found', 'platform-unverified'],
   }),
   status: route({
     method: 'GET',
@@ -320,6 +320,17 @@ export const controlRoutes = {
     response: api.CreateNodeResponse,
     errors: [],
   }),
+  adminCheckPlatforms: route({
+    method: 'POST',
+    path: '/admin/nodes/:id/check-platforms',
+    auth: 'admin',
+    status: 202,
+    summary:
+      'Ask a node to check every streaming platform now: its next heartbeat answer tells it, and the heartbeat after its checks carries the results',
+    params: api.NodeParams,
+    response: api.CheckPlatformsResponse,
+    errors: ['not-found'],
+  }),
   adminSetPlan: route({
     method: 'PUT',
     path: '/admin/accounts/:number/plan',
@@ -346,7 +357,8 @@ export const controlRoutes = {
     path: '/node/heartbeat',
     auth: 'node',
     status: 200,
-    summary: 'Health, load, fresh handshakes and usage',
+    summary:
+      "Health, load, fresh handshakes, usage, and the node's latest streaming-platform checks",
     body: api.HeartbeatRequest,
     response: api.HeartbeatResponse,
     errors: ['node-not-registered'],

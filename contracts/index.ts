@@ -14,5 +14,6 @@ export * from './local-api.js';
 export * from './diagnostics.js';
 export * from './redact.js';
 export * from './platforms.js';
+export * from './platform-probe.js';
 export * from './service-tunnels.js';
 export * from './wireguard-uapi.js';

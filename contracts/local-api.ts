@@ -122,6 +122,10 @@ export const LocalStatus = z
     protocol: z.enum(PROTOCOLS).nullable(),
     cipher: z.enum(ENCRYPTIONS).nullable(),
     mode: z.enum(MODES).nullable(),
+    platform: z
+      .string()
+      .nullable()
+      .describe('The streaming platform stream mode is for (its table id), null: none.'),
     transport: z.enum(['udp', 'tcp']).nullable(),
     interface: z.string().nullable(),
     /** Why the engine is in error (or why the last connect failed), in words a person reads. */
@@ -147,6 +151,13 @@ export const LocalConnectRequest = z.strictObject({
   region: RegionSetting.optional(),
   usage: caseInsensitiveEnum(USAGES).optional(),
   mode: caseInsensitiveEnum(MODES).optional(),
+  platform: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 +.-]{0,31}$/, 'a streaming platform, e.g. netflix')
+    .optional()
+    .describe(
+      'Stream mode for this platform (its id or an alias, any letter case): only a node verified for it, and its traffic pinned to the tunnel. Implies mode stream.',
+    ),
 });
 export type LocalConnectRequest = z.output<typeof LocalConnectRequest>;
 
@@ -526,6 +537,7 @@ export function idleStatus(
     protocol: null,
     cipher: null,
     mode: null,
+    platform: null,
     transport: null,
     interface: null,
     error: null,

@@ -30,7 +30,10 @@ function validatorFor(doc: Doc) {
 }
 
 describe('the OpenAPI document', () => {
-  const doc = buildOpenApiDocument('test', { regions: REGIONS }) as Doc;
+  const doc = buildOpenApiDocument('test', {
+    regions: REGIONS,
+    platforms: ['netflix', 'disney+', 'disney-plus'],
+  }) as Doc;
   const compile = validatorFor(doc);
   const op = (method: string, path: string) => doc.paths[`/api/v1${path}`]![method]!;
   const body = (method: string, path: string) =>
@@ -100,6 +103,82 @@ describe('the OpenAPI document', () => {
     for (const status of ['429', '503'])
       expect(op('post', '/connect').responses[status].headers['Retry-After'].required).toBe(true);
     expect(op('get', '/status').responses['401'].headers['WWW-Authenticate']).toBeDefined();
+  });
+
+  it('documents stream mode: the platforms connect takes, its refusals, and the nodes’ checks', () => {
+    const connect = body('post', '/connect');
+    expect(connect({ usage: 'Streaming', platform: 'Netflix', region: 'asia-east' })).toBe(true);
+    expect(connect({ platform: 'DISNEY+' })).toBe(true);
+    expect(connect({ platform: 'myspace' })).toBe(false);
+    expect(connect({ usage: 'remote-work', platform: 'netflix' })).toBe(false);
+    expect(connect({ usage: 'general', platform: 'netflix' })).toBe(false);
+    // Without the running service's platforms, the shape of a name stands.
+    const bare = validatorFor(buildOpenApiDocument('test') as Doc)(
+      (buildOpenApiDocument('test') as Doc).paths['/api/v1/connect']!.post.requestBody.content[
+        'application/json'
+      ].schema,
+    );
+    expect(bare({ platform: 'myspace', usage: 'streaming' })).toBe(true);
+    expect(bare({ platform: '../etc', usage: 'streaming' })).toBe(false);
+
+    const refusal = op('post', '/connect').responses['409'];
+    expect(
+      refusal.content['application/problem+json'].schema.allOf[1].properties.code.enum,
+    ).toEqual(['platform-unverified']);
+    const problem = compile({ $ref: '#/components/schemas/Problem' });
+    expect(
+      problem({
+        type: 'urn:ferry:problem:platform-unverified',
+        title: 'No node verified for the platform',
+        status: 409,
+        detail: 'x',
+        code: 'platform-unverified',
+        platform: 'netflix',
+        verified_regions: ['global'],
+      }),
+    ).toBe(true);
+
+    const heartbeat = body('post', '/node/heartbeat');
+    const result = {
+      platform: 'netflix',
+      reachable: true,
+      region: 'JP',
+      verdict: 'ok',
+      checked_at: 1,
+    };
+    expect(heartbeat({ load: 0, rx_bps: 0, tx_bps: 0, platforms: [result] })).toBe(true);
+    expect(
+      heartbeat({ load: 0, rx_bps: 0, tx_bps: 0, platforms: [{ ...result, verdict: 'great' }] }),
+    ).toBe(false);
+    expect(
+      heartbeat({ load: 0, rx_bps: 0, tx_bps: 0, platforms: [{ ...result, region: 'jp' }] }),
+    ).toBe(false);
+    const answer = compile(
+      op('post', '/node/heartbeat').responses['200'].content['application/json'].schema,
+    );
+    expect(answer({ feed_version: 1, healthy_for_seconds: 30, check_platforms: true })).toBe(true);
+
+    const node = compile({ $ref: '#/components/schemas/Node' });
+    const base = {
+      id: 'n',
+      region: 'global',
+      endpoint_host: 'h',
+      wireguard_port: 1,
+      ferry_port: null,
+      wireguard_public_key: null,
+      ferry_public_key: null,
+      load: 0,
+      capacity_mbps: 1,
+      healthy: true,
+      probe: null,
+    };
+    const check = { platform: 'netflix', verified: true, verdict: 'ok', region: 'JP' };
+    expect(node({ ...base, platforms: [{ ...check, checked_age_seconds: 12 }] })).toBe(true);
+    expect(node({ ...base, platforms: [check] })).toBe(false);
+
+    const ask = op('post', '/admin/nodes/{id}/check-platforms');
+    expect(Object.keys(ask.responses)).toEqual(expect.arrayContaining(['202', '401', '404']));
+    expect(ask.security).toEqual([{ adminToken: [] }]);
   });
 
   it('marks a body required where an empty one is refused', () => {

@@ -16,20 +16,28 @@ import {
   RETRY_AFTER_STATUSES,
   type ErrorCode,
 } from './problem.js';
-import { JSON_SCHEMA, VALUE_SET, type ValueSetName } from './values.js';
+import { JSON_SCHEMA, VALUE_SET, caseInsensitivePattern, type ValueSetName } from './values.js';
 
 type JsonSchema = Record<string, unknown>;
 
 /** Named schemas (`.meta({id})`) land here and are referenced from everywhere else. */
 type Components = Record<string, JsonSchema>;
 
-/** What only the running service knows: its regions. Without it, the static shapes stand. */
+/**
+ * What only the running service knows: its regions, and the names of its streaming platforms
+ * (ids and aliases). Without them, the static shapes stand.
+ */
 export interface ValueSets {
   regions: readonly { id: string; area: string }[];
+  platforms?: readonly string[] | undefined;
 }
 
 function applyValueSet(schema: JsonSchema, name: ValueSetName, sets: ValueSets): void {
-  if (name === 'region-id') {
+  if (name === 'platform') {
+    if (!sets.platforms?.length) return;
+    schema.pattern = caseInsensitivePattern(sets.platforms);
+    schema.examples = [...sets.platforms];
+  } else if (name === 'region-id') {
     schema.enum = sets.regions.map((r) => r.id);
     delete schema.pattern;
   } else {

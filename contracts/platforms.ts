@@ -66,6 +66,19 @@ export const PlatformDef = z.strictObject({
   aliases: z.array(z.string().min(1).max(32)).default([]),
   /** Where the platform is offered at all (a fix names a region there); null: most countries. */
   countries: z.array(CountryCode).min(1).nullable(),
+  /**
+   * The platform's own host names besides the probe URL's (its site, its API, its video CDN's
+   * names), whose addresses stream mode pins to the tunnel even when the split tunnel would send
+   * them directly.
+   */
+  domains: z
+    .array(
+      z
+        .string()
+        .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'a host name'),
+    )
+    .max(32)
+    .default([]),
   probe: z.strictObject({
     url: z.url({ protocol: /^https?$/ }),
     headers: z.record(z.string().min(1).max(100), z.string().max(1000)).optional(),

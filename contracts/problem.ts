@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   'node-not-registered': 409,
   'tunnel-limit': 409,
   'tunnel-exists': 409,
+  'platform-unverified': 409,
   'payload-too-large': 413,
   'uri-too-long': 414,
   'unsupported-media-type': 415,

@@ -33,9 +33,12 @@ export const MODE_OF_USAGE: Record<Usage, Mode> = {
  * in characters). The contract test checks that the two agree.
  */
 export const JSON_SCHEMA = 'x-ferry-json-schema';
-/** Metadata key: a value set only the running service knows (its regions); see openapi.ts. */
+/**
+ * Metadata key: a value set only the running service knows (its regions, its streaming
+ * platforms); see openapi.ts.
+ */
 export const VALUE_SET = 'x-ferry-value-set';
-export type ValueSetName = 'region-id' | 'region-choice';
+export type ValueSetName = 'region-id' | 'region-choice' | 'platform';
 
 /** Escapes regex syntax characters (only those: a needless escape is an error in 'u' mode). */
 function escapeRegExp(s: string): string {

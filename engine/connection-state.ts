@@ -19,6 +19,8 @@ export interface ConnectTarget {
   protocol: Protocol;
   encryption: Encryption;
   mode: Mode;
+  /** Stream mode's platform (its table id), null: none asked for. */
+  platform?: string | null;
 }
 
 /** The tunnel in use, as the control plane's connect answer and the data plane describe it. */
@@ -57,7 +59,7 @@ export type ConnectionEvent =
   | { type: 'connect'; reason: ConnectReason; target: ConnectTarget }
   /** The tunnel carries traffic; `latencyMs` is the first round trip measured through it. */
   | { type: 'tunnel-up'; tunnel: TunnelInfo; latencyMs: number }
-  | { type: 'tunnel-lost'; reason: ReconnectReason }
+  | { type: 'tunnel-lost'; reason: ReconnectReason; target?: ConnectTarget }
   | { type: 'fail'; error: EngineFailure }
   | { type: 'disconnect'; reason: DisconnectReason }
   /** Everything the connection made on this host is gone again. */
@@ -151,7 +153,12 @@ export function reduce(s: ConnectionSnapshot, event: ConnectionEvent): Connectio
       };
       break;
     case 'tunnel-lost':
-      next = { ...base, reason: event.reason, target: s.target };
+      // Settings changed on a live tunnel: the connection goes on toward the new target.
+      next = {
+        ...base,
+        reason: event.reason,
+        target: event.target ? { ...event.target } : s.target,
+      };
       break;
     case 'fail':
       next = { ...base, reason: 'failed', target: s.target, error: { ...event.error } };

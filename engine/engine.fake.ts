@@ -6,6 +6,7 @@ import {
   CLIENT_CONFIG_DEFAULTS,
   MODE_OF_USAGE,
   applyConfigPatch,
+  findPlatform,
   idleStatus,
   setConfigValue,
   type ClientConfig,
@@ -236,7 +237,15 @@ export class FakeEngine implements EngineApi {
       protocol === 'wireguard'
         ? 'ChaCha20-Poly1305'
         : (request.encryption ?? this.config.encryption);
-    const mode = request.mode ?? (request.usage ? MODE_OF_USAGE[request.usage] : this.config.mode);
+    const platform = request.platform
+      ? (findPlatform(this.platforms, request.platform) ?? null)
+      : null;
+    if (request.platform && platform === null)
+      throw new FerryError('config-invalid', `there is no platform ${request.platform}`);
+    const mode =
+      platform !== null
+        ? 'stream'
+        : (request.mode ?? (request.usage ? MODE_OF_USAGE[request.usage] : this.config.mode));
     const { region, strategy } = this.resolveRegion(request.region ?? this.config.region);
     this.setStatus({ status: 'connecting', region, error: null });
     if (this.gate) {
@@ -265,6 +274,7 @@ export class FakeEngine implements EngineApi {
       protocol,
       cipher,
       mode,
+      platform,
       transport: 'udp',
       interface: 'ferry0',
       error: null,

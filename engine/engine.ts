@@ -27,6 +27,7 @@ import {
   type Mode,
   type Notice,
   type PlatformTable,
+  findPlatform,
   type ProtectionStatus,
   type RegionRule,
   type AddServiceRequest,
@@ -47,7 +48,7 @@ import {
 import { IntentStore } from './connection-intent.js';
 import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
-import { HostAddresses, type LookupAll } from './host-addresses.js';
+import { HostAddresses, systemLookup, type LookupAll } from './host-addresses.js';
 import { KeyStore, type FerryKeys } from './key-store.js';
 import { LatencyReporter } from './latency-report.js';
 import { isThisMachine } from './local-node.js';
@@ -141,6 +142,9 @@ interface ConnectOptions {
  */
 const LIVENESS_KEEPALIVE_SECONDS = 1;
 
+/** How long stream mode waits for one of its platform's names to resolve. */
+const PLATFORM_LOOKUP_MS = 2_000;
+
 /** How long a failover's attempt waits for a node (a user's connect waits the manager's 10 s). */
 const RECOVERY_ATTEMPT_MS = 4_000;
 
@@ -155,7 +159,10 @@ interface Connection {
 }
 
 /** What a connect asked for beyond the configuration (kept for reconnects). */
-type Overrides = Partial<Pick<ClientConfig, 'protocol' | 'encryption' | 'region' | 'mode'>>;
+type Overrides = Partial<Pick<ClientConfig, 'protocol' | 'encryption' | 'region' | 'mode'>> & {
+  /** Stream mode's platform: kept with the mode, for reconnects. */
+  platform?: string;
+};
 
 /** The engine's failure for what stopped a connect, user-safe. */
 function failureOf(e: unknown): { code: string; message: string } {
@@ -284,6 +291,7 @@ export class Engine implements EngineApi {
       protocol: tunnel?.protocol ?? null,
       cipher: tunnel?.cipher ?? null,
       mode: snap.target?.mode ?? null,
+      platform: snap.target?.platform ?? null,
       transport: tunnel && c ? c.transport : null,
       interface: tunnel?.interfaceName ?? null,
       error: snap.error,
@@ -434,7 +442,15 @@ export class Engine implements EngineApi {
         },
       );
     }
-    const mode: Mode = request.mode ?? (request.usage ? MODE_OF_USAGE[request.usage] : config.mode);
+    const platform = request.platform === undefined ? null : this.platformId(request.platform);
+    const asked = request.mode ?? (request.usage ? MODE_OF_USAGE[request.usage] : undefined);
+    if (platform !== null && asked !== undefined && asked !== 'stream') {
+      throw new FerryError('config-invalid', `a platform is for stream mode, not ${asked}`, {
+        errors: [{ field: 'mode', message: 'a platform means stream mode', allowed: ['stream'] }],
+      });
+    }
+    // A platform means stream mode: the node must be verified for it.
+    const mode: Mode = platform !== null ? 'stream' : (asked ?? config.mode);
     const usage: Usage = request.usage ?? (mode === 'stream' ? 'streaming' : 'remote-work');
     const region = resolveRegionChoice(request.region ?? config.region, await this.rules.list());
     const target: ConnectTarget = {
@@ -442,8 +458,24 @@ export class Engine implements EngineApi {
       protocol: request.protocol ?? config.protocol,
       encryption: request.encryption ?? config.encryption,
       mode,
+      platform,
     };
     return { target, usage };
+  }
+
+  /** A platform as typed (its id, an alias, any letter case) as the table's id. */
+  private platformId(typed: string): string {
+    const table = this.deps.platforms ?? SHIPPED_PLATFORMS;
+    const id = findPlatform(table, typed);
+    if (id === undefined) {
+      const ids = Object.keys(table).sort();
+      throw new FerryError('config-invalid', `there is no platform ${typed}`, {
+        errors: [
+          { field: 'platform', message: `the platforms are ${ids.join(', ')}`, allowed: ids },
+        ],
+      });
+    }
+    return id;
   }
 
   private async connectNow(
@@ -459,7 +491,7 @@ export class Engine implements EngineApi {
     // Switching a live connection goes through reconnecting (the kill switch holds); a tunnel
     // that was lost is already there; otherwise this is a new connection.
     if (this.#machine.state === 'connected') {
-      this.#machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed' });
+      this.#machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed', target });
     } else if (this.#machine.state !== 'reconnecting') {
       this.#machine.dispatch({ type: 'connect', reason: opts.reason, target });
     }
@@ -467,7 +499,8 @@ export class Engine implements EngineApi {
       ...(request.protocol ? { protocol: request.protocol } : {}),
       ...(request.encryption ? { encryption: request.encryption } : {}),
       ...(request.region ? { region: request.region } : {}),
-      ...(request.mode || request.usage ? { mode: target.mode } : {}),
+      ...(request.mode || request.usage || request.platform ? { mode: target.mode } : {}),
+      ...(target.platform ? { platform: target.platform } : {}),
     };
     this.#attemptNode = null;
     let tunnel: ActiveTunnel | null = null;
@@ -477,6 +510,7 @@ export class Engine implements EngineApi {
         stage: this.#machine.state === 'reconnecting' ? 'reconnecting' : 'connecting',
         ...guardSettings(config),
         controlPlane: await this.controlEndpoints(config),
+        ...(target.platform ? {} : { pinned: [] }),
       });
       // A lost tunnel goes first: its routes would swallow the control plane's calls.
       if (previous && opts.unreachable) await this.teardown(previous);
@@ -499,6 +533,7 @@ export class Engine implements EngineApi {
             ? { latencies: { ...this.#latencies.smoothed } }
             : {}),
           ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
+          ...(target.platform ? { platform: target.platform } : {}),
         },
         signal,
       });
@@ -530,6 +565,10 @@ export class Engine implements EngineApi {
       const dns = dnsServers(config, up.answer);
       await this.guard.update({ stage: 'connected', dns });
       await this.guard.useResolver(dns, tunnel.interfaceName);
+      // Stream mode: the platform's addresses (as the tunnel's resolver gives them) take the
+      // tunnel even where the split tunnel would send them directly.
+      if (target.platform && split)
+        await this.guard.update({ pinned: await this.platformAddresses(target.platform) });
       const after = await this.exitAddress(control, signal);
       throwIfAborted(signal);
       const connection: Connection = {
@@ -661,6 +700,7 @@ export class Engine implements EngineApi {
             region: first.node.region,
             usage,
             latencies: { [first.node.id]: this.#latencies.smoothed[first.node.id] ?? 0 },
+            ...(target.platform ? { platform: target.platform } : {}),
           },
           signal,
         });
@@ -711,6 +751,28 @@ export class Engine implements EngineApi {
       }
     }
     throw lastError;
+  }
+
+  /**
+   * A platform's IPv4 addresses: its probe URL's host and its domains, looked up through the
+   * tunnel's resolver (each bounded; a name that does not resolve pins nothing).
+   */
+  private async platformAddresses(id: string): Promise<string[]> {
+    const def = (this.deps.platforms ?? SHIPPED_PLATFORMS)[id];
+    if (!def) return [];
+    const hosts = [new URL(def.probe.url).hostname.replace(/^\[(.*)\]$/, '$1'), ...def.domains];
+    const lookup = this.deps.lookupHost ?? systemLookup;
+    const found = await Promise.all(
+      hosts.map((h) =>
+        isIP(h) !== 0
+          ? [h]
+          : Promise.race([
+              lookup(h).catch(() => [] as string[]),
+              new Promise<string[]>((r) => setTimeout(() => r([]), PLATFORM_LOOKUP_MS).unref()),
+            ]),
+      ),
+    );
+    return [...new Set(found.flat().filter((a) => isIP(a) === 4))];
   }
 
   /** The address the tunnel reaches the node at (the kill switch lets addresses out, not names). */
@@ -818,6 +880,7 @@ export class Engine implements EngineApi {
         stage: 'off',
         nodes: [],
         dns: [],
+        pinned: [],
         ...(config ? guardSettings(config) : {}),
       });
       await this.guard.restoreResolver();
@@ -865,7 +928,8 @@ export class Engine implements EngineApi {
     const { config, changed, given } = await change();
     this.#serviceConfigured = config.service !== null;
     const overridden = (Object.keys(this.#overrides) as (keyof Overrides)[]).filter(
-      (k) => given.includes(k) && this.#overrides[k] !== config[k],
+      (k): k is Exclude<keyof Overrides, 'platform'> =>
+        k !== 'platform' && given.includes(k) && this.#overrides[k] !== config[k],
     );
     const reconnect = [
       ...new Set([
@@ -874,6 +938,8 @@ export class Engine implements EngineApi {
       ]),
     ];
     for (const key of given) delete this.#overrides[key as keyof Overrides & ConfigKey];
+    // A mode set in the configuration ends a connect's stream mode for a platform too.
+    if (given.includes('mode')) delete this.#overrides.platform;
     const live = this.#machine.state === 'connected' || this.#machine.state === 'reconnecting';
     if (live && reconnect.length > 0) {
       await this.connect({ ...this.#overrides });
@@ -1111,14 +1177,30 @@ export class Engine implements EngineApi {
     this.checkOpen();
     const connection = this.#machine.state === 'connected' ? this.#connection : null;
     const control = connection ? await this.control() : null;
-    return runStreamTest({
-      table: this.deps.platforms ?? SHIPPED_PLATFORMS,
-      platform: request.platform,
-      nodeRegion: connection?.answer.node.region ?? null,
-      regions: async () => (control ? (await control.listRegions({ signal })).regions : []),
-      signal,
-      timeoutMs: this.deps.streamProbeTimeoutMs,
-    });
+    const table = this.deps.platforms ?? SHIPPED_PLATFORMS;
+    // Asked through the tunnel even where the split tunnel would send the platform directly:
+    // its addresses are pinned to the tunnel while the test runs.
+    const id = connection ? findPlatform(table, request.platform) : undefined;
+    const pinnedBefore = this.guard.facts.pinned;
+    const pin = id !== undefined && this.guard.facts.split !== null;
+    if (pin) {
+      const addresses = await this.platformAddresses(id);
+      await this.guard.update({ pinned: [...new Set([...pinnedBefore, ...addresses])] });
+    }
+    try {
+      return await runStreamTest({
+        table,
+        platform: request.platform,
+        nodeRegion: connection?.answer.node.region ?? null,
+        regions: async () => (control ? (await control.listRegions({ signal })).regions : []),
+        signal,
+        timeoutMs: this.deps.streamProbeTimeoutMs,
+      });
+    } finally {
+      // Stream mode's own pins stay; what the test added goes.
+      if (pin && this.guard.facts.pinned !== pinnedBefore)
+        await this.guard.update({ pinned: pinnedBefore }).catch(() => undefined);
+    }
   }
 
   // ---- diagnostics (engine/diagnose) --------------------------------------------------------

@@ -8,7 +8,8 @@ import { FerryError } from './errors.js';
 
 export type LookupAll = (host: string) => Promise<string[]>;
 
-const systemLookup: LookupAll = async (host) =>
+/** Every address of a host name, from the system resolver. */
+export const systemLookup: LookupAll = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export class HostAddresses {

@@ -4,12 +4,14 @@
 import { readFile } from 'node:fs/promises';
 import { Agent, fetch as undiciFetch } from 'undici';
 import {
+  PROBE_MAX_REDIRECTS,
+  probePlatform as probeWith,
+  type ProbeOutcome,
   PlatformsFile,
   SHIPPED_PLATFORMS,
   findPlatform,
   mergePlatforms,
   readAnswer,
-  type PlatformAnswer,
   type PlatformDef,
   type PlatformTable,
   type Region,
@@ -18,12 +20,6 @@ import {
 } from '../contracts/index.js';
 import { FerryError, errnoCode } from './errors.js';
 
-/** What browsers send; several platforms answer bare clients with something else. */
-const USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-const MAX_REDIRECTS = 5;
-/** Enough for the markers the table looks for near a page's head; the rest is not read. */
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const STREAM_PROBE_TIMEOUT_MS = 10_000;
 
 // ---- the table ----------------------------------------------------------------------------------
@@ -85,94 +81,31 @@ export function choosePlatform(
 
 // ---- the probe ----------------------------------------------------------------------------------
 
-export type ProbeOutcome =
-  | { ok: true; answer: PlatformAnswer }
-  | { ok: false; reason: 'timeout' | 'network' | 'too-many-redirects' };
-
-/** Reads at most `max` bytes of a body, then lets the rest go. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
-}
-
-/** name=value of each Set-Cookie, kept per host for the redirects that follow (as a browser). */
-function keepCookies(jar: Map<string, Map<string, string>>, url: URL, headers: Headers): void {
-  for (const line of headers.getSetCookie()) {
-    const pair = line.split(';', 1)[0]!;
-    const eq = pair.indexOf('=');
-    if (eq <= 0) continue;
-    let cookies = jar.get(url.host);
-    if (!cookies) jar.set(url.host, (cookies = new Map()));
-    cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-  }
-}
+export type { ProbeOutcome };
 
 /**
- * Asks the platform as its table entry says, over a connection pool of its own (made now, so
- * through the tunnel that is up now, and closed after), following redirects by hand so that
- * each target is seen, within `timeoutMs` for the whole exchange.
+ * Asks the platform as its table entry says (contracts/platform-probe.ts, which the relays' checks
+ * use too), over a connection pool of its own: made now, so through the tunnel that is up now,
+ * and closed after.
  */
 export async function probePlatform(
   platform: PlatformDef,
   opts: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<ProbeOutcome> {
   const timeoutMs = opts.timeoutMs ?? STREAM_PROBE_TIMEOUT_MS;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   const agent = new Agent({ connect: { timeout: timeoutMs }, connections: 2 });
-  const jar = new Map<string, Map<string, string>>();
-  const locations: string[] = [];
-  let url = new URL(platform.probe.url);
   try {
-    for (;;) {
-      const cookies = jar.get(url.host);
-      const headers: Record<string, string> = {
-        'user-agent': USER_AGENT,
-        accept: 'text/html,application/json;q=0.9,*/*;q=0.8',
-        ...platform.probe.headers,
-      };
-      if (cookies && cookies.size > 0) {
-        const sent = [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-        headers.cookie = headers.cookie ? `${headers.cookie}; ${sent}` : sent;
-      }
-      const res = await undiciFetch(url, {
-        headers,
-        redirect: 'manual',
-        signal,
-        dispatcher: agent,
-      });
-      keepCookies(jar, url, res.headers as unknown as Headers);
-      const location = res.headers.get('location');
-      if (res.status >= 300 && res.status < 400 && location) {
-        await res.body?.cancel().catch(() => undefined);
-        if (locations.length >= MAX_REDIRECTS) return { ok: false, reason: 'too-many-redirects' };
-        url = new URL(location, url);
-        locations.push(url.href);
-        continue;
-      }
-      const body = await readCapped(res.body as ReadableStream<Uint8Array> | null, MAX_BODY_BYTES);
-      const answerHeaders: Record<string, string> = {};
-      res.headers.forEach((value, name) => (answerHeaders[name.toLowerCase()] = value));
-      return { ok: true, answer: { status: res.status, headers: answerHeaders, locations, body } };
-    }
+    return await probeWith(platform, {
+      fetch: (url, init) =>
+        undiciFetch(url, { ...init, dispatcher: agent }) as unknown as Promise<Response>,
+      timeoutMs,
+      signal: opts.signal,
+    });
   } catch (e) {
     if (opts.signal?.aborted) {
       throw new FerryError('cancelled', 'the stream-test was cancelled', { cause: e });
     }
-    return { ok: false, reason: deadline.aborted ? 'timeout' : 'network' };
+    throw e;
   } finally {
     agent.destroy().catch(() => undefined);
   }
@@ -237,7 +170,7 @@ export function streamVerdict(v: VerdictInput): StreamTestResult {
     const detail = {
       timeout: `${name} did not answer through the tunnel within ${seconds} s`,
       network: `${name} could not be reached through the tunnel`,
-      'too-many-redirects': `${name} sent more than ${MAX_REDIRECTS} redirects`,
+      'too-many-redirects': `${name} sent more than ${PROBE_MAX_REDIRECTS} redirects`,
     }[outcome.reason];
     return result('unreachable', { reachable: false, status: null, detail, fix: retry });
   }

@@ -1,12 +1,16 @@
 // The relay agent: keys, registration, the WireGuard interfaces and the Ferry server, NAT, the
-// resolver on the gateway address, the peer feed and heartbeats (with the data planes' health
-// and the latency to each device), the latency probe responder, and a clean teardown.
+// resolver on the gateway address, the peer feed and heartbeats (with the data planes' health,
+// the latency to each device and the streaming-platform checks), the latency probe responder,
+// and a clean teardown.
 import type { Logger } from 'pino';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import {
   ApiError,
   MAX_SHARDS,
   createControlClient,
   type ControlClient,
+  type PlatformTable,
+  type ProbeFetch,
 } from '../contracts/index.js';
 import {
   DnsForwarder,
@@ -19,6 +23,7 @@ import { FERRY_MARK, FerryServer } from './ferry/server.js';
 import { RelayHealth } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { Firewall } from './nat/firewall.js';
+import { PlatformChecker } from './platforms/platform-checker.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
 import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
@@ -54,6 +59,11 @@ export interface RelayOptions {
    * Where the resolver on the gateway address sends queries; none (or empty): no resolver.
    */
   dnsUpstreams?: readonly Upstream[] | undefined;
+  /**
+   * The streaming platforms the relay checks through its own uplink, and how often; null or
+   * absent: none (its heartbeats then say nothing of platforms).
+   */
+  platformChecks?: { table: PlatformTable; intervalSeconds: number } | null | undefined;
   log: Logger;
 }
 
@@ -166,8 +176,11 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   let ferryReplies: FerryLocalReplies | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
+  // The platform checks' own connections (its own pool, closed with the relay).
+  const platformPool = o.platformChecks ? new Agent({ connections: 2 }) : undefined;
   const teardown = async () => {
     stopping.abort();
+    await platformPool?.destroy().catch(() => undefined);
     await responder?.close();
     await dns?.close();
     await ferryReplies?.close();
@@ -297,6 +310,22 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
               return entry ? [{ deviceId: id, address: entry.ipv4 }] : [];
             }),
         });
+  const platformFetch: ProbeFetch | undefined =
+    platformPool &&
+    ((url, init) =>
+      undiciFetch(url, {
+        ...(init as UndiciRequestInit),
+        dispatcher: platformPool,
+      }) as unknown as Promise<Response>);
+  const platforms =
+    o.platformChecks && platformFetch
+      ? new PlatformChecker({
+          table: o.platformChecks.table,
+          intervalMs: o.platformChecks.intervalSeconds * 1000,
+          fetch: platformFetch,
+          log,
+        })
+      : undefined;
   const heartbeat: HeartbeatReporter = new HeartbeatReporter(
     client,
     sources,
@@ -311,13 +340,16 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       latencyOf: (id: string) => tunnelLatency?.latencyOf(id),
       onAnswer: (answer) => {
         if (answer.probe_key) responder?.setKey(answer.probe_key);
+        if (answer.check_platforms) platforms?.requestRound();
       },
+      ...(platforms ? { platforms: () => platforms.results() } : {}),
     },
   );
   const loops = Promise.all([
     feed.run(stopping.signal),
     heartbeat.run(stopping.signal),
     tunnelLatency?.run(stopping.signal),
+    platforms?.run(stopping.signal),
   ]);
   log.info(
     {
@@ -325,6 +357,12 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       port: o.wireguardPort,
       ferryPort: o.ferryPort ?? null,
       probePort,
+      platformChecks: o.platformChecks
+        ? {
+            platforms: Object.keys(o.platformChecks.table).length,
+            every: o.platformChecks.intervalSeconds,
+          }
+        : null,
     },
     'relay up',
   );

@@ -1,9 +1,12 @@
 // `ferry-relay`: the agent on every regional node, in the foreground until SIGTERM.
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
+import { SHIPPED_PLATFORMS, readPlatformsFile, type PlatformTable } from '../contracts/index.js';
 import { startRelay } from './agent.js';
 import { isGatewayAddress, systemNameservers, upstreamsOf } from './dns/upstreams.js';
+import { DEFAULT_PLATFORM_CHECK_SECONDS } from './platforms/platform-checker.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -16,6 +19,24 @@ function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
   return n;
+}
+
+/** The shipped platform table with the file's entries added (or replacing whole entries). */
+function platformsFile(file: string): PlatformTable {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InvalidArgumentError(
+      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
+    );
+  }
+  const read = readPlatformsFile(text);
+  if (!read.ok) {
+    const fields = read.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
+    throw new InvalidArgumentError(fields ? `${read.message}: ${fields}` : read.message);
+  }
+  return read.table;
 }
 
 function addresses(value: string): string[] {
@@ -67,7 +88,22 @@ const program = new Command('ferry-relay')
     "where the resolver on the tunnel gateway address sends queries (default: /etc/resolv.conf's nameservers)",
     addresses,
   )
-  .option('--no-dns', 'serve no resolver on the tunnel gateway address');
+  .option('--no-dns', 'serve no resolver on the tunnel gateway address')
+  .option(
+    '--platforms-file <file>',
+    'streaming platforms to add to the shipped table (or whose entries to replace), in its JSON shape',
+    platformsFile,
+  )
+  .option(
+    '--platform-check-seconds <s>',
+    'how often each streaming platform is checked through the uplink (stream mode picks verified nodes)',
+    seconds,
+    DEFAULT_PLATFORM_CHECK_SECONDS,
+  )
+  .option(
+    '--no-platform-checks',
+    'check no streaming platform (the node is never verified for one)',
+  );
 
 program.parse();
 const o = program.opts<{
@@ -86,6 +122,9 @@ const o = program.opts<{
   tunnelLatency: boolean;
   dnsUpstream?: string[];
   dns: boolean;
+  platformsFile?: PlatformTable;
+  platformCheckSeconds: number;
+  platformChecks: boolean;
 }>();
 
 const log = pino({ base: { component: 'relay' }, level: process.env.FERRY_LOG_LEVEL ?? 'info' });
@@ -115,6 +154,9 @@ try {
     probePort: o.probe ? o.probePort : null,
     tunnelLatencySeconds: o.tunnelLatency ? o.tunnelLatencySeconds : null,
     dnsUpstreams: upstreamsOf(dnsUpstreams),
+    platformChecks: o.platformChecks
+      ? { table: o.platformsFile ?? SHIPPED_PLATFORMS, intervalSeconds: o.platformCheckSeconds }
+      : null,
     log,
   });
   let stopping = false;

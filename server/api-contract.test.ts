@@ -8,7 +8,12 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlRoutes, routeErrorCodes, type RouteDef } from '../contracts/index.js';
+import {
+  SHIPPED_PLATFORMS,
+  controlRoutes,
+  routeErrorCodes,
+  type RouteDef,
+} from '../contracts/index.js';
 import {
   ADMIN_TOKEN,
   backends,
@@ -57,7 +62,17 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
   let victims: string;
   let revoker: { token: string; device: any };
   let node: { id: string; token: string };
+  let eastNode: { id: string; token: string };
   let spareNode: { id: string; token: string };
+  /** A node's report of every shipped platform: served, except those given. */
+  const platformReport = (verdicts: Record<string, string> = {}) =>
+    Object.keys(SHIPPED_PLATFORMS).map((platform) => ({
+      platform,
+      reachable: true,
+      region: null,
+      verdict: verdicts[platform] ?? 'ok',
+      checked_at: Math.floor(Date.now() / 1000),
+    }));
 
   beforeAll(async () => {
     h = await startControlPlane(backend);
@@ -70,7 +85,10 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
     await h.setPlan(victims, 'premium');
     revoker = await h.signIn(victims, { name: 'revoker' });
     node = await h.addHealthyNode('global');
-    await h.addHealthyNode('asia-east');
+    eastNode = await h.addHealthyNode('asia-east');
+    // Stream mode has verified nodes to choose (fuzzed heartbeats may change that later).
+    expect((await h.heartbeat(node.token, { platforms: platformReport() })).status).toBe(200);
+    expect((await h.heartbeat(eastNode.token, { platforms: platformReport() })).status).toBe(200);
     spareNode = await h.addNode('eu-west');
     const served = await h.call('GET', '/openapi.json');
     expect(served.status).toBe(200);
@@ -145,6 +163,7 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       const victim = await h.signIn(victims, { name: 'victim' });
       return { token: revoker.token, params: { id: victim.device.id } };
     }
+    if (id === 'adminCheckPlatforms') return { token, params: { id: node.id } };
     if (def.params && 'id' in (def.params as any).shape)
       return { token, params: { id: me.device.id } };
     if (id === 'adminSetPlan') return { token, params: { number: account } };
@@ -433,6 +452,23 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       params: { id: me.device.id },
       body: { region: 'sa-east' },
     });
+    // Stream mode: nodes in the region, none verified for the platform there.
+    await h.heartbeat(eastNode.token, {
+      platforms: platformReport({ netflix: 'proxy-detected' }),
+    });
+    const unverified = await call('connect', {
+      token: me.token,
+      body: { usage: 'streaming', platform: 'Netflix', region: 'asia-east' },
+    });
+    expect(unverified.body).toMatchObject({ code: 'platform-unverified', platform: 'netflix' });
+    // ... and where one is: the answer says the platform was verified on the node it chose.
+    await h.heartbeat(node.token, { platforms: platformReport() });
+    const streaming = await call('connect', {
+      token: me.token,
+      body: { usage: 'streaming', platform: 'netflix', region: 'global' },
+    });
+    expect(streaming.status).toBe(200);
+    expect(streaming.body.routing.reasons[0]).toMatch(/^Netflix verified on this node/);
     await h.heartbeat(node.token, { usage: [{ device_id: basic.device.id, bytes: 11 * GiB }] });
     await call('connect', { token: basic.token, body: {} });
     await call('wireguardConfig', {
@@ -454,6 +490,11 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       token: spareNode.token,
       body: { wireguard_public_key: mine.ferry_public_key },
     });
+    const checkAsked = await call('adminCheckPlatforms', {
+      token: ADMIN_TOKEN,
+      params: { id: 'node_nosuchnode' },
+    });
+    expect(checkAsked.body.code).toBe('not-found');
     const unregistered = await h.addNode('global');
     await call('nodeHeartbeat', {
       token: unregistered.token,

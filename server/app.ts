@@ -1,7 +1,12 @@
 // Builds the control-plane server: storage, domain services and the HTTP routes under both prefixes.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { API_PREFIXES, ControlDiagnostics } from '../contracts/index.js';
+import {
+  API_PREFIXES,
+  ControlDiagnostics,
+  SHIPPED_PLATFORMS,
+  type PlatformTable,
+} from '../contracts/index.js';
 import { AccountService } from './domain/accounts.js';
 import { periodOf, systemClock, type Clock } from './domain/clock.js';
 import { ConnectionService } from './domain/connections.js';
@@ -13,6 +18,7 @@ import type { EventBus } from './domain/event-bus.js';
 import { Inventory } from './domain/inventory.js';
 import type { LiveSessions } from './domain/live-sessions.js';
 import { PeerFeed } from './domain/peer-feed.js';
+import { DEFAULT_PLATFORM_FRESH_SECONDS, PlatformChecks } from './domain/platform-checks.js';
 import { Quota } from './domain/quota.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { authenticator } from './http/auth.js';
@@ -29,6 +35,7 @@ import { MemoryEventBus } from './store/event-bus.memory.js';
 import { PostgresEventBus } from './store/event-bus.postgres.js';
 import { FeedRepo } from './store/feed-repo.js';
 import { MemoryLiveSessions } from './store/live-sessions.memory.js';
+import { NodePlatformsRepo } from './store/node-platforms-repo.js';
 import { PostgresLiveSessions } from './store/live-sessions.postgres.js';
 import { openDatabase } from './store/open.js';
 import { RegionsRepo } from './store/regions-repo.js';
@@ -64,6 +71,10 @@ export interface ServerOptions {
    */
   dnsLeakZone?: string | undefined;
   ipv6Probe?: string | undefined;
+  /** The streaming platforms known by name: the shipped table plus --platforms-file. */
+  platforms?: PlatformTable | undefined;
+  /** A node's platform check counts as verified for this long (default 1200 s). */
+  platformFreshMs?: number | undefined;
 }
 
 export interface ControlPlane {
@@ -111,6 +122,12 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     auth: deviceAuth,
     clock,
   });
+  const platformChecks = new PlatformChecks(
+    new NodePlatformsRepo(store.db),
+    opts.platforms ?? SHIPPED_PLATFORMS,
+    clock,
+    { freshMs: opts.platformFreshMs ?? DEFAULT_PLATFORM_FRESH_SECONDS * 1000 },
+  );
   const inventory = new Inventory(
     store.db,
     keysRepo,
@@ -121,6 +138,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     feed,
     bus,
     clock,
+    platformChecks,
     { healthyForMs: opts.nodeHealthyForMs ?? 30_000 },
   );
   const devices = new DeviceService(

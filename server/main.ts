@@ -1,7 +1,14 @@
 // `ferry-server`: runs the control plane until SIGTERM/SIGINT, then shuts down gracefully.
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { DnsZone, Ipv6ProbeEndpoint } from '../contracts/index.js';
+import {
+  DnsZone,
+  Ipv6ProbeEndpoint,
+  readPlatformsFile,
+  type PlatformTable,
+} from '../contracts/index.js';
 import { buildControlPlane, VERSION } from './app.js';
+import { DEFAULT_PLATFORM_FRESH_SECONDS } from './domain/platform-checks.js';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.js';
 import { createLogger } from './logging.js';
 
@@ -23,6 +30,24 @@ function dnsZone(value: string): string {
   if (!DnsZone.safeParse(zone).success)
     throw new InvalidArgumentError('a DNS zone such as whoami.example.net');
   return zone;
+}
+
+/** The shipped platform table with the file's entries added (or replacing whole entries). */
+function platformsFile(file: string): PlatformTable {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InvalidArgumentError(
+      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
+    );
+  }
+  const read = readPlatformsFile(text);
+  if (!read.ok) {
+    const fields = read.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
+    throw new InvalidArgumentError(fields ? `${read.message}: ${fields}` : read.message);
+  }
+  return read.table;
 }
 
 function ipv6Probe(value: string): string {
@@ -75,6 +100,17 @@ const program = new Command('ferry-server')
     "a TCP service reachable over IPv6 (netcli diagnose's IPv6 leak check)",
     ipv6Probe,
   )
+  .option(
+    '--platforms-file <file>',
+    'streaming platforms to add to the shipped table (or whose entries to replace): the names POST /connect takes with `platform` (the relays check what their own --platforms-file says)',
+    platformsFile,
+  )
+  .option(
+    '--platform-fresh-seconds <n>',
+    "how long a node's platform check counts as verified (stream mode); twice the relays' --platform-check-seconds is a good value",
+    positive,
+    DEFAULT_PLATFORM_FRESH_SECONDS,
+  )
   .addHelpText(
     'after',
     '\nEnvironment:\n  FERRY_ADMIN_TOKEN   bearer token of the admin routes (admin routes are closed without it)\n  FERRY_LOG_LEVEL     pino level (default info)',
@@ -93,6 +129,8 @@ const o = program.opts<{
   nodeHealthySeconds: number;
   dnsLeakZone?: string;
   ipv6Probe?: string;
+  platformsFile?: PlatformTable;
+  platformFreshSeconds: number;
 }>();
 
 const logger = createLogger('control-plane');
@@ -117,6 +155,8 @@ try {
     nodeHealthyForMs: o.nodeHealthySeconds * 1000,
     dnsLeakZone: o.dnsLeakZone,
     ipv6Probe: o.ipv6Probe,
+    platforms: o.platformsFile,
+    platformFreshMs: o.platformFreshSeconds * 1000,
     logger,
   });
   const address = await plane.app.listen({ host: o.host, port: o.port });

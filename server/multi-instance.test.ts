@@ -1,7 +1,12 @@
 // Two control-plane instances sharing one PostgreSQL: live sessions, the peer feed's long
 // polls, revocations and plan changes are seen by both at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backends, startControlPlane, type Harness } from './testing/control-plane-harness.js';
+import {
+  ADMIN_TOKEN,
+  backends,
+  startControlPlane,
+  type Harness,
+} from './testing/control-plane-harness.js';
 
 describe.skipIf(!backends().includes('postgres'))('two instances on one PostgreSQL', () => {
   let a: Harness;
@@ -51,6 +56,42 @@ describe.skipIf(!backends().includes('postgres'))('two instances on one PostgreS
     expect((await a.call('GET', '/status', { token: device.token })).body.status).toBe(
       'disconnected',
     );
+  });
+
+  it('shares the nodes’ platform checks: reported to one, chosen by and shown on the other', async () => {
+    const verified = await a.addHealthyNode('asia-southeast');
+    const flagged = await a.addHealthyNode('asia-southeast');
+    const at = Math.floor(Date.now() / 1000);
+    const result = (verdict: string) => [
+      { platform: 'netflix', reachable: true, region: null, verdict, checked_at: at },
+    ];
+    await b.heartbeat(verified.token, { platforms: result('ok') });
+    await b.heartbeat(flagged.token, { platforms: result('proxy-detected') });
+    const device = await a.signIn(await a.createAccount());
+    await a.setPlan(
+      (await a.call('GET', '/account', { token: device.token })).body.account_number,
+      'premium',
+    );
+    const body = { usage: 'streaming', platform: 'netflix', region: 'asia-southeast' };
+    // Each instance reads regions and nodes from memory for up to a second.
+    await expect
+      .poll(
+        async () => (await a.call('POST', '/connect', { token: device.token, body })).body.node?.id,
+      )
+      .toBe(verified.id);
+    const shown = (await a.call('GET', '/nodes?region=asia-southeast', { token: device.token }))
+      .body.nodes as any[];
+    expect(shown.find((n) => n.id === verified.id).platforms[0]).toMatchObject({
+      platform: 'netflix',
+      verified: true,
+    });
+    await b.heartbeat(verified.token, { platforms: result('proxy-detected') });
+    await expect
+      .poll(async () => (await a.call('POST', '/connect', { token: device.token, body })).body.code)
+      .toBe('platform-unverified');
+    // An operator's request on one instance reaches the node through the other.
+    await a.call('POST', `/admin/nodes/${flagged.id}/check-platforms`, { token: ADMIN_TOKEN });
+    expect((await b.heartbeat(flagged.token)).body.check_platforms).toBe(true);
   });
 
   it('makes a revocation and a plan change hold on both instances at once', async () => {

@@ -123,6 +123,53 @@ async function exerciseEverything(base: string): Promise<void> {
     }),
     200,
   );
+  // Stream mode: the node's own platform checks, an operator's request, GET /regions and
+  // /nodes, and a streaming connect with a platform (and one refused) from the known address.
+  expectOk(
+    await request(base, 'POST', '/node/heartbeat', node.token, {
+      load: 0.1,
+      rx_bps: 1,
+      tx_bps: 1,
+      platforms: [
+        {
+          platform: 'netflix',
+          reachable: true,
+          region: 'CH',
+          verdict: 'ok',
+          checked_at: Math.floor(Date.now() / 1000),
+        },
+      ],
+    }),
+    200,
+  );
+  expectOk(
+    await request(base, 'POST', `/admin/nodes/${node.id}/check-platforms`, ADMIN_TOKEN),
+    202,
+  );
+  expect(
+    expectOk(await request(base, 'GET', '/regions', session.token), 200).regions.find(
+      (r: any) => r.id === 'global',
+    ).platforms_verified,
+  ).toEqual(['netflix']);
+  expectOk(await request(base, 'GET', '/nodes', session.token), 200);
+  const streaming = expectOk(
+    await request(base, 'POST', '/connect', session.token, {
+      usage: 'streaming',
+      platform: 'Netflix',
+      region: 'global',
+    }),
+    200,
+  );
+  expect(streaming.routing.reasons[0]).toMatch(/^Netflix verified on this node/);
+  expect(
+    (
+      await request(base, 'POST', '/connect', session.token, {
+        usage: 'streaming',
+        platform: 'youtube',
+        region: 'global',
+      })
+    ).body.code,
+  ).toBe('platform-unverified');
   expectOk(
     await request(base, 'POST', '/node/heartbeat', node.token, {
       load: 0.1,

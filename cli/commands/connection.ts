@@ -18,6 +18,7 @@ interface ConnectOptions extends CommonOptions {
   protocol?: string;
   encryption?: string;
   usage?: string;
+  platform?: string;
   verbose?: boolean;
 }
 
@@ -29,6 +30,10 @@ export function registerConnection(program: Command, rt: Runtime): void {
     .option('--protocol <protocol>', 'wireguard or ferry')
     .option('--encryption <cipher>', 'AES-256-GCM or ChaCha20-Poly1305')
     .option('--usage <usage>', 'remote-work, streaming or general')
+    .option(
+      '--platform <platform>',
+      'stream mode for a platform (netflix, youtube...): a node verified for it, its traffic in the tunnel',
+    )
     .option('--verbose', 'also say why this node was chosen, and the notices')
     .action(async (opts: ConnectOptions) => {
       const client = await rt.client(opts);
@@ -38,6 +43,7 @@ export function registerConnection(program: Command, rt: Runtime): void {
         ...(opts.protocol ? { protocol: opts.protocol } : {}),
         ...(opts.encryption ? { encryption: opts.encryption } : {}),
         ...(opts.usage ? { usage: opts.usage } : {}),
+        ...(opts.platform ? { platform: opts.platform } : {}),
       };
       const answer = await rt
         .progress(

@@ -47,7 +47,7 @@ export function formatStatus(s: LocalStatus): string[] {
   if (s.status === 'connected' || s.status === 'reconnecting') {
     const details = [
       s.latency ? `Latency ${s.latency}` : 'Latency not measured yet',
-      s.mode ? `${s.mode} mode` : undefined,
+      s.mode ? `${s.mode} mode${s.platform ? ` (${s.platform})` : ''}` : undefined,
       s.interface ? `interface ${s.interface}` : undefined,
     ].filter(Boolean);
     lines.push(details.join(' · '));
@@ -98,7 +98,8 @@ export function formatConnect(answer: LocalConnectResponse, verbose: boolean): s
   if (verbose) {
     lines.push(`Routing: ${answer.routing.strategy}`);
     for (const reason of answer.routing.reasons) lines.push(`  - ${reason}`);
-    if (answer.mode) lines.push(`Mode: ${answer.mode}`);
+    if (answer.mode)
+      lines.push(`Mode: ${answer.mode}${answer.platform ? ` for ${answer.platform}` : ''}`);
     if (answer.transport) lines.push(`Transport: ${answer.transport.toUpperCase()}`);
     for (const n of answer.notices) lines.push(formatNotice(n));
   }

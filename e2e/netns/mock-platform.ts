@@ -3,7 +3,7 @@
 // detected" for an address it flags, or "not offered here". It answers the way Netflix's title
 // page does (contracts/platforms.json's netflix entry reads it), so a test points that entry at
 // it with a --platforms-file and everything else is the shipped table's.
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SHIPPED_PLATFORMS, type PlatformDef } from '../../contracts/index.js';
 import type { ManagedProcess } from './test-network.js';
@@ -32,6 +32,13 @@ export interface MockPlatform {
   process: ManagedProcess;
   /** The addresses the platform has seen requests from, in order. */
   requesters(): string[];
+  /** The addresses that asked for a path holding `marker` (a test's own request, say). */
+  requestersOf(marker: string): string[];
+  /**
+   * Changes the platform's mind from its next request on (a platform that starts flagging an
+   * address, or stops): the answers for each address, and for any other.
+   */
+  setAnswers(byAddress: Readonly<Record<string, MockAnswer>>, fallback?: MockAnswer): void;
 }
 
 /**
@@ -39,15 +46,25 @@ export interface MockPlatform {
  * redirects to /<cc>-en/title/<id>, which answers in place; a flagged address gets 404 (the
  * originals-only catalogue: the title is not there); where it is not offered, 403. Each request
  * is written as a line `request <address> <path>` (this is the test internet's platform, not
- * Ferry: it may keep what it likes).
+ * Ferry: it may keep what it likes). The answers are read from the answers file, when there is
+ * one, at each request.
  */
 const MOCK_PLATFORM_SERVER = `
-const { byAddress, fallback, port } = JSON.parse(process.env.MOCK_PLATFORM);
+const config = JSON.parse(process.env.MOCK_PLATFORM);
+const fs = require('node:fs');
+const answers = () => {
+  try {
+    return JSON.parse(fs.readFileSync(config.answersFile, 'utf8'));
+  } catch {
+    return config;
+  }
+};
 require('node:http').createServer((q, s) => {
   const from = q.socket.remoteAddress.replace(/^::ffff:/, '');
   const url = q.url || '/';
   if (url === '/health') return void s.end('ok');
   console.log('request ' + from + ' ' + url);
+  const { byAddress, fallback } = answers();
   const a = byAddress[from] ?? fallback;
   const parts = url.split('?')[0].split('/').filter(Boolean);
   if (a === 'proxy') return void s.writeHead(404, { 'content-type': 'text/html' }).end('<html>Page not found</html>');
@@ -57,7 +74,7 @@ require('node:http').createServer((q, s) => {
     return void s.end();
   }
   s.writeHead(200, { 'content-type': 'text/html' }).end('<html data-country="' + a + '">title</html>');
-}).listen(port, '0.0.0.0');
+}).listen(config.port, '0.0.0.0');
 `;
 
 export async function startMockPlatform(
@@ -67,11 +84,13 @@ export async function startMockPlatform(
 ): Promise<MockPlatform> {
   const hostName = `platform-${name}`;
   const h = bed.net.addServerHost(hostName);
+  const answersFile = path.join(bed.net.dir, `${hostName}-answers.json`);
   const proc = bed.net.spawn(hostName, hostName, [process.execPath, '-e', MOCK_PLATFORM_SERVER], {
     MOCK_PLATFORM: JSON.stringify({
       byAddress: opts.byAddress,
       fallback: opts.fallback ?? 'US',
       port: MOCK_PLATFORM_PORT,
+      answersFile,
     }),
   });
   const base = `http://${h.address}:${MOCK_PLATFORM_PORT}`;
@@ -89,6 +108,15 @@ export async function startMockPlatform(
     url: `${base}/title/${TITLE}`,
     process: proc,
     requesters: () => [...proc.output().matchAll(/^request (\S+) /gm)].map((m) => m[1]!),
+    requestersOf: (marker) =>
+      [...proc.output().matchAll(/^request (\S+) (\S*)$/gm)]
+        .filter((m) => m[2]!.includes(marker))
+        .map((m) => m[1]!),
+    setAnswers(byAddress, fallback = opts.fallback ?? 'US') {
+      // Written whole and renamed: the platform never reads half a file.
+      writeFileSync(`${answersFile}.tmp`, JSON.stringify({ byAddress, fallback }));
+      renameSync(`${answersFile}.tmp`, answersFile);
+    },
   };
 }
 

@@ -51,6 +51,8 @@ export interface RelayHandle {
   probePort?: number | undefined;
   /** Its resolver's upstream (`--dns-upstream`) when the test chose one. */
   dnsUpstream?: string | undefined;
+  /** More options of ferry-relay (e.g. --platforms-file), at each start. */
+  extraArgs?: readonly string[] | undefined;
   process: ManagedProcess;
 }
 
@@ -252,7 +254,12 @@ export class Testbed {
   async addRelay(
     host: string,
     region: string,
-    opts: { ferry?: boolean; probePort?: number; dnsUpstream?: string } = {},
+    opts: {
+      ferry?: boolean;
+      probePort?: number;
+      dnsUpstream?: string;
+      extraArgs?: readonly string[];
+    } = {},
   ): Promise<RelayHandle> {
     const h = this.net.addAccessHost(host);
     const node = await this.admin.adminCreateNode({
@@ -274,6 +281,7 @@ export class Testbed {
       ferry: opts.ferry ?? false,
       probePort: opts.probePort,
       dnsUpstream: opts.dnsUpstream,
+      extraArgs: opts.extraArgs,
       process: undefined as unknown as ManagedProcess,
     };
     this.relays.set(host, relay);
@@ -309,6 +317,7 @@ export class Testbed {
         ...(this.options.relayTunnelLatencySeconds === undefined
           ? []
           : ['--tunnel-latency-seconds', String(this.options.relayTunnelLatencySeconds)]),
+        ...(r.extraArgs ?? []),
       ],
       { FERRY_NODE_TOKEN: r.nodeToken },
     );

@@ -237,7 +237,14 @@ describe('the local API host', () => {
     );
     expect(allowed.protocol).toEqual(['wireguard', 'ferry']);
     expect(allowed.encryption).toEqual(['AES-256-GCM', 'ChaCha20-Poly1305']);
-    expect(allowed.colour).toEqual(['encryption', 'protocol', 'region', 'usage', 'mode']);
+    expect(allowed.colour).toEqual([
+      'encryption',
+      'protocol',
+      'region',
+      'usage',
+      'mode',
+      'platform',
+    ]);
     expect(bad.text).not.toContain('openvpn');
   });
 

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type { ClientConfig, ConnectResponse } from '../../contracts/index.js';
 import type { Links } from '../os/links.js';
 import type { Resolver } from '../os/resolver.js';
-import type { Endpoint, FamilySets, ProtectionPolicy } from './firewall-policy.js';
+import type { Endpoint, FamilySets, NftSetElement, ProtectionPolicy } from './firewall-policy.js';
 import { lanCidrs, lanElements } from './lan.js';
 import type { Protection } from './protection.js';
 
@@ -36,6 +36,8 @@ export interface GuardFacts {
   dns: readonly string[];
   /** The split tunnel's sets (null: split off, or the home country unknown). */
   split: ProtectionPolicy['split'];
+  /** Addresses that take the tunnel even where the split would send them directly (stream mode). */
+  pinned: readonly NftSetElement[];
 }
 
 /**
@@ -58,7 +60,7 @@ export function guardPolicy(f: GuardFacts, lan: FamilySets): ProtectionPolicy | 
     // Without the kill switch nothing blocks the LAN; its IPv6 must not fall to the IPv6 block.
     lan: f.allowLan || !f.killSwitch ? lan : null,
     dns: tunnel ? f.dns : [],
-    split: f.split,
+    split: f.split && { ...f.split, pinned: f.pinned },
   };
 }
 
@@ -90,6 +92,7 @@ const INITIAL: GuardFacts = {
   probes: [],
   dns: [],
   split: null,
+  pinned: [],
 };
 
 export interface ConnectionGuardDeps {

@@ -111,7 +111,11 @@ describe('the protection table', () => {
       'guard_out',
       'guard_forward',
     ]);
-    const mark = text(rules(body, 'split_route')[0]!);
+    // Pinned addresses first (stream mode's platform): they keep the tunnel.
+    expect(text(rules(body, 'split_route')[0]!)).toBe(
+      '[{"match":{"op":"==","left":{"payload":{"protocol":"ip","field":"daddr"}},"right":"@split_pinned4"}},{"return":null}]',
+    );
+    const mark = text(rules(body, 'split_route')[1]!);
     expect(mark).toContain('"@split_route4"');
     expect(mark).toContain(`"value":${SPLIT_FWMARK}`);
     expect(text(rules(body, 'split_nat')[0]!)).toContain('masquerade');

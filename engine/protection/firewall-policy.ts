@@ -55,9 +55,14 @@ export interface ProtectionPolicy {
    * Split tunneling (null: off, everything goes into the tunnel). `route`: the IPv4
    * destinations marked SPLIT_FWMARK and so routed around the tunnel (the home country and the
    * private ranges); the kill switch lets marked packets out but to `private` (the private
-   * ranges and the LAN leave only when `lan` is allowed). IPv6 is not split.
+   * ranges and the LAN leave only when `lan` is allowed); `pinned`: addresses that take the
+   * tunnel even inside `route` (stream mode's platform). IPv6 is not split.
    */
-  split: { route: readonly NftSetElement[]; private: readonly NftSetElement[] } | null;
+  split: {
+    route: readonly NftSetElement[];
+    private: readonly NftSetElement[];
+    pinned?: readonly NftSetElement[];
+  } | null;
 }
 
 const meta = (key: string) => ({ meta: { key } });
@@ -130,7 +135,10 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
     body.push(
       set('split_route4', 4, policy.split.route, true),
       set('split_private4', 4, policy.split.private, true),
+      set('split_pinned4', 4, policy.split.pinned ?? [], true),
       chain('split_route', 'route', 'output', -150),
+      // Pinned to the tunnel (stream mode's platform), wherever its addresses are.
+      rule('split_route', eq(daddr(4), '@split_pinned4'), { return: null }),
       // Only unmarked packets: the tunnel's own sockets and other software's marks keep theirs.
       rule(
         'split_route',

@@ -1,9 +1,15 @@
 // Tells the control plane the node is alive: load from measured throughput, which devices'
 // tunnels are up (a recent handshake and traffic) with the relay's latency to each where it
-// measured one, bytes per device for plan quotas, and which data planes are degraded. Every data plane (WireGuard, Ferry) is a traffic source, counted
+// measured one, bytes per device for plan quotas, which data planes are degraded, and the
+// node's latest streaming-platform checks. Every data plane (WireGuard, Ferry) is a traffic source, counted
 // the same way. Totals only: nothing about a session is kept beyond what the next heartbeat needs.
 import type { Logger } from 'pino';
-import type { ControlClient, HeartbeatResponse, Protocol } from '../../contracts/index.js';
+import type {
+  ControlClient,
+  HeartbeatResponse,
+  PlatformCheckReport,
+  Protocol,
+} from '../../contracts/index.js';
 import type { z } from 'zod';
 import { reasonOf } from '../health.js';
 import { sleep } from './feed-follower.js';
@@ -44,6 +50,8 @@ export interface HeartbeatHooks {
   latencyOf?: (deviceId: string) => number | undefined;
   /** Each answer of the control plane (it carries the current probe key). */
   onAnswer?: (answer: z.output<typeof HeartbeatResponse>) => void;
+  /** The node's latest check of each streaming platform; absent: the node checks none. */
+  platforms?: () => PlatformCheckReport[];
 }
 
 interface PeerCounters {
@@ -142,6 +150,7 @@ export class HeartbeatReporter {
         }),
         usage,
         degraded: this.degraded(),
+        ...(this.hooks.platforms ? { platforms: this.hooks.platforms() } : {}),
       },
       signal,
     });

@@ -237,6 +237,7 @@ function facts(split: SplitSets, stage: 'connecting' | 'connected', node: Endpoi
     probes: PROBES,
     dns: [TUNNEL_DNS],
     split,
+    pinned: [],
   };
 }
 

@@ -66,7 +66,8 @@ export class ConnectionService {
   async connect(auth: DeviceAuth, req: ConnectRequest): Promise<Result<ConnectResponse>> {
     const plan = planOf(auth.plan);
     const protocol = req.protocol ?? 'wireguard';
-    const usage = req.usage ?? 'general';
+    // A platform is stream mode's: it implies streaming (the schema refuses another usage).
+    const usage = req.usage ?? (req.platform === undefined ? 'general' : 'streaming');
     const notices: Notice[] = [];
     let cipher: Encryption;
     if (protocol === 'wireguard') {
@@ -105,16 +106,34 @@ export class ConnectionService {
       peer = { id: tunnel.id, ipv4: tunnel.tunnel_ipv4, ipv6: tunnel.tunnel_ipv6 };
     }
 
-    const { regions, nodes } = await this.inventory.snapshot();
+    const view = await this.inventory.snapshot();
+    const { regions, nodes } = view;
     const scoped = resolveRegion(req.region ?? 'auto', regions, plan);
     if (!scoped.ok) return scoped;
     const scope = scoped.value;
+    const checks = this.inventory.platforms;
+    let platform: string | undefined;
+    if (req.platform !== undefined) {
+      platform = checks.resolve(req.platform, view.platforms);
+      if (platform === undefined) {
+        const allowed = checks.names(view.platforms);
+        return fail('validation-failed', `unknown platform "${req.platform}"`, {
+          errors: [{ field: 'platform', message: 'a platform of the service’s table', allowed }],
+        });
+      }
+    }
 
     const now = this.clock.nowMs();
     const usable = (n: NodeRow) =>
       this.inventory.takesSessions(n, protocol, now) &&
       n.load < 1 &&
       (protocol === 'wireguard' || (n.ferry_port !== null && n.ferry_public_key !== null));
+    /** Stream mode: the node's own latest check of the platform, when it counts. */
+    const verifiedCheck = (n: NodeRow) =>
+      view.platformsByNode
+        .get(n.id)
+        ?.find((p) => p.platform === platform && checks.isVerified(p, now));
+    const qualifies = (n: NodeRow) => usable(n) && (platform === undefined || !!verifiedCheck(n));
     const toCandidate = (n: NodeRow): Candidate => ({
       id: n.id,
       region: n.region_id,
@@ -122,17 +141,44 @@ export class ConnectionService {
       latencyMs: req.latencies?.[n.id],
     });
     let candidates = nodes
-      .filter((n) => scope.regionIds.includes(n.region_id) && usable(n))
+      .filter((n) => scope.regionIds.includes(n.region_id) && qualifies(n))
       .map(toCandidate);
     if (candidates.length === 0 && scope.fallback) {
       candidates = nodes
-        .filter((n) => planAllowsRegion(plan, n.region_id) && usable(n))
+        .filter((n) => planAllowsRegion(plan, n.region_id) && qualifies(n))
         .map(toCandidate);
       if (candidates.length) {
         notices.push({
           code: 'region-fallback',
           message: `no node is available in ${scope.label}; connected to the best other region`,
         });
+      }
+    }
+    if (candidates.length === 0 && platform !== undefined) {
+      // Nodes are there but none is verified for the platform: say where one is.
+      const there = nodes.some(
+        (n) =>
+          (scope.regionIds.includes(n.region_id) ||
+            (scope.fallback && planAllowsRegion(plan, n.region_id))) &&
+          usable(n),
+      );
+      if (there) {
+        const verifiedRegions = [
+          ...new Set(
+            nodes
+              .filter((n) => planAllowsRegion(plan, n.region_id) && qualifies(n))
+              .map((n) => n.region_id),
+          ),
+        ].sort();
+        const name = checks.nameOf(platform);
+        return fail(
+          'platform-unverified',
+          `no node in ${scope.label} is verified for ${name} now (its latest check found a proxy verdict, no catalogue, or is too old)` +
+            (verifiedRegions.length
+              ? `; verified in: ${verifiedRegions.join(', ')}`
+              : '; no region of your plan has a verified node now'),
+          { extra: { platform, verified_regions: verifiedRegions } },
+        );
       }
     }
     // Failover: nodes the client could not reach are passed over while any other is left.
@@ -160,6 +206,15 @@ export class ConnectionService {
       );
     }
     const node = nodes.find((n) => n.id === choice.node.id)!;
+    const reasons = [...choice.reasons];
+    if (platform !== undefined) {
+      const check = verifiedCheck(node)!;
+      const age = Math.max(0, Math.floor((now - check.checked_ms) / 1000));
+      const catalogue = check.catalog_region ? `, ${check.catalog_region} catalogue` : '';
+      reasons.unshift(
+        `${checks.nameOf(platform)} verified on this node ${age} s ago (its own check${catalogue})`,
+      );
+    }
 
     const sessionId = newId('ses');
     await this.live.put({
@@ -217,7 +272,7 @@ export class ConnectionService {
         session_key_seconds: SESSION_KEY_SECONDS,
         session_key_bytes: protocol === 'ferry' ? FERRY_SESSION_KEY_BYTES : null,
       },
-      routing: { strategy: `${scope.label}: ${scope.strategy}`, reasons: choice.reasons },
+      routing: { strategy: `${scope.label}: ${scope.strategy}`, reasons },
       notices,
     });
   }

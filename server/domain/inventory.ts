@@ -4,11 +4,13 @@ import type {
   CreateNodeRequest,
   CreateRegionRequest,
   Node,
+  PlatformCheckReport,
   Protocol,
   Region,
   RegisterNodeResponse,
 } from '../../contracts/index.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
+import type { NodePlatformRow } from '../store/node-platforms-repo.js';
 import type { PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { NodeRow, RegionRow, RegionsRepo } from '../store/regions-repo.js';
 import type { Db } from '../store/schema.js';
@@ -18,6 +20,7 @@ import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { HandshakeReport, LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
+import type { PlatformChecks } from './platform-checks.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { claimKeys } from './public-keys.js';
@@ -38,6 +41,10 @@ export interface InventoryOptions {
 export interface InventoryView {
   regions: readonly RegionRow[];
   nodes: readonly NodeRow[];
+  /** Every node's latest platform checks, by node and platform. */
+  platforms: readonly NodePlatformRow[];
+  /** The same by node id (a node without any: absent). */
+  platformsByNode: ReadonlyMap<string, readonly NodePlatformRow[]>;
 }
 
 const DEFAULT_SNAPSHOT_TTL_MS = 1_000;
@@ -59,6 +66,8 @@ export class Inventory {
     private readonly feed: PeerFeed,
     private readonly bus: EventBus,
     private readonly clock: Clock,
+    /** The nodes' streaming-platform checks (stream mode). */
+    readonly platforms: PlatformChecks,
     private readonly opts: InventoryOptions,
   ) {
     this.view = new Snapshot(() => this.loadView(), {
@@ -97,26 +106,33 @@ export class Inventory {
   }
 
   async listRegions(plan: PlanRule): Promise<Region[]> {
-    const { regions, nodes } = await this.view.get();
+    const { regions, nodes, platformsByNode } = await this.view.get();
     const now = this.clock.nowMs();
     return regions.map((r) => {
       const healthy = nodes.filter((n) => n.region_id === r.id && this.isHealthy(n, now));
       const load = healthy.length
         ? healthy.reduce((sum, n) => sum + n.load, 0) / healthy.length
         : 0;
+      const verified = new Set(
+        healthy.flatMap((n) =>
+          (platformsByNode.get(n.id) ?? [])
+            .filter((p) => this.platforms.isVerified(p, now))
+            .map((p) => p.platform),
+        ),
+      );
       return {
         ...r,
         load: Math.round(load * 1000) / 1000,
         nodes_healthy: healthy.length,
-        // Filled by the stream-test verifier once it exists; never claimed before.
-        platforms_verified: [],
+        platforms_verified: [...verified].sort(),
         allowed: planAllowsRegion(plan, r.id),
       };
     });
   }
 
   async listNodes(regionId: string | undefined): Promise<Node[]> {
-    const { nodes } = await this.view.get();
+    const view = await this.view.get();
+    const { nodes } = view;
     const now = this.clock.nowMs();
     const inRegion = regionId === undefined ? nodes : nodes.filter((n) => n.region_id === regionId);
     return inRegion.map((n) => ({
@@ -134,7 +150,19 @@ export class Inventory {
         n.probe_port !== null && n.probe_key !== null
           ? { port: n.probe_port, key: n.probe_key }
           : null,
+      platforms: this.platforms.view(view.platformsByNode.get(n.id) ?? [], now),
     }));
+  }
+
+  /**
+   * An operator asks a node to check its streaming platforms now: its next heartbeat answer
+   * says so. Answers within how many seconds the node hears of it.
+   */
+  async requestPlatformCheck(nodeId: string): Promise<Result<number>> {
+    // From the database, not the snapshot: a node just added on another instance counts.
+    if (!(await this.regions.nodeById(nodeId))) return fail('not-found', 'no such node');
+    await this.platforms.requestCheck(nodeId);
+    return ok(this.heartbeatSeconds);
   }
 
   async createRegion(req: z.output<typeof CreateRegionRequest>): Promise<Result<RegionRow>> {
@@ -228,9 +256,15 @@ export class Inventory {
       fresh_handshakes?: { device_id: string; latency_ms?: number | undefined }[] | undefined;
       usage?: { device_id: string; bytes: number }[] | undefined;
       degraded?: Protocol[] | undefined;
+      platforms?: PlatformCheckReport[] | undefined;
     },
   ): Promise<
-    Result<{ feed_version: number; healthy_for_seconds: number; probe_key?: string | undefined }>
+    Result<{
+      feed_version: number;
+      healthy_for_seconds: number;
+      probe_key?: string | undefined;
+      check_platforms?: boolean | undefined;
+    }>
   > {
     if (node.wireguard_public_key === null) {
       return fail(
@@ -262,12 +296,15 @@ export class Inventory {
     for (const deviceId of changed)
       await this.bus.publish({ kind: 'device', deviceId, change: 'status' });
     if (h.usage?.length) await this.recordUsage(h.usage);
+    const checks = await this.platforms.record(node.id, h.platforms);
+    if (checks.changed) this.view.invalidate();
     await this.quota.rollOver();
     return ok({
       feed_version: await this.feed.currentVersion(),
       healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000),
       // Registration made it, so a registered node always has one.
       ...(node.probe_key === null ? {} : { probe_key: node.probe_key }),
+      ...(checks.checkNow ? { check_platforms: true } : {}),
     });
   }
 
@@ -281,13 +318,23 @@ export class Inventory {
   }
 
   private async loadView(): Promise<InventoryView> {
-    const [regions, nodes] = await Promise.all([
+    const [regions, nodes, platforms] = await Promise.all([
       this.regions.listRegions(),
       this.regions.listNodes(),
+      this.platforms.listAll(),
     ]);
+    const byNode = new Map<string, NodePlatformRow[]>();
+    for (const p of platforms) {
+      Object.freeze(p);
+      const list = byNode.get(p.node_id);
+      if (list) list.push(p);
+      else byNode.set(p.node_id, [p]);
+    }
     return Object.freeze({
       regions: Object.freeze(regions.map((r) => Object.freeze(r))),
       nodes: Object.freeze(nodes.map((n) => Object.freeze(n))),
+      platforms: Object.freeze(platforms),
+      platformsByNode: byNode,
     });
   }
 

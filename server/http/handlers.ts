@@ -87,6 +87,11 @@ export function buildHandlers(s: Services): HandlerTable {
     },
     adminCreateRegion: ({ body }) => s.inventory.createRegion(body),
     adminCreateNode: ({ body }) => s.inventory.createNode(body),
+    adminCheckPlatforms: async ({ params }) => {
+      const asked = await s.inventory.requestPlatformCheck(params.id);
+      if (!asked.ok) return asked;
+      return ok({ node_id: params.id, requested: true as const, within_seconds: asked.value });
+    },
     adminSetPlan: ({ params, body }) => s.accounts.setPlan(params.number, body.plan),
     nodeRegister: ({ auth, body }) =>
       s.inventory.register(

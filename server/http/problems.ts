@@ -32,6 +32,7 @@ const TITLE_OF: Record<ErrorCode, string> = {
   'node-not-registered': 'Node not registered',
   'tunnel-limit': 'Tunnel limit reached',
   'tunnel-exists': 'Tunnel exists',
+  'platform-unverified': 'No node verified for the platform',
   'payload-too-large': 'Request body too large',
   'uri-too-long': 'Path too long',
   'unsupported-media-type': 'Unsupported media type',

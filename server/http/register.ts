@@ -39,18 +39,18 @@ const SIGNUP_ROUTES: ReadonlySet<RouteId> = new Set(['createAccount', 'createSes
 export const EXTRA_ROUTES = [{ path: '/openapi.json', methods: ['GET', 'HEAD'] }];
 
 export function registerControlRoutes(app: FastifyInstance, deps: RouteDeps): void {
-  // The document names the regions that exist: rebuilt when they change.
+  // The document names the regions and platforms that exist: rebuilt when they change.
   let openapi: { key: string; text: string } | undefined;
   app.get('/openapi.json', async (_req, reply) => {
-    const regions = (await deps.services.inventory.listRegionRows()).map((r) => ({
-      id: r.id,
-      area: r.area,
-    }));
-    const key = JSON.stringify(regions);
+    const inventory = deps.services.inventory;
+    const view = await inventory.snapshot();
+    const regions = view.regions.map((r) => ({ id: r.id, area: r.area }));
+    const platforms = inventory.platforms.names(view.platforms);
+    const key = JSON.stringify([regions, platforms]);
     if (openapi?.key !== key) {
       openapi = {
         key,
-        text: JSON.stringify(buildOpenApiDocument(deps.services.version, { regions })),
+        text: JSON.stringify(buildOpenApiDocument(deps.services.version, { regions, platforms })),
       };
     }
     return reply.type('application/json').send(openapi.text);

@@ -71,6 +71,28 @@ export interface DeviceTunnelsTable {
   tunnel_ipv6: string;
 }
 
+/**
+ * A node's latest check of one streaming platform, as its relay reported it: node facts only
+ * (no device, no user, nothing a user asked for).
+ */
+export interface NodePlatformsTable {
+  node_id: string;
+  platform: string;
+  /** ok, proxy-detected, unavailable or unreachable. */
+  verdict: string;
+  /** 1: the platform answered with an answer its table entry recognises. */
+  reachable: number;
+  /** The catalogue's country the platform served the node; null: not read. */
+  catalog_region: string | null;
+  /** When the node checked (its own clock, epoch ms; never later than when it was reported). */
+  checked_ms: number;
+}
+
+/** Nodes an operator asked to check their platforms now; taken by the node's next heartbeat. */
+export interface PlatformCheckRequestsTable {
+  node_id: string;
+}
+
 /** One row per change to a device that relays must apply; the feed's version is `version`. */
 export interface PeerChangesTable {
   version: Generated<number>;
@@ -98,6 +120,8 @@ export interface Tables {
   device_tunnels: DeviceTunnelsTable;
   regions: RegionsTable;
   nodes: NodesTable;
+  node_platforms: NodePlatformsTable;
+  platform_check_requests: PlatformCheckRequestsTable;
   peer_changes: PeerChangesTable;
   feed_state: FeedStateTable;
   usage: UsageTable;

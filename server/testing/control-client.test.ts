@@ -119,6 +119,27 @@ describe.each(backends())('the typed control client on %s', (backend) => {
       'nodeHeartbeat',
       asNode.nodeHeartbeat({ body: { load: 0.1, rx_bps: 0, tx_bps: 0 } }),
     );
+    expect(
+      await route('adminCheckPlatforms', admin.adminCheckPlatforms({ params: { id: node.id } })),
+    ).toMatchObject({ node_id: node.id, requested: true });
+    const checked = Math.floor(Date.now() / 1000);
+    const answer = await asNode.nodeHeartbeat({
+      body: {
+        load: 0.1,
+        rx_bps: 0,
+        tx_bps: 0,
+        platforms: [
+          {
+            platform: 'netflix',
+            reachable: true,
+            region: 'CH',
+            verdict: 'ok',
+            checked_at: checked,
+          },
+        ],
+      },
+    });
+    expect(answer.check_platforms).toBe(true);
     const feed = await route('nodePeers', asNode.nodePeers({ query: { after: 0, wait: 0 } }));
     expect(feed.snapshot).toBe(true);
     expect(feed.peers.map((p) => p.device_id)).toEqual(
@@ -128,7 +149,11 @@ describe.each(backends())('the typed control client on %s', (backend) => {
     const { regions } = await route('listRegions', asLaptop.listRegions());
     expect(regions.map((r) => r.id)).toContain('af-south');
     const { nodes } = await route('listNodes', asLaptop.listNodes({ query: { region: 'global' } }));
-    expect(nodes.find((n) => n.id === node.id)).toMatchObject({ healthy: true });
+    expect(nodes.find((n) => n.id === node.id)).toMatchObject({
+      healthy: true,
+      platforms: [{ platform: 'netflix', verified: true, verdict: 'ok', region: 'CH' }],
+    });
+    expect(regions.find((r) => r.id === 'global')?.platforms_verified).toEqual(['netflix']);
 
     const tunnel = await route(
       'createTunnel',
@@ -155,6 +180,8 @@ describe.each(backends())('the typed control client on %s', (backend) => {
       asLaptop.deleteTunnel({ params: { id: laptop.device.id, tag: 'work' } }),
     );
 
+    const streaming = await asLaptop.connect({ body: { platform: 'Netflix', region: 'global' } });
+    expect(streaming).toMatchObject({ usage: 'streaming', mode: 'stream', node: { id: node.id } });
     const session = await route(
       'connect',
       asLaptop.connect({ body: { protocol: 'WireGuard', region: 'global' } }),

@@ -6,7 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
-import { createControlClient, type ControlClient } from '../../contracts/index.js';
+import {
+  createControlClient,
+  type ControlClient,
+  type PlatformTable,
+} from '../../contracts/index.js';
 import { buildControlPlane, type ControlPlane } from '../app.js';
 import type { Clock } from '../domain/clock.js';
 import type { RateLimitOptions } from '../http/rate-limits.js';
@@ -105,6 +109,9 @@ export async function startControlPlane(
     /** What GET /diagnostics publishes (ferry-server --dns-leak-zone, --ipv6-probe). */
     dnsLeakZone?: string;
     ipv6Probe?: string;
+    /** ferry-server --platforms-file's table; --platform-fresh-seconds in ms. */
+    platforms?: PlatformTable;
+    platformFreshMs?: number;
   } = {},
 ): Promise<Harness> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'ferry-test-'));
@@ -123,6 +130,8 @@ export async function startControlPlane(
     ...(opts.clock ? { clock: opts.clock } : {}),
     dnsLeakZone: opts.dnsLeakZone,
     ipv6Probe: opts.ipv6Probe,
+    platforms: opts.platforms,
+    platformFreshMs: opts.platformFreshMs,
     logger: pino({ level: 'silent' }),
     validateResponses: true,
   });

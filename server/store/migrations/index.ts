@@ -8,6 +8,7 @@ import * as nodeDegraded from './0004-node-degraded.js';
 import * as safeNames from './0005-safe-names.js';
 import * as nodeProbe from './0006-node-probe.js';
 import * as deviceTunnels from './0007-device-tunnels.js';
+import * as nodePlatforms from './0008-node-platforms.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0005-safe-names': { up: safeNames.up },
     '0006-node-probe': { up: nodeProbe.up },
     '0007-device-tunnels': { up: deviceTunnels.up },
+    '0008-node-platforms': { up: nodePlatforms.up(dialect) },
   };
   return { getMigrations: async () => migrations };
 }

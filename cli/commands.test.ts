@@ -291,9 +291,11 @@ describe('netcli commands', () => {
       strategy: 'lowest-latency',
     });
     const list = await ok('region', 'list');
-    expect(list.stdout).toMatch(/^REGION\s+NAME\s+AREA\s+LOAD\s+LATENCY\s+PLAN\n/);
-    expect(list.stdout).toMatch(/\nasia-east\s+Asia East\s+asia\s+20%\s+12ms\s+yes\n/);
-    expect(list.stdout).toMatch(/\neurope-west\s+Europe West\s+europe\s+10%\s+-\s+no\n/);
+    expect(list.stdout).toMatch(
+      /^REGION\s+NAME\s+AREA\s+LOAD\s+LATENCY\s+PLAN\s+STREAMING VERIFIED\n/,
+    );
+    expect(list.stdout).toMatch(/\nasia-east\s+Asia East\s+asia\s+20%\s+12ms\s+yes\s+netflix\n/);
+    expect(list.stdout).toMatch(/\neurope-west\s+Europe West\s+europe\s+10%\s+-\s+no\s+-\n/);
     expect(list.stdout).toMatch(
       /\nRULE\s+AREA\s+STRATEGY\nnear\s+asia\s+least-load\nglobal\s+global\s+lowest-latency\n$/,
     );

@@ -44,6 +44,9 @@ const HINTS: Readonly<Record<string, readonly string[]>> = {
   'rule-exists': ['give the rule another --name, or remove it first: netcli region remove <name>'],
   'region-not-in-plan': ['netcli region list shows the regions your plan allows'],
   'no-node-available': ['try another region: netcli region list'],
+  'platform-unverified': [
+    'connect where it is verified: netcli connect --mode stream --platform <platform> --region <region>; netcli region list shows the platforms verified per region',
+  ],
   'data-cap-reached': ['netcli account shows the usage of this period'],
   'node-unreachable': [
     'the node did not answer; try another region, or when UDP is blocked: netcli config set obfuscation on',

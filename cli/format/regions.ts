@@ -10,6 +10,8 @@ export interface RegionsView {
     load: number;
     allowed: boolean;
     latency: string | null;
+    /** Platforms a healthy node of the region was verified for recently (stream mode). */
+    platforms_verified?: string[];
   }[];
   rules: RegionRule[];
 }
@@ -18,7 +20,7 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 export function formatRegions(view: RegionsView): string[] {
   const lines = table(
-    ['REGION', 'NAME', 'AREA', 'LOAD', 'LATENCY', 'PLAN'],
+    ['REGION', 'NAME', 'AREA', 'LOAD', 'LATENCY', 'PLAN', 'STREAMING VERIFIED'],
     view.regions.map((r) => [
       r.id,
       r.name,
@@ -26,6 +28,7 @@ export function formatRegions(view: RegionsView): string[] {
       percent(r.load),
       r.latency ?? '-',
       r.allowed ? 'yes' : 'no',
+      r.platforms_verified?.length ? r.platforms_verified.join(', ') : '-',
     ]),
   );
   lines.push('');

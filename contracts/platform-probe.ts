@@ -241,3 +241,11 @@ export function readPlatformsFile(
   }
   return { ok: true, table: mergePlatforms(base, parsed.data.platforms) };
 }
+
+/** A refused platforms file in one line: what it is not, and each field that is wrong. */
+export function platformsFileProblem(
+  reading: Extract<PlatformsFileReading, { ok: false }>,
+): string {
+  const fields = reading.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
+  return fields ? `${reading.message}: ${fields}` : reading.message;
+}

@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
-import { SHIPPED_PLATFORMS, readPlatformsFile, type PlatformTable } from '../contracts/index.js';
+import {
+  SHIPPED_PLATFORMS,
+  platformsFileProblem,
+  readPlatformsFile,
+  type PlatformTable,
+} from '../contracts/index.js';
 import { startRelay } from './agent.js';
 import { isGatewayAddress, systemNameservers, upstreamsOf } from './dns/upstreams.js';
 import { DEFAULT_PLATFORM_CHECK_SECONDS } from './platforms/platform-checker.js';
@@ -32,10 +37,7 @@ function platformsFile(file: string): PlatformTable {
     );
   }
   const read = readPlatformsFile(text);
-  if (!read.ok) {
-    const fields = read.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
-    throw new InvalidArgumentError(fields ? `${read.message}: ${fields}` : read.message);
-  }
+  if (!read.ok) throw new InvalidArgumentError(platformsFileProblem(read));
   return read.table;
 }
 

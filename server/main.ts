@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import {
   DnsZone,
   Ipv6ProbeEndpoint,
+  platformsFileProblem,
   readPlatformsFile,
   type PlatformTable,
 } from '../contracts/index.js';
@@ -43,10 +44,7 @@ function platformsFile(file: string): PlatformTable {
     );
   }
   const read = readPlatformsFile(text);
-  if (!read.ok) {
-    const fields = read.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
-    throw new InvalidArgumentError(fields ? `${read.message}: ${fields}` : read.message);
-  }
+  if (!read.ok) throw new InvalidArgumentError(platformsFileProblem(read));
   return read.table;
 }
 

@@ -7,10 +7,9 @@ import {
   PROBE_MAX_REDIRECTS,
   probePlatform as probeWith,
   type ProbeOutcome,
-  PlatformsFile,
+  readPlatformsFile,
   SHIPPED_PLATFORMS,
   findPlatform,
-  mergePlatforms,
   readAnswer,
   type PlatformDef,
   type PlatformTable,
@@ -40,26 +39,15 @@ export async function loadPlatformTable(file?: string): Promise<PlatformTable> {
       { cause: e },
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new FerryError('config-invalid', 'the platforms file is not JSON', { cause: e });
-  }
-  const parsed = PlatformsFile.safeParse(json);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({
-      field: i.path.map(String).join('.'),
-      message: i.message,
-    }));
-    // The fields and what is wrong with each travel as `errors` (netcli prints them as hints).
+  const read = readPlatformsFile(text);
+  // The fields and what is wrong with each travel as `errors` (netcli prints them as hints).
+  if (!read.ok)
     throw new FerryError(
       'config-invalid',
-      `the platforms file is not a platform table (contracts/platforms.json has its shape)`,
-      { errors },
+      read.message,
+      read.errors.length ? { errors: read.errors } : {},
     );
-  }
-  return mergePlatforms(SHIPPED_PLATFORMS, parsed.data.platforms);
+  return read.table;
 }
 
 /** The platform `--platform` names, or config-invalid listing the ones there are. */

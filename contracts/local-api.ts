@@ -269,6 +269,10 @@ function route<const R extends RouteDef>(r: R): R {
   return r;
 }
 
+/** A one-time URL of the web graphical mode (http://127.0.0.1:PORT/session/TOKEN). */
+export const OpenGuiResponse = z.object({ url: z.url({ protocol: /^http$/ }) });
+export type OpenGuiResponse = z.infer<typeof OpenGuiResponse>;
+
 export const localRoutes = {
   status: route({
     method: 'GET',
@@ -503,6 +507,15 @@ export const localRoutes = {
     summary: 'Stop a service tunnel and remove it from the control plane',
     params: TunnelTagParams,
     response: StopTunnelResponse,
+  }),
+  openGui: route({
+    method: 'POST',
+    path: '/gui',
+    auth: 'none',
+    status: 200,
+    summary:
+      'The web graphical mode: the host serves the app on 127.0.0.1 and answers a one-time URL that signs a browser in',
+    response: OpenGuiResponse,
   }),
 } as const satisfies Record<string, RouteDef>;
 

@@ -27,6 +27,7 @@ make -s -j2 -C native CXX="ccache g++" sanitize
 stage "lint, types, format"
 npx --no-install eslint .
 npx --no-install tsc -p tsconfig.json --noEmit
+npx --no-install tsc -p renderer/tsconfig.json --noEmit
 npx --no-install prettier --check . >/dev/null || { npx --no-install prettier --check . ; exit 1; }
 
 # shellcheck source=setup/postgres.sh

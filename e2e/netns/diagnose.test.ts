@@ -28,9 +28,9 @@ describe('netcli diagnose', () => {
     p = await ProtectionBed.start();
     p.setUp();
   }, 180_000);
-  afterEach(() => {
-    p?.bed.net.restore();
-  });
+  afterEach(async () => {
+    await p?.heal();
+  }, 30_000);
   afterAll(async () => {
     await p?.stop();
   }, 60_000);

@@ -16,10 +16,10 @@ describe('protection: failover and obfuscation', () => {
     p = await ProtectionBed.start();
     p.setUp();
   }, 180_000);
-  afterEach(() => {
-    p?.bed.net.restore();
+  afterEach(async () => {
     p?.laptop.run('disconnect');
-  });
+    await p?.heal();
+  }, 30_000);
   afterAll(async () => {
     await p?.stop();
   }, 60_000);

@@ -168,6 +168,15 @@ export class ProtectionBed {
     return leakSummary(leaksOf(packets, this.allowed(result, relays)));
   }
 
+  /**
+   * Lifts every path fault and waits until both relays count as healthy again: a relay cut off
+   * from the control plane misses heartbeats, and is a candidate again only with its next one.
+   */
+  async heal(): Promise<void> {
+    this.bed.net.restore();
+    await this.bed.relaysHealthy();
+  }
+
   /** Waits until the kill switch is in force, and says since when (epoch ms). */
   async killSwitchActive(timeoutMs = 10_000): Promise<number> {
     await this.bed.net.waitFor('the kill switch', timeoutMs, () =>

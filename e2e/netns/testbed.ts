@@ -226,6 +226,15 @@ export class Testbed {
       throw new Error(`${(e as Error).message}\ncontrol plane output:\n${control.output()}`);
     }
     // After an outage the relays count as healthy again only with their next heartbeat.
+    await this.relaysHealthy();
+  }
+
+  /**
+   * Waits until every running relay counts as healthy with the control plane: after an outage
+   * (a blackholed relay, a control plane restart) a node is a candidate again only with its
+   * next heartbeat.
+   */
+  async relaysHealthy(): Promise<void> {
     for (const r of this.relays.values())
       if (r.process.child.exitCode === null && r.process.child.signalCode === null)
         await this.waitHealthy(r);
@@ -506,9 +515,7 @@ ${process_.output()}`);
     } catch (e) {
       if (!(e instanceof ApiError) || e.code !== 'no-node-available') throw e;
     }
-    for (const r of this.relays.values())
-      if (r.process.child.exitCode === null && r.process.child.signalCode === null)
-        await this.waitHealthy(r);
+    await this.relaysHealthy();
     try {
       return await call();
     } catch (e) {

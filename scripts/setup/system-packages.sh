@@ -6,9 +6,10 @@ set -euo pipefail
 # postgresql: the second storage backend; libssl-dev: the native addon's crypto;
 # python3-cryptography: the independent check of the protocol's test vectors; ccache: the C++
 # test builds (release and sanitizers) stay incremental across fresh clones; the rest builds,
-# exercises and measures the namespace test network.
+# exercises and measures the namespace test network; chromium (driven by playwright-core) and tmux
+# drive the graphical and terminal modes in their tests.
 DEFAULT_PACKAGES=(postgresql libssl-dev python3-cryptography ccache iproute2 iputils-ping nftables
-  wireguard-go wireguard-tools iperf3 curl procps tcpdump)
+  wireguard-go wireguard-tools iperf3 curl procps tcpdump chromium tmux fonts-dejavu-core)
 packages=("${@:-${DEFAULT_PACKAGES[@]}}")
 
 missing=()

@@ -17,6 +17,8 @@ export interface FakeIo extends CliIo {
   interrupt(): void;
   secrets: string[];
   daemonStarts: string[];
+  /** What the graphical mode opened: `app`, or a URL given to the browser. */
+  opened: string[];
 }
 
 export function fakeIo(
@@ -26,10 +28,15 @@ export function fakeIo(
     secrets?: string[];
     createEngine?: CreateEngine;
     startDaemon?: (socketPath: string) => Promise<void>;
+    /** A desktop app is installed and a display shows it (default: neither). */
+    desktopApp?: boolean;
+    /** A browser opens URLs (default: no display). */
+    browser?: boolean;
   } = {},
 ): FakeIo {
   const interrupt = new AbortController();
   const daemonStarts: string[] = [];
+  const opened: string[] = [];
   const secrets = [...(options.secrets ?? [])];
   return {
     stdout: new FakeOutput(),
@@ -48,6 +55,15 @@ export function fakeIo(
     async startDaemon(socketPath) {
       daemonStarts.push(socketPath);
       await options.startDaemon?.(socketPath);
+    },
+    opened,
+    async launchDesktopApp() {
+      if (options.desktopApp) opened.push('app');
+      return options.desktopApp ?? false;
+    },
+    async openInBrowser(url) {
+      if (options.browser) opened.push(url);
+      return options.browser ?? false;
     },
     createEngine: options.createEngine,
   };

@@ -33,6 +33,10 @@ export interface CliIo {
   readSecret(prompt: string): Promise<string>;
   /** Starts `netcli daemon` detached on this socket, its output to a log file. */
   startDaemon(socketPath: string): Promise<void>;
+  /** Starts the installed desktop app; false when there is none or no display (cli/launch.ts). */
+  launchDesktopApp(): Promise<boolean>;
+  /** Opens a URL in the user's browser; false when there is no display or no browser. */
+  openInBrowser(url: string): Promise<boolean>;
   /** The engine factory for `netcli daemon` (default: engine/engine.ts's createEngine). */
   createEngine?: CreateEngine | undefined;
 }

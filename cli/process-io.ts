@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_STATE_DIR } from '../engine/state-dir.js';
 import { CliError, EXIT_INTERRUPTED } from './errors.js';
 import type { CliIo } from './io.js';
+import { launchDesktopApp, openInBrowser } from './launch.js';
 
 export const DAEMON_LOG_DIR = '/var/log/ferry';
 
@@ -94,6 +95,8 @@ export function processIo(): CliIo {
       return controller.signal;
     },
     readSecret: (prompt) => (process.stdin.isTTY ? readHidden(prompt) : readLine()),
+    launchDesktopApp: () => launchDesktopApp(process.env),
+    openInBrowser: (url) => openInBrowser(url, process.env),
     async startDaemon(socketPath) {
       const log = openDaemonLog();
       try {

@@ -1,10 +1,14 @@
 // netcli daemon: the engine host. Builds the engine (engine/engine.ts createEngine), serves the
 // local API on the socket until SIGTERM or Ctrl-C, then disconnects cleanly and goes.
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { DEFAULT_STATE_DIR } from '../../engine/state-dir.js';
 import { CliError } from '../errors.js';
 import type { CreateEngine } from '../io.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+/** The desktop app's renderer as the build leaves it (dist/cli/commands -> dist/renderer). */
+const RENDERER_DIR = fileURLToPath(new URL('../../renderer/', import.meta.url));
 
 interface DaemonOptions extends CommonOptions {
   stateDir: string;
@@ -44,9 +48,10 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       const socket = rt.socketFor(opts);
       // The host's modules (fastify, pino, the engine) load here only: every other command
       // starts without them.
-      const [{ pino }, { startLocalApiServer }] = await Promise.all([
+      const [{ pino }, { startLocalApiServer }, { createWebUi }] = await Promise.all([
         import('pino'),
         import('../../engine/host/local-api-server.js'),
+        import('../../engine/host/web-ui/web-ui-server.js'),
       ]);
       // JSON lines on stderr; never an address, a token or an account number.
       const log = pino(
@@ -61,9 +66,11 @@ export function registerDaemon(program: Command, rt: Runtime): void {
         geoipFile: opts.geoipFile,
         platformsFile: opts.platformsFile,
       });
+      // The web graphical mode (netcli gui): served on 127.0.0.1 from the first link asked for.
+      const gui = createWebUi({ engine, rendererDir: RENDERER_DIR, log });
       let server;
       try {
-        server = await startLocalApiServer({ engine, socketPath: socket.path, log });
+        server = await startLocalApiServer({ engine, socketPath: socket.path, log, gui });
       } catch (e) {
         await engine.shutdown();
         throw e;
@@ -75,6 +82,7 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       try {
         await engine.shutdown();
       } finally {
+        await gui.close();
         await server.close();
       }
       log.info('stopped');

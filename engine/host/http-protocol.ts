@@ -1,13 +1,18 @@
 // HTTP around the local API's routes: JSON bodies only, the request guard (Host, Origin), 404
 // and 405 with Allow, each request part through its schema, and every refusal, Fastify's own
 // included, as problem+json from the one error table.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+} from 'fastify';
 import type { z } from 'zod';
 import { PROBLEM_CONTENT_TYPE } from '../../contracts/index.js';
 import type { AllowedMethods } from './allowed-methods.js';
 import { fieldErrors, type RequestPart } from './field-errors.js';
 import { HostProblem, problemFor, type ProblemAnswer } from './problems.js';
-import { checkRequestOrigin } from './request-guard.js';
 
 /** Request bodies are small settings and names; anything larger is refused unread. */
 export const BODY_LIMIT = 64 * 1024;
@@ -16,6 +21,11 @@ export interface ProtocolDeps {
   allowed: AllowedMethods;
   /** False while the socket is being secured and once shutting down: requests get 503. */
   serving: () => boolean;
+  /**
+   * Throws a HostProblem for a request this listener must not serve (Host, Origin, a missing
+   * session); runs before anything else, unknown paths included.
+   */
+  guard: (request: FastifyRequest) => void;
   /** The answer to a bug (logged by the caller, never shown). */
   bug: (error: unknown, route?: string) => ProblemAnswer;
 }
@@ -121,7 +131,7 @@ export function installProtocol(app: FastifyInstance, deps: ProtocolDeps): void 
         });
       }
       // Before anything else, unknown paths included: a foreign page learns nothing.
-      checkRequestOrigin(request.headers);
+      deps.guard(request);
       if (request.is404) {
         const urlPath = request.url.split('?')[0]!;
         const method = request.method.slice(0, 16);

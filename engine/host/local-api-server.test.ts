@@ -157,6 +157,8 @@ describe('the local API host', () => {
         return client.streamTest({ body: { platform: 'netflix' } });
       },
       diagnose: () => client.diagnose(),
+      // This host was started without the web graphical mode.
+      openGui: () => client.openGui().catch((e: ApiError) => e.code),
     };
     expect(Object.keys(calls).sort()).toEqual(Object.keys(localRoutes).sort());
     const results: Partial<Record<LocalRouteId, unknown>> = {};
@@ -169,6 +171,7 @@ describe('the local API host', () => {
       exit_ip: { before: '198.18.5.10', after: '198.19.5.20' },
     });
     expect(results.disconnect).toMatchObject({ status: 'disconnected' });
+    expect(results.openGui).toBe('not-supported');
     expect(results.events).toMatchObject({ event: 'status', data: { status: 'disconnected' } });
     expect(results.patchConfig).toMatchObject({ changed: ['kill_switch'], effect: 'saved' });
     expect(engine.config.dns).toBe('9.9.9.9');

@@ -2,7 +2,7 @@
 // route's parsed input to an EngineApi call. The mapped type makes a route without a handler
 // a type error; the host also refuses to start with one missing.
 import type { z } from 'zod';
-import type { LocalRouteId, LocalRoutes } from '../../contracts/index.js';
+import type { LocalRouteId, LocalRoutes, OpenGuiResponse } from '../../contracts/index.js';
 import type { EngineApi } from '../engine-api.js';
 
 type Parsed<R, K extends 'params' | 'query' | 'body'> = R extends {
@@ -32,8 +32,15 @@ export type LocalHandlers = {
   ) => Answer<LocalRoutes[K]> | Promise<Answer<LocalRoutes[K]>>;
 };
 
-export function localHandlers(engine: EngineApi): LocalHandlers {
+/** Routes the host answers itself rather than the engine. */
+export interface HostHandlers {
+  /** The web graphical mode's one-time URL (the host serves the app on 127.0.0.1). */
+  openGui(): Promise<OpenGuiResponse>;
+}
+
+export function localHandlers(engine: EngineApi, host: HostHandlers): LocalHandlers {
   return {
+    openGui: () => host.openGui(),
     status: () => engine.status(),
     connect: ({ body, signal }) => engine.connect(body, signal),
     disconnect: () => engine.disconnect(),

@@ -8,7 +8,7 @@ import { HostProblem } from './problems.js';
 export const ALLOWED_HOSTS: readonly string[] = [LOCAL_API_HOST, 'localhost'];
 
 /** Throws `forbidden` for a request a browser (or a page that fooled one) could have sent. */
-export function checkRequestOrigin(headers: IncomingHttpHeaders): void {
+export function checkRequestOrigin({ headers }: { headers: IncomingHttpHeaders }): void {
   if (headers.origin !== undefined) {
     throw new HostProblem('forbidden', 'requests from web pages (with an Origin) are refused');
   }

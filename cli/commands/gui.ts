@@ -1,0 +1,52 @@
+// netcli gui [--web]: the graphical mode. The desktop app where it is installed (and a display
+// shows it); otherwise, and with --web, the engine host serves the same app on 127.0.0.1 and
+// answers a one-time link, which netcli prints and opens in the browser.
+import type { Command } from 'commander';
+import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+
+export interface GuiOptions extends CommonOptions {
+  /** The web graphical mode even where the desktop app is installed. */
+  web?: boolean;
+  /** Print the link only (commander's --no-open sets open: false). */
+  open?: boolean;
+}
+
+export interface GuiResult {
+  /** The one-time link of the web graphical mode (absent when the desktop app opened). */
+  url?: string;
+  /** What showed it: the desktop app, the browser, or nothing (the link is to be opened). */
+  opened: 'app' | 'browser' | null;
+}
+
+/** Opens the graphical mode and says what it did (the TUI's `g` and `netcli` call this too). */
+export async function openGraphical(rt: Runtime, opts: GuiOptions): Promise<GuiResult> {
+  if (!opts.web && opts.open !== false && (await rt.io.launchDesktopApp()))
+    return { opened: 'app' };
+  const client = await rt.client(opts);
+  const { url } = await client.openGui();
+  const opened = opts.open !== false && (await rt.io.openInBrowser(url)) ? 'browser' : null;
+  return { url, opened };
+}
+
+/** The lines people read for a result. */
+export function describeGraphical(result: GuiResult): string[] {
+  if (result.opened === 'app') return ['Ferry is open (the desktop app).'];
+  const link = `  ${result.url}`;
+  return result.opened === 'browser'
+    ? [
+        'Ferry is open in your browser. If it did not open, use this link (once, within a minute):',
+        link,
+      ]
+    : ['Open Ferry in a browser on this machine (the link works once, within a minute):', link];
+}
+
+export function registerGui(program: Command, rt: Runtime): void {
+  withCommon(program.command('gui'))
+    .description('open the graphical mode: the desktop app, or the app in your browser')
+    .option('--web', 'the app in the browser, served by the engine on 127.0.0.1')
+    .option('--no-open', 'print the link only, open nothing')
+    .action(async (opts: GuiOptions) => {
+      const result = await openGraphical(rt, opts);
+      rt.print(opts, result, () => describeGraphical(result));
+    });
+}

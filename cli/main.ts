@@ -8,6 +8,7 @@ import { registerConnection } from './commands/connection.js';
 import { registerDaemon } from './commands/daemon.js';
 import { registerDevices } from './commands/devices.js';
 import { registerDiagnose } from './commands/diagnose.js';
+import { registerGui } from './commands/gui.js';
 import { registerInit } from './commands/init.js';
 import { registerLatency } from './commands/latency.js';
 import { registerRegion } from './commands/region.js';
@@ -44,6 +45,7 @@ export function buildProgram(rt: Runtime): Command {
   registerTunnel(program, rt);
   registerStreamTest(program, rt);
   registerDiagnose(program, rt);
+  registerGui(program, rt);
   return program;
 }
 

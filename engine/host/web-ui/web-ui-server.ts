@@ -16,12 +16,7 @@ import type { EngineApi } from '../../engine-api.js';
 import { FerryError } from '../../errors.js';
 import { AllowedMethods } from '../allowed-methods.js';
 import { HEARTBEAT_MS } from '../event-stream.js';
-import {
-  installProtocol,
-  sendProblem,
-  serverOptions,
-  type ProtocolDeps,
-} from '../http-protocol.js';
+import { installProtocol, serverOptions, type ProtocolDeps } from '../http-protocol.js';
 import { localHandlers } from '../local-handlers.js';
 import { HostProblem, internalProblem } from '../problems.js';
 import { registerRoutes, type RegisteredRoutes } from '../route-registry.js';
@@ -86,11 +81,12 @@ export function createWebUi(options: WebUiOptions): WebUi {
 
   const start = async () => {
     const files = await loadStaticFiles(options.rendererDir);
-    let guard: WebGuard | undefined;
+    // The guard knows the port once listening; until then nothing is served.
+    const listening: { guard?: WebGuard } = {};
     const deps: ProtocolDeps = {
       allowed: new AllowedMethods(PREFIX, WEB_ROUTES as Record<string, RouteDef>),
-      serving: () => guard !== undefined && !closing,
-      guard: (request) => guard!.check(request),
+      serving: () => listening.guard !== undefined && !closing,
+      guard: (request) => listening.guard!.check(request),
       bug: (error, route) => {
         const e = error as Error | undefined;
         options.log?.error(
@@ -132,7 +128,7 @@ export function createWebUi(options: WebUiOptions): WebUi {
     await app.listen({ host: LISTEN_HOST, port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP port');
-    guard = new WebGuard(address.port, sessions);
+    listening.guard = new WebGuard(address.port, sessions);
     return { app, routes, port: address.port };
   };
 

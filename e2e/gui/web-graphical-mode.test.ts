@@ -1,0 +1,202 @@
+// The desktop app's renderer in the web graphical mode, driven by Playwright in Debian's Chromium
+// inside a laptop's namespace against the real engine (netcli daemon) and real relays: one click
+// connects (the echo service sees the relay), the latency readout moves, a region switch
+// reconnects, the kill switch and DNS settings reach the engine's config, its nftables table and
+// the namespace's resolv.conf, disconnect, and a control plane out of reach said in plain words.
+// The web mode's guard with the real daemon: no session, a foreign Host or Origin are refused,
+// and the page reaches nothing but its own API. Screenshots of each main screen are kept.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NetcliHost } from '../netns/netcli-host.js';
+import { Testbed } from '../netns/testbed.js';
+import { AppPage } from './app-page.js';
+import { NamespaceBrowser, keepScreenshot } from './browser-kit.js';
+
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the web graphical mode against the real engine', () => {
+  let bed: Testbed;
+  let laptop: NetcliHost;
+  let browser: NamespaceBrowser;
+  let app: AppPage;
+  let tokyo: string;
+  let zurich: string;
+  let link: URL;
+
+  const status = () => laptop.json('status');
+  const nftRuleset = () => bed.net.exec('laptop', ['nft', 'list', 'ruleset']);
+  const resolvConf = () => bed.net.exec('laptop', ['cat', '/etc/resolv.conf']);
+
+  beforeAll(async () => {
+    bed = await Testbed.start({ controlPlaneOn: 'servers' });
+    tokyo = (await bed.addRelay('tokyo', 'asia-east')).address;
+    zurich = (await bed.addRelay('zurich', 'global')).address;
+    laptop = await NetcliHost.start(bed, 'laptop');
+    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl);
+    laptop.human('account', 'create', '--device-name', 'laptop');
+    link = new URL(laptop.json('gui', '--web', '--no-open').url);
+    browser = await NamespaceBrowser.launch(bed.net, 'laptop');
+    app = new AppPage(await browser.newPage());
+    await app.goto(link.href);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    laptop?.run('disconnect');
+    await laptop?.stop();
+    await bed?.stop();
+  }, 60_000);
+
+  it('opens signed in from the one-time link, disconnected', async () => {
+    expect(link.hostname).toBe('127.0.0.1');
+    await expect.poll(() => app.state(), { timeout: 15_000 }).toMatch(/^Disconnected/);
+    await keepScreenshot(app.page, 'disconnected');
+  }, 60_000);
+
+  it('one click connects: the echo service sees the relay, the latency readout moves', async () => {
+    await app.chooseRegion('asia-east');
+    await app.connect();
+    // The engine says connecting first (the exit address before, the node, the handshake):
+    // the page shows it while the tunnel comes up.
+    await expect.poll(() => app.state(), { timeout: 10_000, interval: 20 }).toMatch(/^Connecting/);
+    await keepScreenshot(app.page, 'connecting');
+    await expect.poll(() => app.state(), { timeout: 30_000 }).toMatch(/^Connected/);
+    expect(status()).toMatchObject({ status: 'connected', region: 'asia-east' });
+    expect(bed.echoFrom('laptop')).toBe(tokyo);
+    await expect.poll(() => app.latencyMs(), { timeout: 15_000 }).not.toBeNull();
+    const samples = await app.latencySamples();
+    await expect.poll(() => app.latencySamples(), { timeout: 20_000 }).toBeGreaterThan(samples);
+    await keepScreenshot(app.page, 'connected');
+  }, 90_000);
+
+  it('switching region reconnects there', async () => {
+    await app.chooseRegion('global');
+    await expect.poll(() => status().region, { timeout: 30_000, interval: 500 }).toBe('global');
+    await expect.poll(() => app.state(), { timeout: 30_000 }).toMatch(/^Connected/);
+    expect(bed.echoFrom('laptop')).toBe(zurich);
+  }, 60_000);
+
+  it('the kill switch and DNS settings change the engine, its firewall and the resolver', async () => {
+    await app.openSettings();
+    await keepScreenshot(app.page, 'settings');
+    const withKillSwitch = nftRuleset();
+    await app.setKillSwitch(false);
+    await expect.poll(() => laptop.json('config', 'get', 'kill_switch').kill_switch).toBe(false);
+    await expect.poll(() => status().protection.kill_switch).toBe('off');
+    expect(nftRuleset()).not.toBe(withKillSwitch);
+    await app.setKillSwitch(true);
+    await expect.poll(() => status().protection.kill_switch).toBe('active');
+
+    expect(resolvConf()).toMatch(/^nameserver 10\.64\.0\.1$/m);
+    await app.setDns('192.0.2.53');
+    await expect.poll(() => laptop.json('config', 'get', 'dns').dns).toBe('192.0.2.53');
+    await expect.poll(() => resolvConf()).toMatch(/^nameserver 192\.0\.2\.53$/m);
+    // A value that is not an address is refused where it was typed; nothing changes.
+    await app.setDns('not-an-address');
+    await expect.poll(() => app.errorText()).toMatch(/address/i);
+    expect(laptop.json('config', 'get', 'dns').dns).toBe('192.0.2.53');
+    await app.setDns('auto');
+    await expect.poll(() => resolvConf()).toMatch(/^nameserver 10\.64\.0\.1$/m);
+  }, 90_000);
+
+  it('diagnostics: every check with a verdict', async () => {
+    await app.openDiagnostics();
+    const rows = await app.runDiagnostics();
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.map((r) => r.verdict).join(' ')).toMatch(/ok/i);
+    await keepScreenshot(app.page, 'diagnostics');
+  }, 60_000);
+
+  it('disconnect: the laptop is itself again', async () => {
+    await app.openHome();
+    await app.disconnect();
+    await expect.poll(() => app.state(), { timeout: 20_000 }).toMatch(/^Disconnected/);
+    expect(status().status).toBe('disconnected');
+    expect(bed.echoFrom('laptop')).toBe(laptop.address);
+  }, 60_000);
+
+  it('the control plane out of reach: the page says so in plain words', async () => {
+    const undo = bed.net.blackhole('ctrl');
+    try {
+      await app.connect();
+      await expect
+        .poll(() => app.errorText(), { timeout: 45_000 })
+        .toMatch(/can.t reach .*service/i);
+      await keepScreenshot(app.page, 'service-unreachable');
+    } finally {
+      undo();
+      laptop.run('disconnect');
+      await bed.relaysHealthy();
+    }
+  }, 90_000);
+
+  it('refuses requests without the session, with a foreign Host or Origin', () => {
+    const curl = (...args: string[]) =>
+      bed.net
+        .exec('laptop', ['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', ...args])
+        .trim();
+    const api = `http://${link.host}/api/v1/status`;
+    expect(curl(api)).toBe('401');
+    expect(curl(`http://${link.host}/`)).toBe('401');
+    // A session of its own, from a second one-time link.
+    const second = new URL(laptop.json('gui', '--web', '--no-open').url);
+    const cookie = bed.net
+      .exec('laptop', ['curl', '-s', '-o', '/dev/null', '-D', '-', second.href])
+      .match(/set-cookie: ([^;]+)/i)?.[1];
+    expect(cookie).toBeDefined();
+    expect(curl('-H', `cookie: ${cookie}`, api)).toBe('200');
+    expect(curl('-H', `cookie: ${cookie}`, '-H', `host: rebind.example:${link.port}`, api)).toBe(
+      '403',
+    );
+    expect(curl('-H', `cookie: ${cookie}`, '-H', 'origin: http://evil.example', api)).toBe('403');
+    // A change without its Origin (a form posted by another site) is refused too.
+    expect(
+      curl('-H', `cookie: ${cookie}`, '-X', 'POST', `http://${link.host}/api/v1/disconnect`),
+    ).toBe('403');
+    // The link was spent by the first browser.
+    expect(curl(link.href)).toBe('401');
+  });
+
+  it('the page reaches nothing but its own API', async () => {
+    const page = app.page;
+    const outside = bed.echoUrl;
+    // Chromium reports the attempts it blocked as failed requests; none may get an answer.
+    const own = (url: string) => url.startsWith(`http://${link.host}/`);
+    const answered: string[] = [];
+    const blocked: string[] = [];
+    page.on('response', (r) => {
+      if (!own(r.url())) answered.push(r.url());
+    });
+    page.on('requestfailed', (r) => {
+      if (!own(r.url())) blocked.push(r.failure()?.errorText ?? 'failed');
+    });
+    const results = await page.evaluate(async (url) => {
+      const attempt = async (what: string, f: () => Promise<unknown>) => {
+        try {
+          await f();
+          return `${what}: reached`;
+        } catch {
+          return `${what}: blocked`;
+        }
+      };
+      return [
+        await attempt('fetch', () => fetch(url)),
+        await attempt('own api', () => fetch('/api/v1/status').then((r) => r.json())),
+        await attempt(
+          'image',
+          () =>
+            new Promise((resolve, reject) => {
+              // The page's own DOM (this runs in Chromium, not in Node).
+              const img = new (globalThis as any).Image();
+              img.onload = resolve;
+              img.onerror = reject;
+              img.src = url;
+            }),
+        ),
+      ];
+    }, outside);
+    expect(results).toEqual(['fetch: blocked', 'own api: reached', 'image: blocked']);
+    await settle(500);
+    expect(answered).toEqual([]);
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const why of blocked) expect(why).toMatch(/csp/i);
+  }, 30_000);
+});

@@ -1,0 +1,135 @@
+// Plausible engine answers for tests of the store and the screens: a signed-in device on the
+// basic plan, two regions and a rule. Shapes are the contracts'; values are made up.
+import {
+  CLIENT_CONFIG_DEFAULTS,
+  type ClientConfig,
+  type ConfigKey,
+} from '../../contracts/client-config.js';
+import type { Device } from '../../contracts/control-api.js';
+import { diagnosticCheck, diagnosticsReport } from '../../contracts/diagnostics.js';
+import type { FaceValue } from '../../contracts/ipc.js';
+import { idleStatus, type LocalStatus } from '../../contracts/local-api.js';
+import { FakeTransport } from '../transport/transport.fake.js';
+
+export const CONFIG: ClientConfig = { ...CLIENT_CONFIG_DEFAULTS, service: 'https://ferry.example' };
+
+export function statusOf(patch: Partial<LocalStatus> = {}): LocalStatus {
+  return { ...idleStatus(true, true), ...patch };
+}
+
+export function connectedStatus(patch: Partial<LocalStatus> = {}): LocalStatus {
+  return statusOf({
+    status: 'connected',
+    latency: '42ms',
+    region: 'asia-east',
+    node: { id: 'tyo-1', region: 'asia-east', endpoint: '198.51.100.7:51820' },
+    protocol: 'wireguard',
+    cipher: 'ChaCha20-Poly1305',
+    mode: 'secure',
+    transport: 'udp',
+    interface: 'ferry0',
+    protection: {
+      kill_switch: 'active',
+      lockdown: false,
+      split: 'by-country',
+      home_country: 'DE',
+      dns: ['10.64.0.1'],
+    },
+    ...patch,
+  });
+}
+
+export const REGIONS: FaceValue<'listRegions'> = {
+  regions: [
+    {
+      id: 'asia-east',
+      name: 'Asia East',
+      area: 'asia',
+      country: 'JP',
+      load: 0.35,
+      nodes_healthy: 2,
+      platforms_verified: ['netflix'],
+      allowed: true,
+      latency: '42ms',
+    },
+    {
+      id: 'eu-west',
+      name: 'Europe West',
+      area: 'europe',
+      country: 'NL',
+      load: 0.8,
+      nodes_healthy: 1,
+      platforms_verified: [],
+      allowed: false,
+      latency: null,
+    },
+  ],
+  rules: [{ name: 'work-asia', area: 'asia', strategy: 'lowest-latency' }],
+};
+
+export const THIS_DEVICE: Device = {
+  id: 'dev_this',
+  name: 'Laptop',
+  kind: 'laptop',
+  wireguard_public_key: 'k',
+  ferry_public_key: 'k',
+  tunnel_ipv4: '10.64.0.2',
+  tunnel_ipv6: 'fd00::2',
+  current: true,
+};
+export const OTHER_DEVICE: Device = {
+  ...THIS_DEVICE,
+  id: 'dev_phone',
+  name: 'Phone',
+  kind: 'phone',
+  current: false,
+};
+
+export const ACCOUNT: FaceValue<'account'> = {
+  account_number: '1234567812345678',
+  plan: {
+    id: 'basic',
+    name: 'Basic',
+    price_monthly_eur: 0,
+    device_limit: 2,
+    regions: ['asia-east'],
+    data_cap_bytes: 10 * 1024 ** 3,
+    bandwidth_limit_mbps: 50,
+    protocols: ['wireguard', 'ferry'],
+  },
+  devices: { used: 2, limit: 2 },
+  usage: { period: '2026-06', bytes: 3 * 1024 ** 3, data_cap_bytes: 10 * 1024 ** 3 },
+  device: THIS_DEVICE,
+};
+
+export const REPORT = diagnosticsReport(
+  [
+    diagnosticCheck('engine', 'ok', 'the engine answers'),
+    diagnosticCheck('node-udp', 'problem', 'no answer over UDP', 'Set obfuscation to on.'),
+  ],
+  new Date('2026-06-01T10:00:00Z'),
+  1200,
+);
+
+/** A fake engine with every read answered as a signed-in, disconnected device's. */
+export function signedInEngine(status: LocalStatus = statusOf()): FakeTransport {
+  return new FakeTransport()
+    .answer('status', () => status)
+    .answer('getConfig', () => CONFIG)
+    .answer('listRegions', () => REGIONS)
+    .answer('account', () => ACCOUNT)
+    .answer('listDevices', () => ({ devices: [THIS_DEVICE, OTHER_DEVICE] }))
+    .answer('diagnose', () => REPORT);
+}
+
+/** A patchConfig answer: the body applied to CONFIG, with the effect the engine reports. */
+export function configAnswer(effect: 'reconnected' | 'applied' | 'saved') {
+  return (payload: { body?: unknown }): FaceValue<'patchConfig'> => {
+    const body = (payload.body ?? {}) as Partial<ClientConfig>;
+    return {
+      config: { ...CONFIG, ...body },
+      changed: Object.keys(body) as ConfigKey[],
+      effect,
+    };
+  };
+}

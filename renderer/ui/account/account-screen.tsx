@@ -1,0 +1,47 @@
+// Account: the number, plan and devices, and signing out; signed out, signing in.
+import { useEffect } from 'react';
+import { useActions, useEngine } from '../store-context.js';
+import { AccountDetails } from './account-details.js';
+import { ConfirmButton } from './confirm-button.js';
+import { DeviceList } from './device-list.js';
+import { SignInPanel } from './sign-in-panel.js';
+
+export function AccountScreen() {
+  const signedIn = useEngine((s) => s.status?.signed_in === true);
+  const busy = useEngine((s) => s.busy.session === true);
+  const { loadAccount, logout } = useActions();
+  // Opening the screen reads the account again: devices and use change elsewhere.
+  useEffect(() => {
+    if (signedIn) void loadAccount();
+  }, [signedIn, loadAccount]);
+  if (!signedIn) return <SignInPanel />;
+  return (
+    <div className="account">
+      <section aria-labelledby="account-title" className="card">
+        <h2 className="card__title" id="account-title">
+          Your account
+        </h2>
+        <AccountDetails />
+      </section>
+      <section aria-labelledby="devices-title" className="card">
+        <h2 className="card__title" id="devices-title">
+          Devices
+        </h2>
+        <DeviceList />
+      </section>
+      <section aria-labelledby="sign-out-title" className="card">
+        <h2 className="card__title" id="sign-out-title">
+          Sign out
+        </h2>
+        <p>Signing out disconnects and removes this device from your account.</p>
+        <ConfirmButton
+          label="Sign out"
+          question="Sign out? This device disconnects and leaves your account."
+          confirmText="Yes, sign out"
+          busy={busy}
+          onConfirm={() => void logout()}
+        />
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+// First run: where Ferry's service is (the control plane's address).
+import { useId, useState, type FormEvent } from 'react';
+import { useActions, useEngine } from '../store-context.js';
+import { FieldError, useFieldError } from '../forms/field-error.js';
+
+export function ServiceSetup() {
+  const id = useId();
+  const [url, setUrl] = useState('');
+  const busy = useEngine((s) => s.busy.session === true);
+  const { init } = useActions();
+  const error = useFieldError('endpoint');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!busy) void init(url);
+  };
+  return (
+    <form aria-labelledby={`${id}-title`} className="card" onSubmit={submit} noValidate>
+      <h2 className="card__title" id={`${id}-title`}>
+        Connect Ferry to its service
+      </h2>
+      <p>Enter the address your provider gave you.</p>
+      <label htmlFor={`${id}-url`}>Service address</label>
+      <input
+        id={`${id}-url`}
+        className="text-input"
+        type="url"
+        inputMode="url"
+        autoComplete="url"
+        placeholder="https://ferry.example"
+        value={url}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(e) => setUrl(e.target.value)}
+      />
+      <FieldError id={`${id}-error`} message={error} />
+      <button type="submit" className="button button--primary" aria-disabled={busy}>
+        Continue
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,206 @@
+// The screens rendered to HTML from a given replica (no DOM here: react-dom/server): what a
+// person and a screen reader get for each state, by role, label and text.
+// react-dom/server.node: the same renderer as react-dom/server, by a name the import-boundary
+// rule (no `server/` of ours in renderer/) does not mistake for ours.
+import type { ReactNode } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server.node';
+import { describe, expect, it } from 'vitest';
+import { FakeTransport } from '../transport/transport.fake.js';
+import {
+  ACCOUNT,
+  CONFIG,
+  OTHER_DEVICE,
+  REGIONS,
+  REPORT,
+  THIS_DEVICE,
+  connectedStatus,
+  statusOf,
+} from '../store/engine-answers.fake.js';
+import { createEngineStore, type EngineReplica } from '../store/engine-store.js';
+import { AccountScreen } from './account/account-screen.js';
+import { App } from './app.js';
+import { DiagnosticsScreen } from './diagnostics/diagnostics-screen.js';
+import { HomeScreen } from './home/home-screen.js';
+import { SettingsScreen } from './settings/settings-screen.js';
+import { EngineStoreProvider } from './store-context.js';
+
+function render(screen: ReactNode, replica: Partial<EngineReplica>): string {
+  const store = createEngineStore(new FakeTransport(), {
+    initial: { link: 'up', config: CONFIG, regions: REGIONS, ...replica },
+  });
+  return renderToStaticMarkup(<EngineStoreProvider store={store}>{screen}</EngineStoreProvider>);
+}
+
+/** The opening tag of the control a <label> with exactly `text` names. */
+function labelled(html: string, text: string): string {
+  const label = new RegExp(`<label for="([^"]+)"[^>]*>${text}</label>`).exec(html);
+  if (!label) throw new Error(`no label "${text}"`);
+  const control = new RegExp(`<(input|select)[^>]*id="${label[1]}"[^>]*>`).exec(html);
+  if (!control) throw new Error(`label "${text}" names no control`);
+  return control[0];
+}
+
+const buttons = (html: string) =>
+  [...html.matchAll(/<button[^>]*>([^<]*)<\/button>/g)].map((m) => m[1]);
+
+describe('Home', () => {
+  const connected = {
+    status: connectedStatus(),
+    latency: [40, 44, 42].map((ms, i) => ({ at: i, ms })),
+    lastConnect: {
+      exit: { before: '203.0.113.9', after: '198.51.100.7' },
+      routing: { strategy: 'lowest-latency', reasons: ['lowest latency in asia-east'] },
+    },
+  };
+
+  it('connected: the state, where, the latency and its chart, the exit address, Disconnect', () => {
+    const html = render(<HomeScreen />, connected);
+    expect(html).toMatch(
+      /<section aria-label="Connection"[^>]*><p role="status"[^>]*>Connected<\/p>/,
+    );
+    expect(html).toContain('Asia East · server tyo-1');
+    expect(buttons(html)).toContain('Disconnect');
+    expect(buttons(html)).not.toContain('Connect');
+    expect(html).toContain('>42 ms<');
+    expect(html).toMatch(/role="img" aria-label="Latency history: 3 samples, from 40 to 44 ms"/);
+    expect(html.match(/<circle/g)).toHaveLength(3);
+    expect(html).toContain('198.51.100.7');
+    expect(html).toContain('Why this server?');
+  });
+
+  it('the region picker: labelled Region, the setting chosen, regions and rules', () => {
+    const html = render(<HomeScreen />, {
+      ...connected,
+      config: { ...CONFIG, region: 'work-asia' },
+    });
+    expect(labelled(html, 'Region')).toMatch(/^<select/);
+    expect(html).toContain('<option value="auto">Automatic (best for you)</option>');
+    expect(html).toContain('<option value="asia-east">Asia East (42 ms, load 35%)</option>');
+    expect(html).toMatch(/<option value="eu-west" disabled="">[^<]*not in your plan/);
+    expect(html).toMatch(/<option value="work-asia" selected="">/);
+  });
+
+  it('connecting: Cancel; disconnected: Connect and no latency readout', () => {
+    expect(
+      buttons(render(<HomeScreen />, { status: statusOf({ status: 'connecting' }) })),
+    ).toContain('Cancel');
+    const idle = render(<HomeScreen />, { status: statusOf() });
+    expect(buttons(idle)).toContain('Connect');
+    expect(idle).toContain('Not measured');
+    expect(idle).not.toContain('role="img"');
+  });
+
+  it('shows the notices of the connection and those announced since, once each', () => {
+    const failover = { code: 'failover', message: 'node tyo-1 stopped answering' };
+    const html = render(<HomeScreen />, {
+      ...connected,
+      status: connectedStatus({ notices: [failover] }),
+      notices: [failover, { code: 'data-cap-reached', message: 'the data cap is reached' }],
+    });
+    expect(html.match(/<li class="notice">/g)).toHaveLength(2);
+    expect(html).toContain('Moved to another server');
+    expect(html).toContain('The data cap is reached.');
+  });
+
+  it('an error the banner does not already say is shown with the state', () => {
+    const html = render(<HomeScreen />, {
+      status: statusOf({
+        status: 'error',
+        error: { code: 'node-unreachable', message: 'the node did not answer' },
+        protection: { ...statusOf().protection, kill_switch: 'active' },
+      }),
+    });
+    expect(html).toContain('>Error<');
+    expect(html).toContain('The node did not answer.');
+    expect(html).toContain('The kill switch is blocking traffic');
+    expect(buttons(html)).toEqual(expect.arrayContaining(['Connect', 'Disconnect']));
+  });
+});
+
+describe('Settings', () => {
+  it('shows the engine’s values, and the change in flight in their place', () => {
+    const html = render(<SettingsScreen />, {
+      status: statusOf(),
+      configPending: { split: 'off' },
+      busy: { config: true },
+    });
+    expect(labelled(html, 'Kill switch')).toMatch(/type="checkbox"[^>]*checked=""/);
+    expect(labelled(html, 'Lockdown mode')).not.toMatch(/checked/);
+    expect(labelled(html, 'All traffic through the tunnel')).toMatch(/checked=""/);
+    expect(labelled(html, 'Only cross-border traffic')).not.toMatch(/checked/);
+    expect(html).toContain('>Saving…<');
+  });
+
+  it('DNS: a custom server in its labelled field; a refusal beside it, tied to it', () => {
+    const html = render(<SettingsScreen />, {
+      status: statusOf(),
+      config: { ...CONFIG, dns: '9.9.9.9' },
+      fieldErrors: [{ field: 'dns', message: 'dns must be auto or an address' }],
+    });
+    const field = labelled(html, 'DNS server');
+    expect(field).toContain('value="9.9.9.9"');
+    expect(field).toContain('aria-invalid="true"');
+    const describedBy = /aria-describedby="([^"]+)"/.exec(field)![1];
+    expect(html).toContain(
+      `<p id="${describedBy}" role="alert" class="field-error">Dns must be auto or an address.</p>`,
+    );
+  });
+});
+
+describe('Account and Diagnostics', () => {
+  it('account: the number grouped, the plan, each device with its Revoke', () => {
+    const html = render(<AccountScreen />, {
+      status: statusOf(),
+      account: ACCOUNT,
+      devices: [THIS_DEVICE, OTHER_DEVICE],
+    });
+    expect(html).toContain('1234 5678 1234 5678');
+    expect(html).toContain('Basic');
+    expect(html).toContain('aria-label="Revoke Phone"');
+    expect(html).toContain('aria-label="Revoke Laptop"');
+    expect(html).toContain('This device');
+  });
+
+  it('signed out, the account screen asks to sign in', () => {
+    const html = render(<AccountScreen />, { status: statusOf({ signed_in: false }) });
+    expect(labelled(html, 'Account number')).toMatch(/^<input/);
+    expect(buttons(html)).toEqual(expect.arrayContaining(['Sign in', 'Create account']));
+  });
+
+  it('diagnostics: a row per check with its verdict in words and its fix', () => {
+    const html = render(<DiagnosticsScreen />, { status: statusOf(), diagnostics: REPORT });
+    expect(html).toContain('<caption>Diagnostic results</caption>');
+    expect(html.match(/<tr role="row"/g)).toHaveLength(REPORT.checks.length + 1);
+    expect(html).toMatch(/Node over UDP<\/th><td role="cell"><span[^>]*>Problem<\/span>/);
+    expect(html).toContain('Set obfuscation to on.');
+    expect(html).toContain('1 problem, 0 warnings.');
+  });
+});
+
+describe('App', () => {
+  it('waits for the engine, then says when it does not answer', () => {
+    expect(render(<App />, { status: null, link: 'unknown' })).toContain(
+      'Connecting to Ferry’s engine',
+    );
+    expect(render(<App />, { status: null, link: 'down' })).toContain('engine isn’t answering');
+  });
+
+  it('first run: the service address, then signing in', () => {
+    const noService = render(<App />, {
+      status: statusOf({ service_configured: false, signed_in: false }),
+    });
+    expect(labelled(noService, 'Service address')).toMatch(/type="url"/);
+    const noAccount = render(<App />, { status: statusOf({ signed_in: false }) });
+    expect(labelled(noAccount, 'Account number')).toMatch(/^<input/);
+  });
+
+  it('says so when the link to the engine broke after it answered', () => {
+    const html = render(<App />, {
+      status: statusOf({ signed_in: false }),
+      link: 'down',
+      error: { code: 'unreachable', words: 'Words.', action: null, errors: [] },
+    });
+    expect(html).toContain('<p role="alert" class="banner__text">Lost contact with Ferry’s engine');
+    expect(html).toContain('<p role="alert" class="banner__text">Words.</p>');
+  });
+});

@@ -1,0 +1,16 @@
+// The engine's refusals of settings this screen has no field for (a newer engine's keys).
+import { useEngine } from '../store-context.js';
+import { sentence } from '../../store/error-words.js';
+
+export function OtherFieldErrors(props: { shown: readonly string[] }) {
+  const errors = useEngine((s) => s.fieldErrors);
+  const rest = errors.filter((e) => !props.shown.includes(e.field));
+  if (rest.length === 0) return null;
+  return (
+    <ul className="field-error">
+      {rest.map((e) => (
+        <li key={`${e.field}:${e.message}`}>{sentence(e.message)}</li>
+      ))}
+    </ul>
+  );
+}

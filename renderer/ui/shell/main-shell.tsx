@@ -1,0 +1,49 @@
+// The signed-in app: the screens behind a tab list, one panel shown at a time.
+import type { JSX } from 'react';
+import { AccountScreen } from '../account/account-screen.js';
+import { DiagnosticsScreen } from '../diagnostics/diagnostics-screen.js';
+import { HomeScreen } from '../home/home-screen.js';
+import { SettingsScreen } from '../settings/settings-screen.js';
+import { ErrorBanner } from './error-banner.js';
+import { LinkBanner } from './link-banner.js';
+import { NewAccountBanner } from './new-account-banner.js';
+import { panelId, ScreenTabs, tabId } from './screen-tabs.js';
+import { SCREEN_TITLES, useScreen, type Screen } from './use-screen.js';
+
+const PANELS: Readonly<Record<Screen, () => JSX.Element>> = {
+  home: HomeScreen,
+  settings: SettingsScreen,
+  account: AccountScreen,
+  diagnostics: DiagnosticsScreen,
+};
+
+export function MainShell() {
+  const [screen, setScreen] = useScreen();
+  const Panel = PANELS[screen];
+  return (
+    <div className="shell">
+      <header className="shell__header">
+        <p className="brand" aria-hidden="true">
+          Ferry
+        </p>
+        <nav aria-label="Ferry">
+          <ScreenTabs current={screen} onSelect={setScreen} />
+        </nav>
+      </header>
+      <div className="shell__banners">
+        <LinkBanner />
+        <ErrorBanner onSignIn={() => setScreen('account')} />
+        <NewAccountBanner />
+      </div>
+      <main
+        role="tabpanel"
+        id={panelId(screen)}
+        aria-labelledby={tabId(screen)}
+        className="shell__panel"
+      >
+        <h1 className="visually-hidden">Ferry: {SCREEN_TITLES[screen]}</h1>
+        <Panel />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+// Errors as they cross the IPC boundary: whatever a call threw becomes `{code, message, errors?}`
+// with its code kept (the engine's, the control plane's, a client's, main's own); anything else
+// is a bug and becomes `internal` with a generic message, never its text or stack.
+import type { FaceError, FieldError } from '../../contracts/index.js';
+import { problemFor } from '../../engine/host/problems.js';
+
+/** Codes main itself refuses with (besides the engine's, the control plane's and HTTP's). */
+export type MainErrorCode =
+  'engine-unavailable' | 'forbidden' | 'validation-failed' | 'bad-response' | 'internal';
+
+/** A refusal made by the main process itself: no engine, a foreign sender, a bad payload. */
+export class FaceFailure extends Error {
+  readonly code: MainErrorCode;
+  readonly errors: FieldError[] | undefined;
+
+  constructor(
+    code: MainErrorCode,
+    message: string,
+    opts: { errors?: FieldError[]; cause?: unknown } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'FaceFailure';
+    this.code = code;
+    this.errors = opts.errors;
+  }
+}
+
+export const INTERNAL_MESSAGE = 'something went wrong in the app; the log has the details';
+
+/** The error for anything a call threw (see the top of the file). */
+export function faceErrorOf(error: unknown): FaceError {
+  if (error instanceof FaceFailure) return withErrors(error.code, error.message, error.errors);
+  const answer = problemFor(error);
+  if (answer) return withErrors(answer.body.code, answer.body.detail, answer.body.errors);
+  return { code: 'internal', message: INTERNAL_MESSAGE };
+}
+
+/** Whether `faceErrorOf` would call this a bug (the caller logs those, and only those). */
+export function isBug(error: unknown): boolean {
+  return !(error instanceof FaceFailure) && problemFor(error) === undefined;
+}
+
+function withErrors(code: string, message: string, errors: FieldError[] | undefined): FaceError {
+  return errors && errors.length > 0 ? { code, message, errors } : { code, message };
+}

@@ -15,6 +15,8 @@ import { registerRegion } from './commands/region.js';
 import { registerService } from './commands/service.js';
 import { registerStatus } from './commands/status.js';
 import { registerTunnel } from './commands/tunnel.js';
+import { registerTui } from './commands/tui.js';
+import { registerUi } from './commands/ui.js';
 import { registerStreamTest } from './commands/stream-test.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
@@ -46,6 +48,8 @@ export function buildProgram(rt: Runtime): Command {
   registerStreamTest(program, rt);
   registerDiagnose(program, rt);
   registerGui(program, rt);
+  registerTui(program, rt);
+  registerUi(program, rt);
   return program;
 }
 

@@ -37,6 +37,44 @@ const daemonSide: Plugin = {
 };
 
 /**
+ * The terminal UI (cli/tui/, with ink, react and yoga) is read only by `netcli tui`: its entry,
+ * imported when the command runs (cli/commands/tui.ts), stays out of the bundle and is loaded
+ * from its modules beside it (dist/cli/tui/). Bundled, the imports of ink and react would be
+ * hoisted to the bundle's top and read at every start. What must be one class in the process
+ * (the engine's client and its errors) it takes from the bundle (cli/tui/run.tsx says how).
+ */
+const TUI_ENTRY = /^\.\.\/tui\/run\.js$/;
+const TUI_COMMAND = path.join('dist', 'cli', 'commands', 'tui.js');
+
+const terminalUiOutside: Plugin = {
+  name: 'terminal-ui-outside',
+  setup(b) {
+    b.onResolve({ filter: TUI_ENTRY }, (args) =>
+      args.importer.endsWith(TUI_COMMAND) ? { path: './tui/run.js', external: true } : undefined,
+    );
+  },
+};
+
+/**
+ * The QR code renderer (cli/qr-code.ts, with qrcode and pngjs) is read only by `netcli devices
+ * add`, after the device is added: it stays out of the bundle, loaded from dist/cli/qr-code.js
+ * when that command runs. It holds nothing that must be one class in the process.
+ */
+const QR_ENTRY = /^\.\.\/qr-code\.js$/;
+const DEVICES_COMMAND = path.join('dist', 'cli', 'commands', 'devices.js');
+
+const qrCodeOutside: Plugin = {
+  name: 'qr-code-outside',
+  setup(b) {
+    b.onResolve({ filter: QR_ENTRY }, (args) =>
+      args.importer.endsWith(DEVICES_COMMAND)
+        ? { path: './qr-code.js', external: true }
+        : undefined,
+    );
+  },
+};
+
+/**
  * zod's messages in English, its default, and none of its ~40 other languages: they were a
  * third of the bundle (~20 ms of every start), and netcli never switches language.
  */
@@ -79,7 +117,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as netcliCreateRequire } from 'node:module'; const require = netcliCreateRequire(import.meta.url);",
   },
-  plugins: [daemonSide, zodEnglishOnly],
+  plugins: [daemonSide, terminalUiOutside, qrCodeOutside, zodEnglishOnly],
 });
 
 const unexpected = [...packagesOf(result.metafile)].filter((p) => !CLIENT_PACKAGES.includes(p));

@@ -1,0 +1,45 @@
+// The terminal UI's screen: the controller's state drawn by the presentational parts, and the
+// keys handed to the controller through the key map (quitting is the screen's own).
+import { Box, useApp, useInput } from 'ink';
+import { useSyncExternalStore } from 'react';
+import type { TuiController } from './controller.js';
+import { DnsInput, HelpLine, Messages } from './footer.js';
+import { Header } from './header.js';
+import { dnsKeyOf, intentOf, keysOf } from './keymap.js';
+import { RegionList } from './region-list.js';
+import type { TuiState } from './state.js';
+
+/** The controller's state, drawn again on every change. */
+export function useTuiState(controller: TuiController): TuiState {
+  return useSyncExternalStore(controller.subscribe, controller.getState);
+}
+
+export function App({ controller }: { controller: TuiController }) {
+  const state = useTuiState(controller);
+  const { exit } = useApp();
+  useInput((typed, pressed) => {
+    for (const [input, key] of keysOf(typed, pressed)) {
+      // The state now, not the one this render saw: keys can come faster than renders.
+      if (controller.getState().dnsEdit) {
+        const k = dnsKeyOf(input, key);
+        if (k) void controller.dnsKey(k);
+        continue;
+      }
+      const intent = intentOf(input, key);
+      if (intent === 'quit') {
+        exit();
+        return;
+      }
+      if (intent) void controller.handle(intent);
+    }
+  });
+  return (
+    <Box flexDirection="column">
+      <Header state={state} />
+      <RegionList state={state} />
+      <Messages state={state} />
+      <DnsInput state={state} />
+      <HelpLine state={state} />
+    </Box>
+  );
+}

@@ -1,0 +1,352 @@
+// The terminal UI's controller: follows the engine's event stream (and opens it again when the
+// engine comes back), reads the configuration and regions again after each change, and turns
+// the keys' intents into local API calls. The engine is authoritative: a toggle sends the
+// engine's own value flipped and shows what the engine answers, never a guess of its own.
+// The seam is `TuiClient` (the local API's client, or a fake in tests); failures are put in
+// words by `describe` (netcli's errors.ts, handed in by the command).
+import { isIP } from 'node:net';
+import type { ClientConfig, LocalClient, LocalStatus } from '../../contracts/index.js';
+import { formatConnect, statusHeadline } from '../format/connection.js';
+import type { DnsKey, Intent } from './keymap.js';
+import {
+  INITIAL_STATE,
+  reduce,
+  selectedRow,
+  type Outcome,
+  type TuiAction,
+  type TuiFailure,
+  type TuiState,
+} from './state.js';
+
+/** The local API calls the terminal UI makes. */
+export type TuiClient = Pick<
+  LocalClient,
+  | 'events'
+  | 'connect'
+  | 'disconnect'
+  | 'getConfig'
+  | 'setConfigKey'
+  | 'listRegions'
+  | 'latencyCheck'
+>;
+
+/** What opening the graphical mode did, in netcli gui's words (its link among them). */
+export interface GraphicalOpened {
+  url?: string | undefined;
+  lines: readonly string[];
+}
+
+export interface TuiDeps {
+  client: TuiClient;
+  /** A failure in netcli's words (errors.ts describeFailure, for this socket). */
+  describe(e: unknown): TuiFailure;
+  /** Opens the graphical mode (netcli gui). */
+  openGraphical(): Promise<GraphicalOpened>;
+  /** How long to wait before opening the event stream again after it broke. */
+  retryMs?: number;
+}
+
+/** A connect waits for a handshake and a first round trip (the engine has its own limits). */
+const CONNECT_TIMEOUT_MS = 120_000;
+/** A setting can reconnect a live tunnel. */
+const CONFIG_TIMEOUT_MS = 120_000;
+const LATENCY_CHECK_TIMEOUT_MS = 60_000;
+const LATENCY_CHECK_COUNT = 3;
+
+const EFFECT_WORDS: Readonly<Record<'reconnected' | 'applied' | 'saved', string>> = {
+  reconnected: 'the tunnel reconnected with it',
+  applied: 'applied to the live tunnel',
+  saved: 'saved for the next connect',
+};
+
+/** The facts of a status that the configuration and the region list depend on. */
+function shapeOf(s: LocalStatus): string {
+  return JSON.stringify([s.status, s.region, s.node?.id ?? null, s.protection]);
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** `auto` or an IP address: the engine checks further (no multicast...) and says why not. */
+export function dnsProblem(value: string): string | null {
+  if (value === '') return 'type auto or the address of a DNS resolver';
+  if (value === 'auto' || isIP(value) !== 0) return null;
+  return `${value} is neither auto nor an IP address`;
+}
+
+export class TuiController {
+  #state: TuiState = INITIAL_STATE;
+  readonly #listeners = new Set<() => void>();
+  readonly #stop = new AbortController();
+  #following: Promise<void> | null = null;
+  #op = 0;
+  /** The newest read of each kind: an older answer arriving late is dropped. */
+  #reads = { config: 0, regions: 0 };
+  #shape = '';
+
+  constructor(private readonly deps: TuiDeps) {}
+
+  readonly getState = (): TuiState => this.#state;
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  private dispatch(action: TuiAction): void {
+    this.#state = reduce(this.#state, action);
+    for (const l of this.#listeners) l();
+  }
+
+  /** Starts following the engine (idempotent). */
+  start(): void {
+    this.#following ??= this.follow(this.#stop.signal);
+  }
+
+  /** Stops following; calls under way end on their own. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#following;
+    this.#listeners.clear();
+  }
+
+  private async follow(signal: AbortSignal): Promise<void> {
+    const { client, describe, retryMs = 2_000 } = this.deps;
+    while (!signal.aborted) {
+      try {
+        const stream = await client.events({ signal });
+        this.dispatch({ type: 'link', link: { state: 'up' } });
+        this.#shape = '';
+        for await (const e of stream) {
+          if (e.event === 'notice') {
+            this.dispatch({ type: 'notice', notice: e.data });
+            continue;
+          }
+          this.dispatch({ type: 'status', status: e.data });
+          const shape = shapeOf(e.data);
+          if (shape !== this.#shape) {
+            this.#shape = shape;
+            void this.reload();
+          }
+        }
+        // The host ended the stream (it stops): the next attempt says whether it is gone.
+        if (!signal.aborted) this.dispatch({ type: 'link', link: { state: 'opening' } });
+      } catch (e) {
+        if (signal.aborted) return;
+        this.dispatch({ type: 'link', link: { state: 'down', failure: describe(e) } });
+      }
+      await sleep(retryMs, signal);
+    }
+  }
+
+  /** Reads the configuration and the regions again. */
+  reload(): Promise<void> {
+    return Promise.all([this.reloadConfig(), this.reloadRegions()]).then(() => undefined);
+  }
+
+  private async reloadConfig(): Promise<void> {
+    const read = ++this.#reads.config;
+    try {
+      const config = await this.deps.client.getConfig();
+      if (read === this.#reads.config) this.dispatch({ type: 'config', config });
+    } catch {
+      // The link's state says when the engine is away; the next status reads it again.
+    }
+  }
+
+  private async reloadRegions(): Promise<void> {
+    const read = ++this.#reads.regions;
+    try {
+      const answer = await this.deps.client.listRegions();
+      if (read === this.#reads.regions) this.dispatch({ type: 'regions', answer });
+    } catch (e) {
+      if (read === this.#reads.regions)
+        this.dispatch({ type: 'regions-failed', failure: this.deps.describe(e) });
+    }
+  }
+
+  /** Runs one operation of a key: its label while it runs, then its outcome (or failure). */
+  private async run(label: string, work: () => Promise<Outcome | null>): Promise<void> {
+    const op = ++this.#op;
+    this.dispatch({ type: 'started', op, label });
+    let outcome: Outcome | null;
+    try {
+      outcome = await work();
+    } catch (e) {
+      const f = this.deps.describe(e);
+      outcome = { kind: 'error', text: f.message, hints: f.hints };
+    }
+    this.dispatch({ type: 'finished', op, outcome });
+  }
+
+  /** An outcome without an operation (whatever runs meanwhile keeps its label). */
+  private say(text: string): Promise<void> {
+    this.dispatch({ type: 'finished', op: ++this.#op, outcome: { kind: 'info', text, hints: [] } });
+    return Promise.resolve();
+  }
+
+  /** What a key asked for (quitting is the screen's business). */
+  handle(intent: Intent): Promise<void> {
+    switch (intent) {
+      case 'up':
+        this.dispatch({ type: 'move', by: -1 });
+        return Promise.resolve();
+      case 'down':
+        this.dispatch({ type: 'move', by: 1 });
+        return Promise.resolve();
+      case 'connect':
+        if (this.#state.status?.status === 'connected')
+          return this.say('Connected already: ⏎ switches to the selected region, d disconnects');
+        return this.connect();
+      case 'switch': {
+        const row = selectedRow(this.#state);
+        if (!row) return Promise.resolve();
+        const s = this.#state.status;
+        if (s?.status === 'connected' && s.region === row.id)
+          return this.say(`Connected to ${row.name} already`);
+        return this.connect(row.id, row.name);
+      }
+      case 'disconnect':
+        return this.disconnect();
+      case 'kill-switch':
+        return this.toggle('kill_switch');
+      case 'split':
+        return this.toggle('split');
+      case 'dns':
+        this.dispatch({ type: 'dns-edit', text: '' });
+        return Promise.resolve();
+      case 'refresh':
+        return this.measure();
+      case 'graphical':
+        return this.graphical();
+      case 'quit':
+        return Promise.resolve();
+    }
+  }
+
+  /** Connects (to `region`, else as configured); while connected, switches there. */
+  connect(region?: string, name = region): Promise<void> {
+    const s = this.#state.status?.status;
+    const verb = s === 'connected' || s === 'reconnecting' ? 'Switching' : 'Connecting';
+    return this.run(name ? `${verb} to ${name}` : verb, async () => {
+      const answer = await this.deps.client.connect({
+        body: region ? { region } : {},
+        timeoutMs: CONNECT_TIMEOUT_MS,
+      });
+      void this.reloadRegions();
+      // The latency is the header's; where the tunnel goes and the exit address, here.
+      const [text = '', , ...more] = formatConnect(answer, false);
+      return { kind: 'info', text, more, hints: [] };
+    });
+  }
+
+  disconnect(): Promise<void> {
+    return this.run('Disconnecting', async () => {
+      const status = await this.deps.client.disconnect();
+      return { kind: 'info', text: statusHeadline(status), hints: [] };
+    });
+  }
+
+  /** Sets one key from its text form, as `netcli config set` does; the engine's answer shows. */
+  private async setConfig(key: 'kill_switch' | 'split' | 'dns', value: string): Promise<Outcome> {
+    const result = await this.deps.client.setConfigKey({
+      params: { key },
+      body: { value },
+      timeoutMs: CONFIG_TIMEOUT_MS,
+    });
+    this.dispatch({ type: 'config', config: result.config });
+    const now = settingWords(result.config, key);
+    const effect = result.changed.length > 0 ? EFFECT_WORDS[result.effect] : 'unchanged';
+    return { kind: 'info', text: `${now}: ${effect}`, hints: [] };
+  }
+
+  /**
+   * Flips the kill switch or split tunneling: the engine's value now (read afresh: it may have
+   * changed elsewhere, or not have been read yet) to the other one.
+   */
+  toggle(key: 'kill_switch' | 'split'): Promise<void> {
+    const what = key === 'kill_switch' ? 'the kill switch' : 'split tunneling';
+    return this.run(`Applying ${what}`, async () => {
+      const config = await this.deps.client.getConfig();
+      this.dispatch({ type: 'config', config });
+      if (key === 'kill_switch') return this.setConfig(key, config.kill_switch ? 'off' : 'on');
+      return this.setConfig(key, config.split === 'auto' ? 'off' : 'auto');
+    });
+  }
+
+  /** A key while the DNS value is typed. */
+  dnsKey(key: DnsKey): Promise<void> {
+    const edit = this.#state.dnsEdit;
+    if (!edit) return Promise.resolve();
+    switch (key.kind) {
+      case 'type':
+        this.dispatch({ type: 'dns-edit', text: (edit.text + key.text).slice(0, 64) });
+        return Promise.resolve();
+      case 'erase':
+        this.dispatch({ type: 'dns-edit', text: edit.text.slice(0, -1) });
+        return Promise.resolve();
+      case 'cancel':
+        this.dispatch({ type: 'dns-edit', text: null });
+        return Promise.resolve();
+      case 'submit': {
+        const value = edit.text.trim().toLowerCase();
+        const problem = dnsProblem(value);
+        if (problem) {
+          this.dispatch({ type: 'dns-edit', text: edit.text, problem });
+          return Promise.resolve();
+        }
+        this.dispatch({ type: 'dns-edit', text: null });
+        return this.run(`Applying DNS ${value}`, () => this.setConfig('dns', value));
+      }
+    }
+  }
+
+  /** Measures every node the plan allows, then shows the regions' latencies again. */
+  measure(): Promise<void> {
+    return this.run('Measuring the latency of every node', async () => {
+      const r = await this.deps.client.latencyCheck({
+        body: { all: true, count: LATENCY_CHECK_COUNT },
+        timeoutMs: LATENCY_CHECK_TIMEOUT_MS,
+      });
+      await this.reloadRegions();
+      const methods = [...new Set(r.results.map((x) => x.method))].join(', ');
+      const nodes = r.results.length === 1 ? '1 node' : `${r.results.length} nodes`;
+      const how = methods ? `, ${LATENCY_CHECK_COUNT} samples each by ${methods}` : '';
+      return {
+        kind: 'info',
+        text: `Measured ${nodes} in ${(r.duration_ms / 1000).toFixed(1)} s${how}`,
+        hints: [],
+      };
+    });
+  }
+
+  graphical(): Promise<void> {
+    return this.run('Opening the graphical mode', async () => {
+      const opened = await this.deps.openGraphical();
+      const [text = 'The graphical mode is open.', ...more] = opened.lines
+        .map((l) => l.trim())
+        .filter(Boolean);
+      return { kind: 'info', text, more, hints: [] };
+    });
+  }
+}
+
+/** "Kill switch on", "Split auto", "DNS 9.9.9.9": a setting as the engine holds it. */
+export function settingWords(config: ClientConfig, key: 'kill_switch' | 'split' | 'dns'): string {
+  switch (key) {
+    case 'kill_switch':
+      return `Kill switch ${config.kill_switch ? 'on' : 'off'}`;
+    case 'split':
+      return `Split ${config.split}`;
+    case 'dns':
+      return `DNS ${config.dns}`;
+  }
+}

@@ -1,0 +1,206 @@
+// netcli's terminal UI in a real terminal (tmux) on a client namespace, against the real engine
+// (netcli daemon) connected to real relays in two regions: what a person sees and what each key
+// does. It shows Disconnected; `c` connects (the echo service sees the relay) with a live
+// latency; the arrows and Enter switch to the other region's relay; `k` flips the engine's kill
+// switch; `g` gives the web graphical mode's one-time link; `netcli ui graphical` makes
+// `netcli` alone open the graphical mode instead, and `netcli ui terminal` the terminal UI again.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NETCLI, NetcliHost } from './netcli-host.js';
+import { Testbed, type RelayHandle } from './testbed.js';
+import { TmuxServer, type TmuxPane } from './tmux.js';
+
+const LINK = /http:\/\/127\.0\.0\.1:\d+\/session\/[A-Za-z0-9_-]{43}/;
+/** The header's first line: the state, then where the tunnel goes. */
+const CONNECTED = /^Ferry +\S+ Connected {2}(.+)$/m;
+/** The header's latency line: the reading and its sparkline. */
+const LATENCY = /^Latency (\d+(?:\.\d+)?ms) {2}(\S+)$/m;
+const HELP_LINE = 'c connect  d disconnect';
+
+describe('netcli tui in a terminal, against the real engine', () => {
+  let bed: Testbed;
+  let laptop: NetcliHost;
+  let relays: { tokyo: RelayHandle; zurich: RelayHandle };
+  let tmux: TmuxServer;
+
+  /** `netcli <args>` as a person types it in the laptop's namespace (the socket from the environment). */
+  const netcliArgv = (...args: string[]) => [
+    'ip',
+    'netns',
+    'exec',
+    bed.net.host(laptop.host).ns,
+    'env',
+    `FERRY_SOCKET=${laptop.socket}`,
+    process.execPath,
+    NETCLI,
+    ...args,
+  ];
+
+  /** The relay the laptop's tunnel goes to now, as the engine says. */
+  const currentRelay = (): RelayHandle => {
+    const endpoint = laptop.json('status').node?.endpoint as string | undefined;
+    const relay = Object.values(relays).find((r) => endpoint?.startsWith(`${r.address}:`));
+    if (!relay) throw new Error(`not connected to a relay: ${endpoint}`);
+    return relay;
+  };
+
+  /** The row of the region list that names `region`. */
+  const isRow = (line: string, region: string) =>
+    line.startsWith(`  ${region} `) || line.startsWith(`› ${region} `);
+  const row = (screen: string, region: string) => screen.split('\n').find((l) => isRow(l, region));
+  const selectedAt = (screen: string) => screen.split('\n').findIndex((l) => l.startsWith('› '));
+
+  /** Moves the selection with the arrow keys to the row of `region`, one key at a time. */
+  async function select(pane: TmuxPane, region: string): Promise<void> {
+    for (let moves = 0; moves < 10; moves++) {
+      const screen = pane.screen();
+      const from = selectedAt(screen);
+      const to = screen.split('\n').findIndex((l) => isRow(l, region));
+      if (from === to) return;
+      pane.send(to > from ? 'Down' : 'Up');
+      await pane.waitUntil('the selection to move', (s) =>
+        selectedAt(s) !== from ? true : undefined,
+      );
+    }
+    throw new Error(`could not select ${region}:\n${pane.screen()}`);
+  }
+
+  beforeAll(async () => {
+    bed = await Testbed.start({ controlPlaneOn: 'servers' });
+    // The basic plan's two regions, a relay in each.
+    relays = {
+      tokyo: await bed.addRelay('tokyo', 'asia-east', { ferry: true }),
+      zurich: await bed.addRelay('zurich', 'global', { ferry: true }),
+    };
+    laptop = await NetcliHost.start(bed, 'laptop');
+    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl);
+    laptop.human('account', 'create', '--device-name', 'laptop');
+    tmux = new TmuxServer(path.join(bed.net.dir, 'tmux.sock'));
+  }, 180_000);
+
+  afterAll(async () => {
+    tmux?.stop();
+    laptop?.run('disconnect');
+    await laptop?.stop();
+    await bed?.stop();
+  }, 60_000);
+
+  it('shows the state, connects with c, follows the latency, switches region with Enter, flips the kill switch with k, and g gives the graphical mode', async () => {
+    const tui = tmux.open(netcliArgv('tui'));
+    const screen = await tui.waitUntil('the regions', (s) =>
+      s.includes('Asia East (Tokyo)') && s.includes(HELP_LINE) ? s : undefined,
+    );
+    expect(screen).toMatch(/^Ferry +\S+ Disconnected$/m);
+    expect(screen).toContain(
+      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  n dns  r latency  g graphical  q quit',
+    );
+    expect(row(screen, 'Asia Southeast (Singapore)')).toContain('not in your plan');
+
+    // c: connected as configured (auto), the tunnel's relay seen by the echo service.
+    tui.send('c');
+    const [, where] = await tui.waitFor('Connected', CONNECTED, 60_000);
+    const first = currentRelay();
+    expect(where).toContain(`node ${first.nodeId}`);
+    expect(where).toContain('WireGuard');
+    expect(laptop.exitIp()).toBe(first.address);
+    await tui.waitFor('the exit address', new RegExp(`Exit IP \\S+ -> ${first.address}$`, 'm'));
+    const [, latency, spark] = await tui.waitFor('a latency reading', LATENCY, 15_000);
+    expect(latency).toMatch(/^\d+(\.\d+)?ms$/);
+
+    // The readout is live: the next readings come from the engine's events.
+    await tui.waitUntil(
+      'a new latency reading',
+      (s) => {
+        const m = LATENCY.exec(s);
+        return m && (m[1] !== latency || m[2]!.length > spark!.length) ? m : undefined;
+      },
+      20_000,
+    );
+
+    // The other region, chosen with the arrows; Enter switches the live tunnel there.
+    const other = first === relays.tokyo ? relays.zurich : relays.tokyo;
+    const otherName = other === relays.tokyo ? 'Asia East (Tokyo)' : 'Global';
+    expect(row(tui.screen(), otherName === 'Global' ? 'Asia East (Tokyo)' : 'Global')).toMatch(
+      /^› .*● connected$/,
+    );
+    await select(tui, otherName);
+    tui.send('Enter');
+    await tui.waitUntil(
+      `Connected to ${otherName}`,
+      (s) => {
+        const m = CONNECTED.exec(s);
+        return m?.[1]?.startsWith(`${otherName} · node ${other.nodeId}`) ? m : undefined;
+      },
+      60_000,
+    );
+    expect(currentRelay()).toBe(other);
+    expect(laptop.json('status').status).toBe('connected');
+    expect(laptop.exitIp()).toBe(other.address);
+    expect(row(tui.screen(), otherName)).toContain('● connected');
+
+    // k: the engine's kill switch, off and on again.
+    expect(laptop.json('config', 'get', 'kill_switch')).toEqual({ kill_switch: true });
+    tui.send('k');
+    await tui.waitFor('the kill switch off', /^Kill switch off · /m);
+    expect(laptop.json('config', 'get', 'kill_switch')).toEqual({ kill_switch: false });
+    expect(laptop.json('status').protection.kill_switch).toBe('off');
+    tui.send('k');
+    await tui.waitFor('the kill switch on', /^Kill switch on \(blocking outside the tunnel\)/m);
+    expect(laptop.json('config', 'get', 'kill_switch')).toEqual({ kill_switch: true });
+
+    // n: a DNS resolver typed in; the engine's refusal shown in its words, then one it takes.
+    tui.send('n');
+    await tui.waitFor('the DNS input', /^DNS resolver \(now auto\):$/m);
+    tui.send('-l', '224.0.0.1');
+    tui.send('Enter');
+    await tui.waitFor('the refusal', /^Error: .*\n.*multicast/m);
+    expect(laptop.json('config', 'get', 'dns')).toEqual({ dns: 'auto' });
+    tui.send('n');
+    tui.send('-l', '9.9.9.9');
+    tui.send('Enter');
+    await tui.waitFor('the new resolver', /^DNS 9\.9\.9\.9: /m);
+    expect(laptop.json('config', 'get', 'dns')).toEqual({ dns: '9.9.9.9' });
+    tui.send('n');
+    tui.send('-l', 'auto');
+    tui.send('Enter');
+    await tui.waitFor('the node’s resolver again', /^DNS auto: /m);
+    expect(laptop.json('config', 'get', 'dns')).toEqual({ dns: 'auto' });
+
+    // g: no display in the namespace, so the web graphical mode's link to open.
+    tui.send('g');
+    const [link] = await tui.waitFor('the graphical mode’s link', LINK);
+    const signIn = bed.net.exec(laptop.host, [
+      'curl',
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      link,
+    ]);
+    expect(signIn).toBe('303');
+
+    // q: the screen ends, the connection stays as the engine holds it.
+    tui.send('q');
+    expect(await tui.exited()).toBe(0);
+    expect(laptop.json('status').status).toBe('connected');
+  }, 240_000);
+
+  it('netcli alone opens the face netcli ui chose: the graphical mode, then the terminal UI again', async () => {
+    expect(laptop.json('ui', 'graphical')).toEqual({ ui: 'graphical' });
+    const graphical = tmux.open(netcliArgv());
+    expect(await graphical.exited()).toBe(0);
+    const shown = graphical.screen();
+    expect(shown).toMatch(/^Open Ferry in a browser on this machine/m);
+    expect(shown).toMatch(LINK);
+    expect(shown).not.toContain(HELP_LINE);
+
+    expect(laptop.json('ui', 'terminal')).toEqual({ ui: 'terminal' });
+    expect(laptop.human('ui')).toMatch(/^netcli with no arguments opens the terminal UI/);
+    const terminal = tmux.open(netcliArgv());
+    await terminal.waitFor('the terminal UI', CONNECTED);
+    await terminal.waitUntil('the help line', (s) => (s.includes(HELP_LINE) ? s : undefined));
+    terminal.send('q');
+    expect(await terminal.exited()).toBe(0);
+  }, 60_000);
+});

@@ -83,6 +83,12 @@ export const Device = z
   .meta({ id: 'Device' });
 export type Device = z.infer<typeof Device>;
 
+/**
+ * A device added by a signed-in one (a phone or tablet set up from a laptop): the public keys
+ * of key pairs made where the private keys stay. It gets no token: it never calls the API.
+ */
+export const AddDeviceRequest = DeviceInput;
+
 export const CreateSessionRequest = z.strictObject({
   account_number: TypedAccountNumber,
   password: text(0, 256).optional(),
@@ -404,25 +410,52 @@ export const DisconnectResponse = z.object({ status: z.literal('disconnected') }
 /** GET /events sends this when the device is revoked, then ends the stream. */
 export const RevokedEvent = z.object({ device_id: z.string() });
 
+/**
+ * The line of a rendered wg-quick config where the private key goes. The service never sees a
+ * private key: the device that made the key pair replaces this line with `PrivateKey = <key>`.
+ */
+export const WIREGUARD_PRIVATE_KEY_PLACEHOLDER =
+  '# PrivateKey = <made on your device, filled in there: it never reaches the service>';
+
+/** Why `private_key` is refused, as the 400 says it. */
+export const PRIVATE_KEY_REFUSED =
+  'refused: device keys never leave the device. Make the key pair on the device and register only its public key: `netcli devices add` does that, asks for the config without the key and fills the key in locally';
+
+/** A DNS resolver's address as a config names it. */
+export const ResolverAddress = z.union([z.ipv4(), z.ipv6()]);
+
 export const WireguardConfigRequest = z.strictObject({
   region: RegionChoice,
-  private_key: z
-    .string()
-    .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/, 'a base64-encoded 32-byte key')
+  allow_lan: z
+    .boolean()
+    .default(false)
+    .describe(
+      "true: AllowedIPs leave out the private (RFC 1918 and fc00::/7), link-local and multicast ranges, so that the device still reaches its LAN; the tunnel's resolvers and gateway stay in the tunnel.",
+    ),
+  dns: z
+    .array(ResolverAddress)
+    .min(1)
+    .max(4)
     .optional()
     .describe(
-      "The device's WireGuard private key, only to render a complete config and QR code: checked against the registered public key, never stored. Without it the config leaves the key to the user and no QR code is drawn.",
+      "The config's DNS line: the resolvers the account holder chose, reached through the tunnel. Default: the relay's own resolver on the tunnel gateway address (10.64.0.1), as POST /connect gives it.",
+    ),
+  private_key: z
+    .never({ error: PRIVATE_KEY_REFUSED })
+    .optional()
+    .describe(
+      'Refused (400 validation-failed): device keys never leave the device. The config comes with a placeholder line where the key goes; the device that made the key pair fills it in.',
     ),
 });
 export const WireguardConfigResponse = z.object({
   session_id: z.string(),
   node_id: z.string(),
   region: z.string(),
-  config: z.string().describe('wg-quick format, for the official WireGuard apps.'),
-  qr_svg: z
+  config: z
     .string()
-    .nullable()
-    .describe('The config as an SVG QR code; null without a private key.'),
+    .describe(
+      `wg-quick format, for the official WireGuard apps, with the line "${WIREGUARD_PRIVATE_KEY_PLACEHOLDER}" where the device fills in its private key (no QR code: one without the key could not be used; the device draws it once the key is in).`,
+    ),
 });
 
 // ---- admin ----------------------------------------------------------------------------------

@@ -153,6 +153,17 @@ export const controlRoutes = {
     summary: "The account's devices",
     response: api.DevicesResponse,
   }),
+  addDevice: route({
+    method: 'POST',
+    path: '/devices',
+    auth: 'device',
+    status: 201,
+    summary:
+      'Add a device to the account with the public keys of key pairs made on the adding device (a phone or tablet on the official WireGuard app, set up from a laptop: POST /devices/:id/wireguard-config then renders its config). The new device gets no token: it never calls the API. 409 device-limit when the plan is full',
+    body: api.AddDeviceRequest,
+    response: api.Device,
+    errors: ['device-limit', 'key-in-use'],
+  }),
   getDevice: route({
     method: 'GET',
     path: '/devices/:id',
@@ -194,17 +205,28 @@ export const controlRoutes = {
     response: api.Device,
     errors: ['not-found', 'key-in-use'],
   }),
+  deviceStatus: route({
+    method: 'GET',
+    path: '/devices/:id/status',
+    auth: 'device',
+    status: 200,
+    summary:
+      "The connection status of one of the account's devices, as GET /status shows a device its own (a phone on the official app has no token to ask with)",
+    params: api.DeviceParams,
+    response: api.StatusResponse,
+    errors: ['not-found'],
+  }),
   wireguardConfig: route({
     method: 'POST',
     path: '/devices/:id/wireguard-config',
     auth: 'device',
     status: 200,
     summary:
-      "A wg-quick config and QR code for one of the account's devices (phones, official apps)",
+      "A wg-quick config for one of the account's devices (phones and tablets on the official WireGuard apps), starting its session. Without its private key: a request with `private_key` is refused (400); the device that made the key pair fills it in where the placeholder line is, and draws the QR code",
     params: api.DeviceParams,
     body: api.WireguardConfigRequest,
     response: api.WireguardConfigResponse,
-    errors: ['not-found', 'key-mismatch', ...CONNECT_ERRORS],
+    errors: ['not-found', ...CONNECT_ERRORS],
   }),
   createTunnel: route({
     method: 'POST',

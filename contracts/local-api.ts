@@ -18,6 +18,7 @@ import {
   Notice,
   Region,
   RenameDeviceRequest,
+  ResolverAddress,
 } from './control-api.js';
 import type { RouteDef } from './control-routes.js';
 import { DiagnosticsReport } from './diagnostics.js';
@@ -216,6 +217,41 @@ export const LogoutResponse = z.object({ signed_in: z.literal(false) });
 export const LocalAccountResponse = AccountResponse.extend({ device: Device });
 export const LocalDevicesResponse = z.object({ devices: z.array(Device) });
 
+/** The devices `netcli devices add` sets up: those that run the official WireGuard apps. */
+export const ADDED_DEVICE_KINDS = ['phone', 'tablet'] as const;
+
+export const LocalAddDeviceRequest = z.strictObject({
+  kind: caseInsensitiveEnum(ADDED_DEVICE_KINDS),
+  name: DeviceName,
+  region: RegionSetting.optional().describe(
+    'Where its config points (a region rule’s name too); default: this host’s region setting.',
+  ),
+  allow_lan: z
+    .boolean()
+    .default(false)
+    .describe('Leave the LAN (private, link-local and multicast ranges) out of its tunnel.'),
+  dns: z
+    .array(ResolverAddress)
+    .min(1)
+    .max(4)
+    .optional()
+    .describe('The resolvers of its config (through the tunnel); default: the relay’s own.'),
+});
+export type LocalAddDeviceRequest = z.output<typeof LocalAddDeviceRequest>;
+
+export const LocalAddDeviceResponse = z
+  .object({
+    device: Device,
+    config: z
+      .string()
+      .describe(
+        'Its wg-quick config, private key included: shown once, kept nowhere (import it or scan its QR code now).',
+      ),
+    region: z.string().describe('The region of the node the config points at.'),
+  })
+  .meta({ id: 'LocalAddDeviceResponse' });
+export type LocalAddDeviceResponse = z.infer<typeof LocalAddDeviceResponse>;
+
 export const RegionRule = z
   .object({
     name: z.string(),
@@ -385,6 +421,16 @@ export const localRoutes = {
     status: 200,
     summary: "The account's devices",
     response: LocalDevicesResponse,
+  }),
+  addDevice: route({
+    method: 'POST',
+    path: '/devices',
+    auth: 'none',
+    status: 201,
+    summary:
+      'Add a phone or tablet (the official WireGuard apps) to the account: its key pair made here, only the public key registered, its config with the private key filled in here answered once; the key is kept nowhere',
+    body: LocalAddDeviceRequest,
+    response: LocalAddDeviceResponse,
   }),
   renameDevice: route({
     method: 'PATCH',

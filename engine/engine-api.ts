@@ -49,6 +49,11 @@ export interface EngineApi {
   logout(): Promise<Answer<'logout'>>;
   account(): Promise<Answer<'account'>>;
   listDevices(): Promise<Answer<'listDevices'>>;
+  /**
+   * A phone or tablet added to the account with a key pair made here: its config, private key
+   * filled in here and kept nowhere else. A full plan: the control plane's device-limit.
+   */
+  addDevice(request: Body<'addDevice'>): Promise<Answer<'addDevice'>>;
   renameDevice(id: string, name: string): Promise<Device>;
   revokeDevice(id: string): Promise<void>;
 

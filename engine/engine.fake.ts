@@ -13,6 +13,8 @@ import {
   type ConfigChangeResult,
   type ConfigKey,
   type Device,
+  type LocalAddDeviceRequest,
+  type LocalAddDeviceResponse,
   type LocalConnectRequest,
   type LocalConnectResponse,
   type LocalSession,
@@ -34,6 +36,7 @@ import type { EngineApi, EngineEvent } from './engine-api.js';
 import { FerryError } from './errors.js';
 import { FakeServiceTunnels } from './service-tunnels.fake.js';
 import { choosePlatform, streamVerdict, type ProbeOutcome } from './stream-test.js';
+import { generateWireguardPrivateKey, wireguardPublicKey } from './wireguard-keys.js';
 
 type Answer<K extends keyof EngineApi> = EngineApi[K] extends (...a: never[]) => infer R
   ? Awaited<R>
@@ -459,6 +462,53 @@ export class FakeEngine implements EngineApi {
   async listDevices(): Promise<Answer<'listDevices'>> {
     const { account, deviceId } = this.requireSession();
     return { devices: account.devices.map((d) => ({ ...d, current: d.id === deviceId })) };
+  }
+
+  /** The private keys addDevice made, in order (the real engine keeps none: tests look). */
+  readonly addedDeviceKeys: string[] = [];
+
+  async addDevice(request: LocalAddDeviceRequest): Promise<LocalAddDeviceResponse> {
+    const { account } = this.requireSession();
+    if (account.devices.length >= FAKE_DEVICE_LIMIT) {
+      throw new ApiError({
+        code: 'device-limit',
+        detail: `the plan allows ${FAKE_DEVICE_LIMIT} devices; revoke one to add this one`,
+        route: 'POST /devices',
+        status: 409,
+        problem: {
+          device_limit: FAKE_DEVICE_LIMIT,
+          devices: account.devices.map((d) => ({ id: d.id, name: d.name })),
+        },
+      });
+    }
+    const { region } = this.resolveRegion(request.region ?? this.config.region);
+    const privateKey = generateWireguardPrivateKey();
+    this.addedDeviceKeys.push(privateKey);
+    const device: Device = {
+      ...this.newDevice(request.name),
+      kind: request.kind,
+      wireguard_public_key: wireguardPublicKey(privateKey),
+    };
+    account.devices.push(device);
+    const node = NODE_OF_REGION[region]!;
+    const dns = request.dns ?? ['10.64.0.1'];
+    const config = [
+      '[Interface]',
+      `# Ferry: ${request.name}, node ${node} (${region})`,
+      `PrivateKey = ${privateKey}`,
+      `Address = ${device.tunnel_ipv4}/32, ${device.tunnel_ipv6}/128`,
+      `DNS = ${dns.join(', ')}`,
+      'MTU = 1420',
+      '',
+      '[Peer]',
+      `PublicKey = ${Buffer.alloc(32, 7).toString('base64')}`,
+      // The fake's short stand-in for the LAN-less list the control plane computes.
+      `AllowedIPs = ${request.allow_lan ? '0.0.0.0/5, 8.0.0.0/7, 11.0.0.0/8, 10.64.0.1/32' : '0.0.0.0/0, ::/0'}`,
+      `Endpoint = ${node}.example:51820`,
+      'PersistentKeepalive = 25',
+      '',
+    ].join('\n');
+    return { device, config, region };
   }
 
   private device(id: string): Device {

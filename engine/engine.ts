@@ -20,6 +20,8 @@ import {
   type DeviceKind,
   type DiagnosticsReport,
   type FetchLike,
+  type LocalAddDeviceRequest,
+  type LocalAddDeviceResponse,
   type LocalConnectRequest,
   type LocalConnectResponse,
   type LocalSession,
@@ -37,7 +39,11 @@ import {
   type StopTunnelResponse,
   type Usage,
 } from '../contracts/index.js';
-import { CONFIG_CHANGE_EFFECT, SHIPPED_PLATFORMS } from '../contracts/index.js';
+import {
+  CONFIG_CHANGE_EFFECT,
+  SHIPPED_PLATFORMS,
+  WIREGUARD_PRIVATE_KEY_PLACEHOLDER,
+} from '../contracts/index.js';
 import { ConfigStore, type ConfigChange } from './config-store.js';
 import {
   ConnectionStateMachine,
@@ -79,6 +85,11 @@ import { runDiagnostics } from './diagnose/run.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
 import { TunnelKeyStore } from './tunnel-keys.js';
+import {
+  fillInPrivateKey,
+  generateWireguardPrivateKey,
+  wireguardPublicKey,
+} from './wireguard-keys.js';
 
 export interface EngineDeps {
   stateDir: string;
@@ -1065,6 +1076,58 @@ export class Engine implements EngineApi {
     const control = await this.control();
     await this.requireSession();
     return control.listDevices();
+  }
+
+  /**
+   * A phone or tablet for the official WireGuard apps, set up from this host: its key pair made
+   * here in memory, the public key registered as a new device of the account (the plan's device
+   * limit applies: the control plane's 409 device-limit passes on with its code), its config
+   * asked for without the private key, which is filled in here. The key is in the answer and
+   * nowhere else: not in the state directory, not in any message. When no config can be had the
+   * new device is revoked again: its key ends with this call, so it could never be used.
+   */
+  async addDevice(request: LocalAddDeviceRequest): Promise<LocalAddDeviceResponse> {
+    this.checkOpen();
+    const control = await this.control();
+    await this.requireSession();
+    const config = await this.config.load();
+    const region = resolveRegionChoice(request.region ?? config.region, await this.rules.list());
+    const privateKey = generateWireguardPrivateKey();
+    // A device record holds a Ferry key too; the official apps speak WireGuard only, so its
+    // private half is dropped at once.
+    const ferry = this.deps.ferryKeys;
+    const device = await control.addDevice({
+      body: {
+        name: request.name,
+        kind: request.kind,
+        wireguard_public_key: wireguardPublicKey(privateKey),
+        ferry_public_key: ferry.publicKey(ferry.generatePrivateKey()),
+      },
+    });
+    try {
+      const answer = await control.wireguardConfig({
+        params: { id: device.id },
+        body: {
+          region,
+          allow_lan: request.allow_lan,
+          ...(request.dns === undefined ? {} : { dns: request.dns }),
+        },
+      });
+      const filled = fillInPrivateKey(answer.config, WIREGUARD_PRIVATE_KEY_PLACEHOLDER, privateKey);
+      if (filled === null) {
+        throw new ApiError({
+          code: 'bad-response',
+          detail: 'the config has no single placeholder line for the private key',
+          route: 'POST /devices/:id/wireguard-config',
+        });
+      }
+      return { device, config: filled, region: answer.region };
+    } catch (e) {
+      await control
+        .revokeDevice({ params: { id: device.id }, timeoutMs: 5_000 })
+        .catch(() => undefined);
+      throw e;
+    }
   }
 
   async renameDevice(id: string, name: string): Promise<Device> {

@@ -51,7 +51,7 @@ else
   # those that measure throughput one at a time, so that they do not compete for the two cores.
   throughput=(e2e/netns/ferry-tunnel.test.ts e2e/netns/ferry-tcp.test.ts
     e2e/netns/netcli-two-devices.test.ts e2e/netns/relay-devices.test.ts
-    e2e/netns/relay-ferry-plan.test.ts)
+    e2e/netns/relay-ferry-plan.test.ts e2e/netns/phone-wg-quick.test.ts)
   stage "unit and API tests (SQLite and PostgreSQL)"
   run_vitest unit contracts/ server/ relay/ native/ engine/ cli/
   stage "namespace end-to-end tests, two at a time"

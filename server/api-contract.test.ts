@@ -9,6 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  PRIVATE_KEY_REFUSED,
   SHIPPED_PLATFORMS,
   controlRoutes,
   routeErrorCodes,
@@ -61,6 +62,8 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
   let signups: string;
   let victims: string;
   let revoker: { token: string; device: any };
+  /** Adds devices (POST /devices) to an account of its own: the others keep their room. */
+  let adder: { token: string; device: any };
   let node: { id: string; token: string };
   let eastNode: { id: string; token: string };
   let spareNode: { id: string; token: string };
@@ -84,6 +87,9 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
     victims = await h.createAccount();
     await h.setPlan(victims, 'premium');
     revoker = await h.signIn(victims, { name: 'revoker' });
+    const adders = await h.createAccount();
+    await h.setPlan(adders, 'premium');
+    adder = await h.signIn(adders, { name: 'adder' });
     node = await h.addHealthyNode('global');
     eastNode = await h.addHealthyNode('asia-east');
     // Stream mode has verified nodes to choose (fuzzed heartbeats may change that later).
@@ -164,6 +170,7 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       return { token: revoker.token, params: { id: victim.device.id } };
     }
     if (id === 'adminCheckPlatforms') return { token, params: { id: node.id } };
+    if (id === 'addDevice') return { token: adder.token };
     if (def.params && 'id' in (def.params as any).shape)
       return { token, params: { id: me.device.id } };
     if (id === 'adminSetPlan') return { token, params: { number: account } };
@@ -353,6 +360,7 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       'renameDevice',
       'revokeDevice',
       'rotateKeys',
+      'deviceStatus',
       'wireguardConfig',
     ] as const) {
       const def = controlRoutes[id] as RouteDef;
@@ -376,11 +384,34 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       params: { id: me.device.id },
       body: { ferry_public_key: other.device.wireguard_public_key },
     });
-    await call('wireguardConfig', {
+    // A private key is refused: keys never leave the device.
+    const keySent = await call('wireguardConfig', {
       token: me.token,
       params: { id: me.device.id },
       body: { private_key: newPublicKey() },
     });
+    expect(keySent.body.errors).toEqual([
+      expect.objectContaining({ field: 'private_key', message: PRIVATE_KEY_REFUSED }),
+    ]);
+    // Adding a device: a key in use, and a full account (basic: three devices).
+    const newDevice = (wg = newPublicKey()) => ({
+      name: 'phone',
+      kind: 'phone',
+      wireguard_public_key: wg,
+      ferry_public_key: newPublicKey(),
+    });
+    const inUse = await call('addDevice', {
+      token: me.token,
+      body: newDevice(mine.wireguard_public_key),
+    });
+    expect(inUse.body.code).toBe('key-in-use');
+    const crowded = await h.signIn(await h.createAccount());
+    for (let i = 0; i < 2; i++)
+      expect((await call('addDevice', { token: crowded.token, body: newDevice() })).status).toBe(
+        201,
+      );
+    const overLimit = await call('addDevice', { token: crowded.token, body: newDevice() });
+    expect(overLimit.body).toMatchObject({ code: 'device-limit', device_limit: 3 });
 
     // Device tunnels: another account's device, a tag taken, a device full, a key taken, a tag
     // that does not exist (also for connect), and one removed.

@@ -1,5 +1,5 @@
 // netcli's words for the account, the sign-in and the account's devices.
-import type { Device, LocalSession } from '../../contracts/index.js';
+import type { Device, LocalAddDeviceResponse, LocalSession } from '../../contracts/index.js';
 import { table } from './table.js';
 
 /** "1234 5678 9012 3456": the number as people copy it. */
@@ -56,4 +56,23 @@ export function formatDevices(devices: readonly Device[]): string[] {
     ['ID', 'NAME', 'KIND', ''],
     devices.map((d) => [d.id, d.name, d.kind, d.current ? '(this device)' : '']),
   );
+}
+
+/**
+ * A phone or tablet just added: its QR code, how to use it, and what the code holds (its private
+ * key, made here and kept nowhere else).
+ */
+export function formatAddedDevice(
+  added: LocalAddDeviceResponse,
+  qrCode: string,
+  written: readonly { what: string; file: string }[],
+): string[] {
+  const { device } = added;
+  return [
+    qrCode.replace(/\n+$/, ''),
+    `Scan this with the WireGuard app on the ${device.kind}: + → Scan from QR code (iOS: + → Create from QR code).`,
+    `${device.name} (${device.kind}) is on the account as ${device.id}; its tunnel goes to ${added.region}.`,
+    `The code holds its private key, made here and kept nowhere else: whoever scans it can use the ${device.kind}'s place on the account (netcli devices revoke ${device.id} removes it).`,
+    ...written.map((w) => `Its ${w.what} is in ${w.file} (readable by you only).`),
+  ];
 }

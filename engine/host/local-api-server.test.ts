@@ -137,6 +137,10 @@ describe('the local API host', () => {
       renameDevice: () =>
         client.renameDevice({ params: { id: other.device.id }, body: { name: 'phone' } }),
       revokeDevice: () => client.revokeDevice({ params: { id: other.device.id } }),
+      addDevice: () =>
+        client.addDevice({
+          body: { kind: 'Phone', name: 'pixel', region: 'asia-east', allow_lan: true },
+        }),
       listRegions: () => client.listRegions(),
       addRegionRule: () =>
         client.addRegionRule({ body: { area: 'asia', strategy: 'least-load', name: 'near' } }),
@@ -177,7 +181,13 @@ describe('the local API host', () => {
     expect(engine.config.dns).toBe('9.9.9.9');
     expect(results.account).toMatchObject({ devices: { used: 2, limit: 5 } });
     expect(results.renameDevice).toMatchObject({ id: other.device.id, name: 'phone' });
-    expect((await client.listDevices()).devices.map((d) => d.id)).toEqual([session.device.id]);
+    const added = results.addDevice as { device: { id: string }; config: string };
+    expect(added).toMatchObject({ device: { name: 'pixel', kind: 'phone' }, region: 'asia-east' });
+    expect(added.config).toContain(`PrivateKey = ${engine.addedDeviceKeys[0]}\n`);
+    expect((await client.listDevices()).devices.map((d) => d.id)).toEqual([
+      session.device.id,
+      added.device.id,
+    ]);
     expect(engine.rules).toEqual([]);
     expect((results.latencyCheck as { results: unknown[] }).results).toHaveLength(2);
     expect(results.addService).toEqual({

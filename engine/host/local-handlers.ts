@@ -53,6 +53,7 @@ export function localHandlers(engine: EngineApi, host: HostHandlers): LocalHandl
     logout: () => engine.logout(),
     account: () => engine.account(),
     listDevices: () => engine.listDevices(),
+    addDevice: ({ body }) => engine.addDevice(body),
     renameDevice: ({ params, body }) => engine.renameDevice(params.id, body.name),
     revokeDevice: ({ params }) => engine.revokeDevice(params.id),
     listRegions: () => engine.listRegions(),

@@ -7,9 +7,11 @@ set -euo pipefail
 # python3-cryptography: the independent check of the protocol's test vectors; ccache: the C++
 # test builds (release and sanitizers) stay incremental across fresh clones; the rest builds,
 # exercises and measures the namespace test network; chromium (driven by playwright-core) and tmux
-# drive the graphical and terminal modes in their tests.
+# drive the graphical and terminal modes in their tests; zbar-tools (zbarimg) reads back the QR
+# codes netcli devices add draws.
 DEFAULT_PACKAGES=(postgresql libssl-dev python3-cryptography ccache iproute2 iputils-ping nftables
-  wireguard-go wireguard-tools iperf3 curl procps tcpdump chromium tmux fonts-dejavu-core)
+  wireguard-go wireguard-tools iperf3 curl procps tcpdump chromium tmux fonts-dejavu-core
+  zbar-tools)
 packages=("${@:-${DEFAULT_PACKAGES[@]}}")
 
 missing=()

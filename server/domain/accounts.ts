@@ -2,12 +2,15 @@
 import type { z } from 'zod';
 import type {
   AccountResponse,
+  AddDeviceRequest,
   CreateAccountResponse,
   CreateSessionRequest,
   CreateSessionResponse,
+  Device,
+  DeviceInput,
 } from '../../contracts/index.js';
 import type { AccountsRepo } from '../store/accounts-repo.js';
-import type { DevicesRepo } from '../store/devices-repo.js';
+import type { DeviceRow, DevicesRepo } from '../store/devices-repo.js';
 import type { PublicKeysRepo } from '../store/public-keys-repo.js';
 import type { RegionsRepo } from '../store/regions-repo.js';
 import type { Db, Dialect } from '../store/schema.js';
@@ -19,7 +22,7 @@ import { hashPassword, verifyPassword } from './passwords.js';
 import type { AuthInvalidation } from './device-auth-cache.js';
 import type { EventBus } from './event-bus.js';
 import type { PeerFeed } from './peer-feed.js';
-import { DEFAULT_PLAN, planOf, planView } from './plans.js';
+import { DEFAULT_PLAN, planOf, planView, type PlanRule } from './plans.js';
 import { claimKeys } from './public-keys.js';
 import { hashToken, newAccountNumber, newId, newToken } from './secrets.js';
 import { deviceView } from './views.js';
@@ -70,22 +73,65 @@ export class AccountService {
         return badCredentials();
       }
     }
-    const plan = planOf(account.plan);
     const token = newToken('device');
+    const added = await this.insertDevice(
+      account.id,
+      planOf(account.plan),
+      req.device,
+      hashToken(token),
+      'device.',
+    );
+    if (!added.ok) return added;
+    return ok({ token, device: deviceView(added.value, added.value.id) });
+  }
+
+  /**
+   * A device that a signed-in one adds to its account (a phone or tablet on the official
+   * WireGuard app): the public keys of key pairs made on the adding device. It holds no token:
+   * the hash stored for it is of a random token that is never handed out, so nothing can
+   * authenticate as it; it only ever carries a tunnel.
+   */
+  async addDevice(
+    auth: DeviceAuth,
+    device: z.output<typeof AddDeviceRequest>,
+  ): Promise<Result<z.input<typeof Device>>> {
+    const added = await this.insertDevice(
+      auth.accountId,
+      planOf(auth.plan),
+      device,
+      hashToken(newToken('device')),
+      '',
+    );
+    if (!added.ok) return added;
+    return ok(deviceView(added.value, auth.deviceId));
+  }
+
+  /**
+   * Inserts a device within the plan's device limit (409 device-limit listing the devices), its
+   * keys claimed (409 key-in-use, on `fieldPrefix` + the key's field), its tunnel addresses
+   * assigned and its peer announced.
+   */
+  private async insertDevice(
+    accountId: number,
+    plan: PlanRule,
+    device: z.output<typeof DeviceInput>,
+    tokenHash: string,
+    fieldPrefix: string,
+  ): Promise<Result<DeviceRow>> {
     const deviceId = newId('dev');
     const outcome = await this.d.db.transaction().execute(async (trx) => {
       if (this.d.dialect === 'postgres') {
-        // Serialises sign-ins of one account so that two cannot both take the last slot.
+        // Serialises additions to one account so that two cannot both take the last slot.
         await trx
           .selectFrom('accounts')
           .select('id')
-          .where('id', '=', account.id)
+          .where('id', '=', accountId)
           .forUpdate()
           .execute();
       }
-      const used = await this.d.devices.countForAccount(trx, account.id);
+      const used = await this.d.devices.countForAccount(trx, accountId);
       if (used >= plan.deviceLimit) {
-        const devices = await this.d.devices.listForAccount(account.id, trx);
+        const devices = await this.d.devices.listForAccount(accountId, trx);
         return fail(
           'device-limit',
           `the ${plan.name} plan allows ${plan.deviceLimit} devices; revoke one to add this one`,
@@ -100,31 +146,31 @@ export class AccountService {
       const claimed = await claimKeys(this.d.keys, trx, {
         owner: { kind: 'device', id: deviceId },
         after: {
-          wireguard_public_key: req.device.wireguard_public_key,
-          ferry_public_key: req.device.ferry_public_key,
+          wireguard_public_key: device.wireguard_public_key,
+          ferry_public_key: device.ferry_public_key,
         },
         changed: ['wireguard_public_key', 'ferry_public_key'],
-        fieldPrefix: 'device.',
+        fieldPrefix,
       });
       if (!claimed.ok) return claimed;
       const seq = await this.d.devices.insert(trx, {
         id: deviceId,
-        account_id: account.id,
-        name: req.device.name,
-        kind: req.device.kind,
-        wireguard_public_key: req.device.wireguard_public_key,
-        ferry_public_key: req.device.ferry_public_key,
-        token_hash: hashToken(token),
+        account_id: accountId,
+        name: device.name,
+        kind: device.kind,
+        wireguard_public_key: device.wireguard_public_key,
+        ferry_public_key: device.ferry_public_key,
+        token_hash: tokenHash,
       });
       const addresses = tunnelAddresses(seq);
       await this.d.devices.setAddresses(trx, deviceId, addresses.ipv4, addresses.ipv6);
       const version = await this.d.feed.record(trx, [deviceId]);
-      const row = await this.d.devices.get(account.id, deviceId, trx);
+      const row = await this.d.devices.get(accountId, deviceId, trx);
       return ok({ version, row: row! });
     });
     if (!outcome.ok) return outcome;
     await this.d.feed.announce(outcome.value.version);
-    return ok({ token, device: deviceView(outcome.value.row, deviceId) });
+    return ok(outcome.value.row);
   }
 
   async describe(auth: DeviceAuth): Promise<z.input<typeof AccountResponse>> {

@@ -277,8 +277,13 @@ export class ConnectionService {
     });
   }
 
-  async status(auth: DeviceAuth): Promise<StatusResponse> {
-    const s = await this.live.get(auth.deviceId);
+  status(auth: DeviceAuth): Promise<StatusResponse> {
+    return this.statusOf(auth.deviceId);
+  }
+
+  /** A device's status by its id: the caller has checked that it may see the device. */
+  async statusOf(deviceId: string): Promise<StatusResponse> {
+    const s = await this.live.get(deviceId);
     if (!s) return DISCONNECTED;
     const now = this.clock.nowMs();
     const latency = shownLatencyMs(s, now);

@@ -1,25 +1,13 @@
-// Renders a connect answer as a wg-quick configuration (and its QR code) for the official
-// WireGuard apps. A private key given for rendering is checked against the device's public key,
-// used for this answer only, and never stored or logged.
-import { createPrivateKey, createPublicKey } from 'node:crypto';
-import QRCode from 'qrcode';
-import type { ConnectResponse } from '../../contracts/index.js';
-
-// PKCS#8 header of a raw X25519 private key.
-const PKCS8_X25519 = Buffer.from('302e020100300506032b656e04220420', 'hex');
-
-/** The base64 public key of a base64 X25519 private key, or undefined for a malformed one. */
-export function publicKeyOf(privateKey: string): string | undefined {
-  const raw = Buffer.from(privateKey, 'base64');
-  if (raw.length !== 32 || raw.toString('base64') !== privateKey) return undefined;
-  const key = createPrivateKey({
-    key: Buffer.concat([PKCS8_X25519, raw]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
-  return spki.subarray(spki.length - 32).toString('base64');
-}
+// Renders a connect answer as a wg-quick configuration for the official WireGuard apps, without
+// the private key: a placeholder line stands where the device that made the key pair fills it in
+// (the service never sees a private key, so it draws no QR code either).
+import {
+  GATEWAY_IPV4,
+  GATEWAY_IPV6,
+  WIREGUARD_PRIVATE_KEY_PLACEHOLDER,
+  type ConnectResponse,
+} from '../../contracts/index.js';
+import { LAN_CIDRS, allowedIpsExcluding } from './allowed-ips.js';
 
 /**
  * Characters that end a line in some reader of the config, or that hide or reorder text: every
@@ -38,33 +26,54 @@ export function oneLine(value: string | number): string {
   return String(value).replace(NOT_ON_ONE_LINE, ' ');
 }
 
+export interface WgQuickOptions {
+  /** Leave the LAN (private, link-local and multicast ranges) out of the tunnel. */
+  allowLan?: boolean | undefined;
+  /** The DNS line's resolvers (default: the connect answer's, the relay's own resolver). */
+  dns?: readonly string[] | undefined;
+}
+
+/**
+ * The AllowedIPs of the config: the connect answer's (everything), or with `allowLan` everything
+ * but the LAN ranges. The resolvers and the node's gateway (its resolver, and the source of its
+ * latency echoes) stay in the tunnel either way: DNS never leaves outside it.
+ */
+export function configAllowedIps(
+  answer: ConnectResponse,
+  dns: readonly string[],
+  allowLan: boolean,
+): string[] {
+  if (!allowLan) return [...answer.tunnel.allowed_ips];
+  return allowedIpsExcluding(answer.tunnel.allowed_ips, LAN_CIDRS, [
+    ...dns,
+    GATEWAY_IPV4,
+    GATEWAY_IPV6,
+  ]);
+}
+
 export function renderWgQuick(
   answer: ConnectResponse,
   deviceName: string,
-  privateKey: string | undefined,
+  opts: WgQuickOptions = {},
 ): string {
   const v = oneLine;
   const host = v(answer.node.endpoint_host);
+  const dns = opts.dns ?? answer.tunnel.dns;
   const lines = [
     '[Interface]',
     `# Ferry: ${v(deviceName)}, node ${v(answer.node.id)} (${v(answer.region)})`,
-    privateKey === undefined
-      ? '# PrivateKey = <the private key whose public key you registered for this device>'
-      : `PrivateKey = ${v(privateKey)}`,
+    WIREGUARD_PRIVATE_KEY_PLACEHOLDER,
     `Address = ${v(answer.tunnel.ipv4)}/32, ${v(answer.tunnel.ipv6)}/128`,
-    `DNS = ${answer.tunnel.dns.map(v).join(', ')}`,
+    `DNS = ${dns.map(v).join(', ')}`,
     `MTU = ${v(answer.tunnel.mtu)}`,
     '',
     '[Peer]',
     `PublicKey = ${v(answer.node.wireguard_public_key)}`,
-    `AllowedIPs = ${answer.tunnel.allowed_ips.map(v).join(', ')}`,
+    `AllowedIPs = ${configAllowedIps(answer, dns, opts.allowLan ?? false)
+      .map(v)
+      .join(', ')}`,
     `Endpoint = ${host.includes(':') ? `[${host}]` : host}:${v(answer.node.wireguard_port)}`,
     `PersistentKeepalive = ${v(answer.tunnel.keepalive)}`,
   ];
   return `${lines.join('\n')}\n`;
-}
-
-/** An SVG QR code of the configuration, as the WireGuard apps scan it. */
-export function qrSvg(config: string): Promise<string> {
-  return QRCode.toString(config, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }

@@ -66,10 +66,16 @@ export function buildHandlers(s: Services): HandlerTable {
     createSession: ({ body }) => s.accounts.signIn(body),
     getAccount: async ({ auth }) => ok(await s.accounts.describe(auth)),
     listDevices: async ({ auth }) => ok({ devices: await s.devices.list(auth) }),
+    addDevice: ({ auth, body }) => s.accounts.addDevice(auth, body),
     getDevice: ({ auth, params }) => s.devices.get(auth, params.id),
     renameDevice: ({ auth, params, body }) => s.devices.rename(auth, params.id, body.name),
     revokeDevice: ({ auth, params }) => s.devices.revoke(auth, params.id),
     rotateKeys: ({ auth, params, body }) => s.devices.rotateKeys(auth, params.id, body),
+    deviceStatus: async ({ auth, params }) => {
+      const found = await s.devices.get(auth, params.id);
+      if (!found.ok) return found;
+      return ok(await s.connections.statusOf(params.id));
+    },
     wireguardConfig: ({ auth, params, body }) => s.deviceConfigs.wireguard(auth, params.id, body),
     createTunnel: ({ auth, params, body }) => s.deviceTunnels.create(auth, params.id, body),
     listTunnels: ({ auth, params }) => s.deviceTunnels.list(auth, params.id),

@@ -201,8 +201,24 @@ describe.each(backends())('the typed control client on %s', (backend) => {
       'wireguardConfig',
       asLaptop.wireguardConfig({ params: { id }, body: { region: 'global' } }),
     );
-    expect(config).toMatchObject({ node_id: node.id, qr_svg: null });
+    expect(config).toMatchObject({ node_id: node.id });
     expect(config.config).toContain('[Peer]');
+    expect(await route('deviceStatus', asLaptop.deviceStatus({ params: { id } }))).toMatchObject({
+      status: 'connecting',
+      session_id: config.session_id,
+    });
+    const tablet = await route(
+      'addDevice',
+      asLaptop.addDevice({
+        body: {
+          name: 'tablet',
+          kind: 'Tablet',
+          wireguard_public_key: newPublicKey(),
+          ferry_public_key: newPublicKey(),
+        },
+      }),
+    );
+    expect(tablet).toMatchObject({ name: 'tablet', kind: 'tablet', current: false });
     expect(await route('disconnect', asLaptop.disconnect())).toEqual({ status: 'disconnected' });
 
     // The stream needs a socket: app.inject answers only once a response has ended.

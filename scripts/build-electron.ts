@@ -10,6 +10,7 @@ import { copyFile, cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { zodEnglishOnly } from './esbuild-plugins.js';
 
 /** The repository's root: the nearest folder up from here with the package.json. */
 function findRoot(from: string): string {
@@ -52,25 +53,6 @@ const noReactDevtools: Plugin = {
 /** An ES module's own URL in a CommonJS bundle (native/index.ts and the GeoIP data use it). */
 const IMPORT_META_URL_SHIM =
   "const __ferryImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
-
-/**
- * zod's messages in English, its default, and none of its ~40 other languages: a third of a
- * bundle otherwise (the same choice as scripts/build-netcli.ts makes for netcli).
- */
-const zodEnglishOnly: Plugin = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
-        ? { path: path.resolve(args.resolveDir, args.path), namespace: 'zod-english-only' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-      contents: `export { default as en } from './en.js';`,
-      resolveDir: path.dirname(args.path),
-    }));
-  },
-};
 
 /** The modules a bundle left to be loaded at run time, Node's built-ins aside. */
 function externalImports(metafile: Metafile | undefined): string[] {

@@ -8,6 +8,7 @@
 import { build, type Metafile, type Plugin } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zodEnglishOnly } from './esbuild-plugins.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -71,25 +72,6 @@ const qrCodeOutside: Plugin = {
         ? { path: './qr-code.js', external: true }
         : undefined,
     );
-  },
-};
-
-/**
- * zod's messages in English, its default, and none of its ~40 other languages: they were a
- * third of the bundle (~20 ms of every start), and netcli never switches language.
- */
-const zodEnglishOnly: Plugin = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
-        ? { path: path.resolve(args.resolveDir, args.path), namespace: 'zod-english-only' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-      contents: `export { default as en } from './en.js';`,
-      resolveDir: path.dirname(args.path),
-    }));
   },
 };
 

@@ -2,11 +2,13 @@
 // mode: dist/renderer/app.js (minified, its source map beside it), app.css and index.html.
 // The page runs under a strict CSP (script-src 'self'; style-src 'self'), so index.html holds
 // no inline script or style: only links to the two files.
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RENDERER_CSP_META } from '../contracts/renderer-policy.js';
+import { zodEnglishOnly } from './esbuild-plugins.js';
 
 /** The repository: the first folder up from this file that holds the renderer (src or dist). */
 function findRoot(): string {
@@ -19,46 +21,15 @@ function findRoot(): string {
   }
 }
 
-/** The policy the engine host sends; repeated in the page for Electron's file:// load. */
-export const RENDERER_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
-
 /** The browsers the bundle is for: Electron's Chromium and Debian's. */
 const TARGET = ['chrome120'];
-
-/**
- * zod's messages in English only (its default), as in build-netcli.ts: the renderer shows its
- * own words, and the other ~40 languages would be a third of the bundle.
- */
-const zodEnglishOnly: Plugin = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`)
-        ? { path: path.resolve(args.resolveDir, args.path), namespace: 'zod-english-only' }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
-      contents: `export { default as en } from './en.js';`,
-      resolveDir: path.dirname(args.path),
-    }));
-  },
-};
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta http-equiv="Content-Security-Policy" content="${RENDERER_CSP}" />
+    <meta http-equiv="Content-Security-Policy" content="${RENDERER_CSP_META}" />
     <meta name="referrer" content="no-referrer" />
     <title>Ferry</title>
     <link rel="icon" href="data:," />

@@ -1,17 +1,9 @@
 // The renderer's Content-Security-Policy: its own scripts, styles and images only, no eval, no
 // remote content, no plugins, no framing; and the session hook that puts it on every answer.
+import { RENDERER_CSP } from '../../contracts/index.js';
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** contracts' policy for the app, the same the web graphical mode sends. */
+export const CONTENT_SECURITY_POLICY = RENDERER_CSP;
 
 export type ResponseHeaders = Record<string, string[] | string>;
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../engine.fake.js';
-import { CONTENT_SECURITY_POLICY, createWebUi, type WebUi } from './web-ui-server.js';
+import { RENDERER_CSP as CONTENT_SECURITY_POLICY } from '../../../contracts/index.js';
+import { createWebUi, type WebUi } from './web-ui-server.js';
 import { TOKEN_LIFETIME_MS, WebSessions, cookieValue } from './web-sessions.js';
 
 interface Answer {

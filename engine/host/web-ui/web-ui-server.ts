@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import {
   FACE_ROUTE_IDS,
   LOCAL_API_PREFIXES,
+  RENDERER_CSP,
   localRoutes,
   type LocalRouteId,
   type OpenGuiResponse,
@@ -27,21 +28,8 @@ import { WebSessions, sessionCookie } from './web-sessions.js';
 const PREFIX = LOCAL_API_PREFIXES[0];
 const LISTEN_HOST = '127.0.0.1';
 
-/** The page may load and reach its own origin only; it may not be framed or post forms. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'content-security-policy': RENDERER_CSP,
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',

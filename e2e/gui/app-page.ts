@@ -21,6 +21,15 @@ export interface WaitOptions {
   timeoutMs?: number;
 }
 
+export interface AddPhoneOptions extends WaitOptions {
+  kind: 'phone' | 'tablet';
+  name: string;
+  /** "Allow local network": its LAN stays outside the tunnel. Default off. */
+  allowLan?: boolean;
+  /** A region's id, a rule's name or `auto`; default: this device's region. */
+  region?: string;
+}
+
 export class AppPage {
   constructor(readonly page: Page) {}
 
@@ -255,6 +264,58 @@ export class AppPage {
       if ((await described.count()) > 0) texts.push(((await described.textContent()) ?? '').trim());
     }
     return texts.join(' ') || null;
+  }
+
+  // ---- Account: phones and tablets ------------------------------------------------------------
+
+  /**
+   * Adds a phone or tablet from the Account screen (kind, name, "Allow local network") and
+   * returns once its QR code is shown; throws with the words shown when it was refused.
+   */
+  async addPhone(options: AddPhoneOptions): Promise<void> {
+    await this.openAccount();
+    await this.page.getByRole('button', { name: 'Add a phone or tablet', exact: true }).click();
+    const form = this.page.getByRole('form', { name: 'Add a phone or tablet' });
+    await form.getByRole('radio', { name: options.kind === 'tablet' ? 'Tablet' : 'Phone' }).check();
+    await form.getByLabel('Device name', { exact: true }).fill(options.name);
+    await form
+      .getByRole('checkbox', { name: 'Allow local network', exact: true })
+      .setChecked(options.allowLan ?? false);
+    if (options.region !== undefined)
+      await form.getByLabel('Region', { exact: true }).selectOption(options.region);
+    await form.getByRole('button', { name: 'Add', exact: true }).click();
+    const shown = await this.waitFor(
+      async () => {
+        if ((await this.qrImage().count()) > 0) return true;
+        // Refused: the form says why (at a field or above its buttons).
+        if ((await form.count()) > 0 && (await form.getByRole('alert').count()) > 0) return false;
+        return undefined;
+      },
+      options.timeoutMs ?? 30_000,
+      'the QR code of the new device',
+    );
+    if (!shown) throw new Error(`adding ${options.name} was refused: ${await this.errorText()}`);
+    await this.qrImage().waitFor();
+  }
+
+  /** The QR code of the device just added (an img named by its alternative text). */
+  qrImage(): Locator {
+    return this.page.getByRole('img', { name: /^QR code of the WireGuard configuration for / });
+  }
+
+  /** The configuration of the device just added, as shown under "Show configuration". */
+  async shownConfig(): Promise<string> {
+    const config = this.page.getByLabel(/^WireGuard configuration for .*, private key included$/);
+    if (!(await config.isVisible()))
+      await this.page.getByText('Show configuration', { exact: true }).click();
+    await config.waitFor();
+    return (await config.textContent()) ?? '';
+  }
+
+  /** Presses Done under the new device's QR code and waits until the code is gone. */
+  async finishAddDevice(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Done', exact: true }).click();
+    await this.qrImage().waitFor({ state: 'detached' });
   }
 
   // ---- Diagnostics -----------------------------------------------------------------------------

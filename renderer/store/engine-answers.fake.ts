@@ -85,6 +85,36 @@ export const OTHER_DEVICE: Device = {
   current: false,
 };
 
+/** A phone just added, and its config with the (made-up) private key the engine filled in. */
+export const NEW_PHONE: Device = {
+  ...THIS_DEVICE,
+  id: 'dev_new_phone',
+  name: 'Anna’s phone',
+  kind: 'phone',
+  tunnel_ipv4: '10.64.0.9',
+  tunnel_ipv6: 'fd00::9',
+  current: false,
+};
+export const PHONE_CONFIG = [
+  '[Interface]',
+  'PrivateKey = eMadeUpPrivateKeyForTestsOnly0000000000000000=',
+  'Address = 10.64.0.9/32, fd00::9/128',
+  'DNS = 10.64.0.1',
+  'MTU = 1380',
+  '',
+  '[Peer]',
+  'PublicKey = nodeKeyForTests000000000000000000000000000000=',
+  'AllowedIPs = 0.0.0.0/0, ::/0',
+  'Endpoint = 198.51.100.7:51820',
+  'PersistentKeepalive = 25',
+  '',
+].join('\n');
+export const ADDED_PHONE: FaceValue<'addDevice'> = {
+  device: NEW_PHONE,
+  config: PHONE_CONFIG,
+  region: 'asia-east',
+};
+
 export const ACCOUNT: FaceValue<'account'> = {
   account_number: '1234567812345678',
   plan: {

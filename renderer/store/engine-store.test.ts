@@ -5,7 +5,9 @@ import type { LocalConnectResponse } from '../../contracts/local-api.js';
 import { FakeTransport } from '../transport/transport.fake.js';
 import {
   ACCOUNT,
+  ADDED_PHONE,
   CONFIG,
+  NEW_PHONE,
   REGIONS,
   REPORT,
   THIS_DEVICE,
@@ -349,6 +351,119 @@ describe('account and session', () => {
     expect(await store.getState().actions.init('ftp://ferry.example')).toBe(false);
     expect(store.getState().fieldErrors[0]?.field).toBe('endpoint');
     expect(engine.calls).toEqual([]);
+  });
+});
+
+describe('adding a phone or tablet', () => {
+  it('asks the engine, keeps the config until closed, then forgets it; reads the list again', async () => {
+    const engine = signedInEngine().answer('addDevice', () => ADDED_PHONE);
+    const store = await upAndRead(engine);
+    engine.answer('listDevices', () => ({ devices: [THIS_DEVICE, OTHER_DEVICE, NEW_PHONE] }));
+    const { addDevice, finishAddDevice } = store.getState().actions;
+    expect(
+      await addDevice({
+        kind: 'phone',
+        name: '  Anna’s phone ',
+        region: 'asia-east',
+        allow_lan: true,
+      }),
+    ).toBe(true);
+    expect(engine.calls[0]).toEqual({
+      id: 'addDevice',
+      payload: {
+        body: { kind: 'phone', name: 'Anna’s phone', region: 'asia-east', allow_lan: true },
+      },
+    });
+    expect(engine.ids()).toEqual(expect.arrayContaining(['account', 'listDevices']));
+    expect(store.getState().addedDevice).toEqual(ADDED_PHONE);
+    expect(store.getState().addedDevice?.config).toMatch(/^PrivateKey = /m);
+    expect(store.getState().devices).toContainEqual(NEW_PHONE);
+    expect(store.getState().busy.addDevice).toBeUndefined();
+
+    finishAddDevice();
+    const after = store.getState();
+    expect(after.addedDevice).toBeNull();
+    expect(after.addDeviceError).toBeNull();
+    // Nothing of the config is left anywhere in the replica.
+    expect(JSON.stringify({ ...after, actions: undefined })).not.toContain('PrivateKey');
+    expect(after.devices).toContainEqual(NEW_PHONE);
+  });
+
+  it('leaves out the region when none was chosen: the engine uses this device’s setting', async () => {
+    const engine = signedInEngine().answer('addDevice', () => ADDED_PHONE);
+    const store = await upAndRead(engine);
+    await store.getState().actions.addDevice({ kind: 'tablet', name: 'Tab' });
+    expect(engine.calls[0]?.payload).toEqual({
+      body: { kind: 'tablet', name: 'Tab', allow_lan: false },
+    });
+  });
+
+  it('refuses a blank name at its field without asking the engine', async () => {
+    const engine = signedInEngine();
+    const store = await upAndRead(engine);
+    expect(await store.getState().actions.addDevice({ kind: 'phone', name: '   ' })).toBe(false);
+    expect(engine.calls).toEqual([]);
+    const error = store.getState().addDeviceError;
+    expect(error?.errors).toEqual([{ field: 'name', message: expect.stringMatching(/name/) }]);
+    // Not a banner: the form shows it.
+    expect(store.getState().error).toBeNull();
+    store.getState().actions.finishAddDevice();
+    expect(store.getState().addDeviceError).toBeNull();
+  });
+
+  it('says in words that the plan’s device limit is reached, and to revoke a device first', async () => {
+    const engine = signedInEngine().refuse(
+      'addDevice',
+      'device-limit',
+      'the Basic plan allows 3 devices; revoke one to add this one',
+    );
+    const store = await upAndRead(engine);
+    expect(await store.getState().actions.addDevice({ kind: 'phone', name: 'Phone 2' })).toBe(
+      false,
+    );
+    const error = store.getState().addDeviceError;
+    expect(error?.code).toBe('device-limit');
+    expect(error?.words).toMatch(/device limit is reached/);
+    expect(error?.words).toMatch(/Revoke a device/);
+    expect(store.getState().addedDevice).toBeNull();
+    // Nothing was added: the list is not read again.
+    expect(engine.ids()).toEqual(['addDevice']);
+  });
+
+  it('keeps the engine’s field errors for the form to show at each field', async () => {
+    const errors = [{ field: 'region', message: 'region-not-in-plan' }];
+    const engine = signedInEngine().refuse('addDevice', 'validation-failed', 'invalid', errors);
+    const store = await upAndRead(engine);
+    await store.getState().actions.addDevice({ kind: 'phone', name: 'P', region: 'eu-west' });
+    expect(store.getState().addDeviceError?.errors).toEqual(errors);
+    expect(store.getState().error).toBeNull();
+  });
+
+  it('says the service is out of reach in the usual words', async () => {
+    const engine = signedInEngine().refuse('addDevice', 'unreachable', 'ECONNREFUSED');
+    const store = await upAndRead(engine);
+    await store.getState().actions.addDevice({ kind: 'phone', name: 'P' });
+    expect(store.getState().addDeviceError?.words).toBe(OFFLINE_WORDS);
+  });
+
+  it('adds one device per click: a second while one is under way is not sent', async () => {
+    let answer!: (v: typeof ADDED_PHONE) => void;
+    const engine = signedInEngine().answer('addDevice', () => new Promise((r) => (answer = r)));
+    const store = await upAndRead(engine);
+    const first = store.getState().actions.addDevice({ kind: 'phone', name: 'P' });
+    expect(store.getState().busy.addDevice).toBe(true);
+    expect(await store.getState().actions.addDevice({ kind: 'phone', name: 'P' })).toBe(false);
+    answer(ADDED_PHONE);
+    expect(await first).toBe(true);
+    expect(engine.ids().filter((id) => id === 'addDevice')).toHaveLength(1);
+  });
+
+  it('forgets the config when the device signs out', async () => {
+    const engine = signedInEngine().answer('addDevice', () => ADDED_PHONE);
+    const store = await upAndRead(engine);
+    await store.getState().actions.addDevice({ kind: 'phone', name: 'P' });
+    engine.emit({ type: 'status', status: statusOf({ signed_in: false }) });
+    expect(store.getState().addedDevice).toBeNull();
   });
 });
 

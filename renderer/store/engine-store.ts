@@ -6,12 +6,22 @@ import type { Device, Notice } from '../../contracts/control-api.js';
 import type { ClientConfig, ClientConfigPatch, ConfigKey } from '../../contracts/client-config.js';
 import type { DiagnosticsReport } from '../../contracts/diagnostics.js';
 import type { FaceError, FaceValue } from '../../contracts/ipc.js';
-import type { LocalConnectResponse, LocalStatus } from '../../contracts/local-api.js';
+import type {
+  ADDED_DEVICE_KINDS,
+  LocalAddDeviceResponse,
+  LocalConnectResponse,
+  LocalStatus,
+} from '../../contracts/local-api.js';
 import type { FieldError } from '../../contracts/problem.js';
 import type { EngineTransport } from '../transport/engine-transport.js';
 import { toFaceCallError } from '../transport/face-call-error.js';
-import { describeError, type ShownError } from './error-words.js';
-import { validateAccountNumber, validateDns, validateServiceUrl } from './input-checks.js';
+import { describeError, sentence, type ShownError } from './error-words.js';
+import {
+  validateAccountNumber,
+  validateDeviceName,
+  validateDns,
+  validateServiceUrl,
+} from './input-checks.js';
 import { appendSample, parseLatencyMs, type LatencySample } from './latency-history.js';
 import { addNotice } from './notices.js';
 
@@ -29,12 +39,23 @@ export type BusyKey =
   | 'session'
   | 'account'
   | 'diagnose'
-  | 'revoke';
+  | 'revoke'
+  | 'addDevice';
 
 /** What the last connect answered besides its status: measured, never assumed. */
 export interface ConnectFacts {
   exit: LocalConnectResponse['exit_ip'];
   routing: LocalConnectResponse['routing'];
+}
+
+/** What "Add a phone or tablet" asks for (the engine's defaults for what is left out). */
+export interface AddDeviceInput {
+  kind: (typeof ADDED_DEVICE_KINDS)[number];
+  name: string;
+  /** A region, a rule or `auto`; left out: this device's region setting. */
+  region?: string;
+  /** Leave the phone's local network out of its tunnel. */
+  allow_lan?: boolean;
 }
 
 export interface ConfigFeedback {
@@ -50,6 +71,13 @@ export interface EngineReplica {
   regions: Regions | null;
   account: Account | null;
   devices: Device[] | null;
+  /**
+   * The phone or tablet just added: its device and its wg-quick config, private key included.
+   * Kept only until the person closes it (finishAddDevice); the key is then forgotten here.
+   */
+  addedDevice: LocalAddDeviceResponse | null;
+  /** Why adding a phone or tablet failed, with its field errors: shown in its form. */
+  addDeviceError: ShownError | null;
   diagnostics: DiagnosticsReport | null;
   /** Latency from status events while a tunnel is up; cleared when disconnected. */
   latency: LatencySample[];
@@ -94,6 +122,13 @@ export interface EngineActions {
   logout(): Promise<void>;
   loadAccount(): Promise<void>;
   revokeDevice(id: string): Promise<void>;
+  /**
+   * Adds a phone or tablet: the engine makes its key pair and answers its config (private key
+   * included), kept in `addedDevice` until finishAddDevice. The device list is read again.
+   */
+  addDevice(input: AddDeviceInput): Promise<boolean>;
+  /** Closes "Add a phone or tablet": its config (and private key) and its error are dropped. */
+  finishAddDevice(): void;
   runDiagnostics(): Promise<void>;
   dismissError(): void;
   dismissNewAccount(): void;
@@ -118,6 +153,8 @@ export const EMPTY_REPLICA: EngineReplica = Object.freeze({
   regions: null,
   account: null,
   devices: null,
+  addedDevice: null,
+  addDeviceError: null,
   diagnostics: null,
   latency: [],
   notices: [],
@@ -191,6 +228,8 @@ export function createEngineStore(
         patch.account = null;
         patch.devices = null;
         patch.regions = null;
+        patch.addedDevice = null;
+        patch.addDeviceError = null;
       }
       set(patch);
       const sessionChanged =
@@ -459,6 +498,46 @@ export function createEngineStore(
         });
         // Revoking this device signs it out: the whole picture changes, not just the list.
         if (done) await (current ? actions.refresh() : actions.loadAccount());
+      },
+
+      async addDevice(input) {
+        const name = validateDeviceName(input.name);
+        if (!name.ok) {
+          set({
+            addDeviceError: {
+              code: 'validation-failed',
+              words: sentence(name.error.message),
+              action: null,
+              errors: [name.error],
+            },
+          });
+          return false;
+        }
+        let done = false;
+        await exclusive('addDevice', async () => {
+          set({ addedDevice: null, addDeviceError: null });
+          try {
+            const added = await transport.call('addDevice', {
+              body: {
+                kind: input.kind,
+                name: name.value,
+                ...(input.region === undefined ? {} : { region: input.region }),
+                allow_lan: input.allow_lan ?? false,
+              },
+            });
+            set({ addedDevice: added });
+            done = true;
+          } catch (e) {
+            set({ addDeviceError: describeError(toFaceCallError(e).toFaceError(), get().link) });
+          }
+        });
+        // The new device is in the list, and counts against the plan.
+        if (done) await actions.loadAccount();
+        return done;
+      },
+
+      finishAddDevice() {
+        set({ addedDevice: null, addDeviceError: null });
       },
 
       async runDiagnostics() {

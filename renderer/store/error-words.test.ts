@@ -1,7 +1,12 @@
 // Errors in plain words: the codes that get our own words, and the engine's message otherwise.
 import { describe, expect, it } from 'vitest';
 import { ENGINE_DOWN_WORDS, OFFLINE_WORDS, describeError, sentence } from './error-words.js';
-import { validateAccountNumber, validateDns, validateServiceUrl } from './input-checks.js';
+import {
+  validateAccountNumber,
+  validateDeviceName,
+  validateDns,
+  validateServiceUrl,
+} from './input-checks.js';
 
 describe('describeError', () => {
   it('says the service is out of reach for every no-answer code', () => {
@@ -16,6 +21,15 @@ describe('describeError', () => {
     expect(describeError({ code: 'unreachable', message: 'x' }, 'down').words).toBe(
       ENGINE_DOWN_WORDS,
     );
+  });
+
+  it('says the plan’s device limit is reached, and to revoke a device first', () => {
+    const shown = describeError({
+      code: 'device-limit',
+      message: 'the Basic plan allows 3 devices; revoke one to add this one',
+    });
+    expect(shown.words).toMatch(/^Your plan’s device limit is reached\. Revoke a device/);
+    expect(shown.action).toBeNull();
   });
 
   it('offers to sign in or to set the service up', () => {
@@ -89,5 +103,28 @@ describe('input checks', () => {
       value: '1234567812345678',
     });
     expect(validateAccountNumber('1234 5678').ok).toBe(false);
+  });
+});
+
+describe('validateDeviceName', () => {
+  it('takes a name as the engine does: trimmed, up to 64 characters', () => {
+    expect(validateDeviceName('  Anna’s phone ')).toEqual({ ok: true, value: 'Anna’s phone' });
+    expect(validateDeviceName('📱'.repeat(64)).ok).toBe(true);
+  });
+
+  it('refuses blank, too long and unsafe names, at the name field', () => {
+    for (const [text, words] of [
+      ['  ', /Enter a name/],
+      ['x'.repeat(65), /at most 64/],
+      ['a\nb', /line breaks/],
+      ['evil\u202eenohp', /text-direction/],
+    ] as const) {
+      const checked = validateDeviceName(text);
+      expect(checked.ok).toBe(false);
+      if (!checked.ok) {
+        expect(checked.error.field).toBe('name');
+        expect(checked.error.message).toMatch(words);
+      }
+    }
   });
 });

@@ -31,6 +31,13 @@ const OWN_WORDS: Readonly<Record<string, { words: string; action: ErrorAction }>
     words: "Ferry doesn't know its service address yet. Enter it to continue.",
     action: 'setup',
   },
+  // A new device (signing in, a phone or tablet) over the plan's limit: the engine's message
+  // names the plan and the number; what to do is the same everywhere.
+  'device-limit': {
+    words:
+      'Your plan’s device limit is reached. Revoke a device you no longer use first (under Devices on the Account screen), then try again.',
+    action: null,
+  },
   'rate-limited': {
     words: 'Too many attempts in a short time. Wait a minute, then try again.',
     action: null,

@@ -1,9 +1,14 @@
 // What a person typed, checked before the engine sees it, with the same schemas the engine
 // uses (contracts/), and the refusal in words for the field.
 import { ServiceUrl, DnsSetting } from '../../contracts/client-config.js';
+import { DeviceName } from '../../contracts/control-api.js';
 import { isIpv4, isIpv6 } from '../../contracts/diagnostics.js';
 import type { FieldError } from '../../contracts/problem.js';
-import { TypedAccountNumber } from '../../contracts/values.js';
+import {
+  TypedAccountNumber,
+  characterCount,
+  hasUnsafeNameCharacters,
+} from '../../contracts/values.js';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: FieldError };
 
@@ -45,4 +50,18 @@ export function validateAccountNumber(text: string): Checked<string> {
       message: 'An account number has 16 digits (spaces between them are fine).',
     },
   };
+}
+
+/** A device's name as the engine takes it: not blank, at most 64 characters, nothing unsafe. */
+export function validateDeviceName(text: string): Checked<string> {
+  const parsed = DeviceName.safeParse(text);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const message = hasUnsafeNameCharacters(text)
+    ? 'A device name cannot hold line breaks, control or text-direction characters.'
+    : text.trim() === ''
+      ? 'Enter a name for the device, such as “Anna’s phone”.'
+      : characterCount(text) > 64
+        ? 'A device name has at most 64 characters.'
+        : 'That name cannot be used for a device.';
+  return { ok: false, error: { field: 'name', message } };
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeTransport } from '../transport/transport.fake.js';
 import {
   ACCOUNT,
+  ADDED_PHONE,
   CONFIG,
   OTHER_DEVICE,
   REGIONS,
@@ -18,6 +19,7 @@ import {
 } from '../store/engine-answers.fake.js';
 import { createEngineStore, type EngineReplica } from '../store/engine-store.js';
 import { AccountScreen } from './account/account-screen.js';
+import { AddDeviceForm } from './account/add-device-form.js';
 import { App } from './app.js';
 import { DiagnosticsScreen } from './diagnostics/diagnostics-screen.js';
 import { HomeScreen } from './home/home-screen.js';
@@ -159,6 +161,93 @@ describe('Account and Diagnostics', () => {
     expect(html).toContain('aria-label="Revoke Phone"');
     expect(html).toContain('aria-label="Revoke Laptop"');
     expect(html).toContain('This device');
+  });
+
+  it('account: a button adds a phone or tablet', () => {
+    const html = render(<AccountScreen />, {
+      status: statusOf(),
+      account: ACCOUNT,
+      devices: [THIS_DEVICE, OTHER_DEVICE],
+    });
+    expect(html).toContain('<h2 class="card__title" id="add-device-title">Phones and tablets</h2>');
+    expect(buttons(html)).toContain('Add a phone or tablet');
+  });
+
+  it('adding a phone: kind, a labelled name, the region (this device’s), local network', () => {
+    const html = render(<AddDeviceForm onCancel={() => undefined} />, {
+      status: statusOf(),
+      config: { ...CONFIG, region: 'asia-east' },
+    });
+    expect(html).toMatch(
+      /<form[^>]*aria-labelledby="([^"]+)"[^>]*><h3 id="\1"[^>]*>Add a phone or tablet</,
+    );
+    expect(html).toContain('<legend class="setting__label">Kind of device</legend>');
+    expect(labelled(html, 'Phone')).toMatch(/type="radio"[^>]*checked=""/);
+    expect(labelled(html, 'Tablet')).not.toMatch(/checked/);
+    expect(labelled(html, 'Device name')).toMatch(/^<input[^>]*type="text"/);
+    expect(labelled(html, 'Region')).toMatch(/^<select/);
+    expect(html).toContain('<option value="auto">Automatic (best for you)</option>');
+    expect(html).toMatch(/<option value="asia-east" selected="">Asia East/);
+    expect(html).toMatch(/<option value="eu-west" disabled="">/);
+    expect(labelled(html, 'Allow local network')).toMatch(/type="checkbox"/);
+    expect(labelled(html, 'Allow local network')).not.toMatch(/checked/);
+    expect(buttons(html)).toEqual(['Add', 'Cancel']);
+    expect(html).not.toContain('role="alert"');
+  });
+
+  it('adding a phone refused: the name’s error at its field, the device limit in words', () => {
+    const atField = render(<AddDeviceForm onCancel={() => undefined} />, {
+      status: statusOf(),
+      addDeviceError: {
+        code: 'validation-failed',
+        words: 'Invalid.',
+        action: null,
+        errors: [{ field: 'name', message: 'must not be blank' }],
+      },
+    });
+    const name = labelled(atField, 'Device name');
+    expect(name).toContain('aria-invalid="true"');
+    const describedBy = /aria-describedby="([^"]+)"/.exec(name)![1];
+    expect(atField).toContain(
+      `<p id="${describedBy}" role="alert" class="field-error">Must not be blank.</p>`,
+    );
+    expect(atField).not.toContain('Invalid.');
+
+    const full = render(<AddDeviceForm onCancel={() => undefined} />, {
+      status: statusOf(),
+      addDeviceError: {
+        code: 'device-limit',
+        words: 'Your plan’s device limit is reached. Revoke a device first.',
+        action: null,
+        errors: [],
+      },
+    });
+    expect(full).toContain(
+      '<p role="alert" class="form-error">Your plan’s device limit is reached. Revoke a device first.</p>',
+    );
+  });
+
+  it('a phone added: its QR code on the way, the steps, the configuration marked secret, Done', () => {
+    const html = render(<AccountScreen />, {
+      status: statusOf(),
+      account: ACCOUNT,
+      devices: [THIS_DEVICE, OTHER_DEVICE, ADDED_PHONE.device],
+      addedDevice: ADDED_PHONE,
+    });
+    expect(html).toContain('Scan Anna’s phone with the WireGuard app');
+    expect(html).toContain('it connects to Asia East.');
+    // The image is made in an effect (not on the server): its place says so meanwhile.
+    expect(html).toContain('<p role="status" class="qr qr--placeholder">Making the QR code…</p>');
+    expect(html).toContain(
+      'In the WireGuard app: <strong>+</strong> → <strong>Scan from QR code</strong>.',
+    );
+    expect(html).toMatch(/<details[^>]*><summary>Show configuration<\/summary>/);
+    expect(html).toContain(
+      'aria-label="WireGuard configuration for Anna’s phone, private key included"',
+    );
+    expect(html).toContain(`>${ADDED_PHONE.config}</pre>`);
+    expect(buttons(html)).toContain('Done');
+    expect(buttons(html)).not.toContain('Add a phone or tablet');
   });
 
   it('signed out, the account screen asks to sign in', () => {

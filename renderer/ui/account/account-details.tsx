@@ -20,7 +20,8 @@ export function AccountDetails() {
         <dt>Plan</dt>
         <dd>
           {plan.name}
-          {plan.price_monthly_eur > 0 ? ` (€${plan.price_monthly_eur} a month)` : ' (free)'}
+          {/* A free plan's name says so already ("Basic (free)"). */}
+          {plan.price_monthly_eur > 0 ? ` (€${plan.price_monthly_eur} a month)` : ''}
         </dd>
       </div>
       <div>

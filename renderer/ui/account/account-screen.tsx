@@ -1,7 +1,9 @@
-// Account: the number, plan and devices, and signing out; signed out, signing in.
+// Account: the number, plan and devices, adding a phone or tablet, and signing out; signed
+// out, signing in.
 import { useEffect } from 'react';
 import { useActions, useEngine } from '../store-context.js';
 import { AccountDetails } from './account-details.js';
+import { AddDevicePanel } from './add-device-panel.js';
 import { ConfirmButton } from './confirm-button.js';
 import { DeviceList } from './device-list.js';
 import { SignInPanel } from './sign-in-panel.js';
@@ -28,6 +30,12 @@ export function AccountScreen() {
           Devices
         </h2>
         <DeviceList />
+      </section>
+      <section aria-labelledby="add-device-title" className="card">
+        <h2 className="card__title" id="add-device-title">
+          Phones and tablets
+        </h2>
+        <AddDevicePanel />
       </section>
       <section aria-labelledby="sign-out-title" className="card">
         <h2 className="card__title" id="sign-out-title">

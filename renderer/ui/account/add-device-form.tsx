@@ -1,0 +1,190 @@
+// "Add a phone or tablet": its kind, its name, the region its config points at (this device's
+// setting to begin with) and whether it keeps its local network. The engine's refusals are shown
+// at their field, the rest above the buttons.
+import { useId, useState, type FormEvent } from 'react';
+import type { AddDeviceInput } from '../../store/engine-store.js';
+import { sentence } from '../../store/error-words.js';
+import { FieldError } from '../forms/field-error.js';
+import { useActions, useEngine } from '../store-context.js';
+import { regionOptions, type RegionOption } from '../words/region-options.js';
+
+type Kind = AddDeviceInput['kind'];
+
+const KINDS: readonly { value: Kind; label: string }[] = [
+  { value: 'phone', label: 'Phone' },
+  { value: 'tablet', label: 'Tablet' },
+];
+
+/** The fields of this form, by the engine's names for them. */
+const FIELDS = ['kind', 'name', 'region', 'allow_lan'] as const;
+
+function Option(props: { option: RegionOption }) {
+  return (
+    <option value={props.option.value} disabled={props.option.disabled}>
+      {props.option.label}
+    </option>
+  );
+}
+
+export function AddDeviceForm(props: { onCancel: () => void }) {
+  const id = useId();
+  const [kind, setKind] = useState<Kind>('phone');
+  const [name, setName] = useState('');
+  // Untouched, the region is this device's setting (the engine's default when none is sent).
+  const [region, setRegion] = useState<string | null>(null);
+  const [allowLan, setAllowLan] = useState(false);
+  const regions = useEngine((s) => s.regions);
+  const ownRegion = useEngine((s) => s.config?.region ?? null);
+  const busy = useEngine((s) => s.busy.addDevice === true);
+  const error = useEngine((s) => s.addDeviceError);
+  const { addDevice } = useActions();
+
+  const fieldError = (field: (typeof FIELDS)[number]): string | null => {
+    const e = error?.errors.find((x) => x.field === field);
+    if (!e) return null;
+    return sentence(e.message) + (e.allowed ? ` Choose one of: ${e.allowed.join(', ')}.` : '');
+  };
+  const nameError = fieldError('name');
+  const regionError = fieldError('region');
+  const kindError = fieldError('kind');
+  const lanError = fieldError('allow_lan');
+  // What no field shows: the error's words, or the refusals of fields this form has not.
+  const others = error?.errors.filter((e) => !(FIELDS as readonly string[]).includes(e.field));
+  const formError = !error
+    ? null
+    : error.errors.length === 0
+      ? error.words
+      : others && others.length > 0
+        ? others.map((e) => sentence(e.message)).join(' ')
+        : null;
+
+  const shownRegion = region ?? ownRegion ?? 'auto';
+  const groups = regionOptions(regions, shownRegion);
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (busy) return;
+    void addDevice({
+      kind,
+      name,
+      ...(region === null ? {} : { region }),
+      allow_lan: allowLan,
+    });
+  };
+
+  return (
+    <form className="add-device" aria-labelledby={`${id}-title`} onSubmit={submit} noValidate>
+      <h3 id={`${id}-title`} className="add-device__title">
+        Add a phone or tablet
+      </h3>
+      <fieldset
+        className="setting setting--choice"
+        aria-describedby={kindError ? `${id}-kind-error` : undefined}
+      >
+        <legend className="setting__label">Kind of device</legend>
+        {KINDS.map((k) => (
+          <div key={k.value} className="choice">
+            <input
+              id={`${id}-${k.value}`}
+              type="radio"
+              name={`${id}-kind`}
+              value={k.value}
+              checked={kind === k.value}
+              onChange={() => setKind(k.value)}
+            />
+            <label htmlFor={`${id}-${k.value}`}>{k.label}</label>
+          </div>
+        ))}
+        <FieldError id={`${id}-kind-error`} message={kindError} />
+      </fieldset>
+
+      <label htmlFor={`${id}-name`}>Device name</label>
+      <input
+        id={`${id}-name`}
+        className="text-input"
+        type="text"
+        autoComplete="off"
+        maxLength={64}
+        value={name}
+        aria-invalid={nameError ? true : undefined}
+        aria-describedby={nameError ? `${id}-name-error` : `${id}-name-hint`}
+        onChange={(e) => setName(e.target.value)}
+      />
+      <p id={`${id}-name-hint`} className="hint">
+        How it shows in your list of devices, such as “Anna’s phone”.
+      </p>
+      <FieldError id={`${id}-name-error`} message={nameError} />
+
+      <label htmlFor={`${id}-region`}>Region</label>
+      <select
+        id={`${id}-region`}
+        className="select"
+        value={shownRegion}
+        aria-invalid={regionError ? true : undefined}
+        aria-describedby={regionError ? `${id}-region-error` : `${id}-region-hint`}
+        onChange={(e) => setRegion(e.target.value)}
+      >
+        <Option option={groups.auto} />
+        {groups.other ? <Option option={groups.other} /> : null}
+        {groups.regions.length > 0 ? (
+          <optgroup label="Regions">
+            {groups.regions.map((o) => (
+              <Option key={o.value} option={o} />
+            ))}
+          </optgroup>
+        ) : null}
+        {groups.rules.length > 0 ? (
+          <optgroup label="Your rules">
+            {groups.rules.map((o) => (
+              <Option key={o.value} option={o} />
+            ))}
+          </optgroup>
+        ) : null}
+      </select>
+      <p id={`${id}-region-hint`} className="hint">
+        Where it connects. This device’s region to begin with; to move it later, add it again.
+      </p>
+      <FieldError id={`${id}-region-error`} message={regionError} />
+
+      <div className="setting setting--toggle">
+        <input
+          id={`${id}-lan`}
+          type="checkbox"
+          className="checkbox"
+          checked={allowLan}
+          aria-invalid={lanError ? true : undefined}
+          aria-describedby={`${id}-lan-hint${lanError ? ` ${id}-lan-error` : ''}`}
+          onChange={(e) => setAllowLan(e.target.checked)}
+        />
+        <div>
+          <label htmlFor={`${id}-lan`} className="setting__label">
+            Allow local network
+          </label>
+          <p id={`${id}-lan-hint`} className="hint">
+            It still reaches printers and other devices on its own Wi-Fi, outside the tunnel.
+          </p>
+          <FieldError id={`${id}-lan-error`} message={lanError} />
+        </div>
+      </div>
+
+      {formError ? (
+        <p role="alert" className="form-error">
+          {formError}
+        </p>
+      ) : null}
+      <div className="add-device__actions">
+        <button type="submit" className="button button--primary" aria-disabled={busy}>
+          {busy ? 'Adding…' : 'Add'}
+        </button>
+        <button
+          type="button"
+          className="button button--quiet"
+          aria-disabled={busy}
+          onClick={() => !busy && props.onCancel()}
+        >
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

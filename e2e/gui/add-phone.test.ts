@@ -10,11 +10,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetcliHost } from '../netns/netcli-host.js';
+import type { NetcliHost } from '../netns/netcli-host.js';
 import { requireTools, sh } from '../netns/test-network.js';
-import { Testbed } from '../netns/testbed.js';
-import { AppPage } from './app-page.js';
-import { CHROMIUM, NamespaceBrowser, keepScreenshot } from './browser-kit.js';
+import type { Testbed } from '../netns/testbed.js';
+import type { AppPage } from './app-page.js';
+import { GuiBed, keepScreenshot } from './browser-kit.js';
 
 interface ListedDevice {
   id: string;
@@ -25,11 +25,10 @@ interface ListedDevice {
 }
 
 describe('adding a phone from the desktop app against the real engine', () => {
+  let g: GuiBed;
   let bed: Testbed;
   let laptop: NetcliHost;
-  let browser: NamespaceBrowser;
   let app: AppPage;
-  let link: URL;
   /** The configuration the page showed for the phone. */
   let shown: string;
 
@@ -38,22 +37,12 @@ describe('adding a phone from the desktop app against the real engine', () => {
     l.evaluate((e) => e === (globalThis as any).document.activeElement);
 
   beforeAll(async () => {
-    requireTools(['zbarimg', 'wg', CHROMIUM]);
-    bed = await Testbed.start({ controlPlaneOn: 'servers' });
-    await bed.addRelay('tokyo', 'asia-east');
-    laptop = await NetcliHost.start(bed, 'laptop');
-    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl);
-    laptop.human('account', 'create', '--device-name', 'laptop');
-    link = new URL(laptop.json('gui', '--web', '--no-open').url);
-    browser = await NamespaceBrowser.launch(bed.net, 'laptop');
-    app = new AppPage(await browser.newPage());
-    await app.goto(link.href);
+    requireTools(['zbarimg', 'wg']);
+    g = await GuiBed.start([['tokyo', 'asia-east']]);
+    ({ bed, laptop, app } = g);
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
-    laptop?.run('disconnect');
-    await laptop?.stop();
-    await bed?.stop();
+    await g?.stop();
   }, 60_000);
 
   it('adds a phone from the Account screen: its QR code decodes to exactly the configuration shown', async () => {

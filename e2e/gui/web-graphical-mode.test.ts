@@ -6,17 +6,17 @@
 // The web mode's guard with the real daemon: no session, a foreign Host or Origin are refused,
 // and the page reaches nothing but its own API. Screenshots of each main screen are kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NetcliHost } from '../netns/netcli-host.js';
-import { Testbed } from '../netns/testbed.js';
-import { AppPage } from './app-page.js';
-import { NamespaceBrowser, keepScreenshot } from './browser-kit.js';
+import type { NetcliHost } from '../netns/netcli-host.js';
+import type { Testbed } from '../netns/testbed.js';
+import type { AppPage } from './app-page.js';
+import { GuiBed, keepScreenshot } from './browser-kit.js';
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the web graphical mode against the real engine', () => {
+  let g: GuiBed;
   let bed: Testbed;
   let laptop: NetcliHost;
-  let browser: NamespaceBrowser;
   let app: AppPage;
   let tokyo: string;
   let zurich: string;
@@ -27,22 +27,16 @@ describe('the web graphical mode against the real engine', () => {
   const resolvConf = () => bed.net.exec('laptop', ['cat', '/etc/resolv.conf']);
 
   beforeAll(async () => {
-    bed = await Testbed.start({ controlPlaneOn: 'servers' });
-    tokyo = (await bed.addRelay('tokyo', 'asia-east')).address;
-    zurich = (await bed.addRelay('zurich', 'global')).address;
-    laptop = await NetcliHost.start(bed, 'laptop');
-    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl);
-    laptop.human('account', 'create', '--device-name', 'laptop');
-    link = new URL(laptop.json('gui', '--web', '--no-open').url);
-    browser = await NamespaceBrowser.launch(bed.net, 'laptop');
-    app = new AppPage(await browser.newPage());
-    await app.goto(link.href);
+    g = await GuiBed.start([
+      ['tokyo', 'asia-east'],
+      ['zurich', 'global'],
+    ]);
+    ({ bed, laptop, app, link } = g);
+    tokyo = bed.relays.get('tokyo')!.address;
+    zurich = bed.relays.get('zurich')!.address;
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
-    laptop?.run('disconnect');
-    await laptop?.stop();
-    await bed?.stop();
+    await g?.stop();
   }, 60_000);
 
   it('opens signed in from the one-time link, disconnected', async () => {

@@ -644,6 +644,7 @@ ${process_.output()}`);
    * short run) is left out.
    */
   async iperf(host: string, port: number, seconds: number): Promise<number> {
+    await this.iperfServerListening(port);
     const proc = this.net.spawn(host, `iperf3-client-${host}-${port}`, [
       'iperf3',
       '-c',
@@ -661,7 +662,21 @@ ${process_.output()}`);
     const code = await proc.exited;
     const out = proc.output();
     if (code !== 0) throw new Error(`iperf3 from ${host} failed (${code}): ${out.slice(-500)}`);
-    return JSON.parse(out.slice(out.indexOf('{'))).end.sum_received.bits_per_second as number;
+    const report = JSON.parse(out.slice(out.indexOf('{'))) as {
+      error?: string;
+      end?: { sum_received?: { bits_per_second: number } };
+    };
+    const rate = report.end?.sum_received?.bits_per_second;
+    if (rate === undefined)
+      throw new Error(`iperf3 from ${host} measured nothing: ${report.error ?? out.slice(-500)}`);
+    return rate;
+  }
+
+  /** Waits until the echo host's iperf3 server on `port` accepts connections (it was just spawned). */
+  private async iperfServerListening(port: number): Promise<void> {
+    await this.net.waitFor(`the iperf3 server on port ${port}`, 10_000, () =>
+      this.net.exec('echo', ['ss', '-Hltn', `sport = :${port}`]).trim() ? true : undefined,
+    );
   }
 
   /**
@@ -669,6 +684,7 @@ ${process_.output()}`);
    * ends (the device may be cut on the way): the process is stopped a few seconds after.
    */
   async pushTraffic(host: string, port: number, seconds: number): Promise<void> {
+    await this.iperfServerListening(port);
     const proc = this.net.spawn(host, `iperf3-push-${host}-${port}`, [
       'iperf3',
       '-c',

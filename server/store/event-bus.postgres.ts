@@ -59,6 +59,8 @@ export class PostgresEventBus implements EventBus {
 
   async close(): Promise<void> {
     this.subscribers.clear();
-    this.listener.release();
+    // Not back to the pool: a client still LISTENing would hand notifications to whoever took
+    // it next. Destroyed, it ends its connection now.
+    this.listener.release(true);
   }
 }

@@ -6,7 +6,8 @@ import type { AddDeviceInput } from '../../store/engine-store.js';
 import { sentence } from '../../store/error-words.js';
 import { FieldError } from '../forms/field-error.js';
 import { useActions, useEngine } from '../store-context.js';
-import { regionOptions, type RegionOption } from '../words/region-options.js';
+import { regionOptions } from '../words/region-options.js';
+import { RegionOptions } from '../forms/region-options.js';
 
 type Kind = AddDeviceInput['kind'];
 
@@ -17,14 +18,6 @@ const KINDS: readonly { value: Kind; label: string }[] = [
 
 /** The fields of this form, by the engine's names for them. */
 const FIELDS = ['kind', 'name', 'region', 'allow_lan'] as const;
-
-function Option(props: { option: RegionOption }) {
-  return (
-    <option value={props.option.value} disabled={props.option.disabled}>
-      {props.option.label}
-    </option>
-  );
-}
 
 export function AddDeviceForm(props: { onCancel: () => void }) {
   const id = useId();
@@ -124,22 +117,7 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
         aria-describedby={regionError ? `${id}-region-error` : `${id}-region-hint`}
         onChange={(e) => setRegion(e.target.value)}
       >
-        <Option option={groups.auto} />
-        {groups.other ? <Option option={groups.other} /> : null}
-        {groups.regions.length > 0 ? (
-          <optgroup label="Regions">
-            {groups.regions.map((o) => (
-              <Option key={o.value} option={o} />
-            ))}
-          </optgroup>
-        ) : null}
-        {groups.rules.length > 0 ? (
-          <optgroup label="Your rules">
-            {groups.rules.map((o) => (
-              <Option key={o.value} option={o} />
-            ))}
-          </optgroup>
-        ) : null}
+        <RegionOptions groups={groups} />
       </select>
       <p id={`${id}-region-hint`} className="hint">
         Where it connects. This device’s region to begin with; to move it later, add it again.

@@ -1,17 +1,10 @@
 // Where to connect: the engine's region setting. Choosing another saves it; a live tunnel
 // follows it (the engine reconnects).
 import { useId } from 'react';
-import { regionOptions, type RegionOption } from '../words/region-options.js';
+import { regionOptions } from '../words/region-options.js';
+import { RegionOptions } from '../forms/region-options.js';
 import { useActions, useEngine } from '../store-context.js';
 import { useSetting } from '../settings/use-setting.js';
-
-function Option(props: { option: RegionOption }) {
-  return (
-    <option value={props.option.value} disabled={props.option.disabled}>
-      {props.option.label}
-    </option>
-  );
-}
 
 export function RegionPicker() {
   const id = useId();
@@ -31,22 +24,7 @@ export function RegionPicker() {
         aria-describedby={regions === null ? `${id}-loading` : undefined}
         onChange={(e) => void chooseRegion(e.target.value)}
       >
-        <Option option={groups.auto} />
-        {groups.other ? <Option option={groups.other} /> : null}
-        {groups.regions.length > 0 ? (
-          <optgroup label="Regions">
-            {groups.regions.map((o) => (
-              <Option key={o.value} option={o} />
-            ))}
-          </optgroup>
-        ) : null}
-        {groups.rules.length > 0 ? (
-          <optgroup label="Your rules">
-            {groups.rules.map((o) => (
-              <Option key={o.value} option={o} />
-            ))}
-          </optgroup>
-        ) : null}
+        <RegionOptions groups={groups} />
       </select>
       {regions === null ? (
         <p id={`${id}-loading`} className="hint">

@@ -1,0 +1,35 @@
+// The options of a region <select>: automatic, the current choice when it is no longer offered,
+// the regions, and the user's rules (from ui/words/region-options.ts).
+import type { RegionOption, regionOptions } from '../words/region-options.js';
+
+function Option(props: { option: RegionOption }) {
+  return (
+    <option value={props.option.value} disabled={props.option.disabled}>
+      {props.option.label}
+    </option>
+  );
+}
+
+export function RegionOptions(props: { groups: ReturnType<typeof regionOptions> }) {
+  const { groups } = props;
+  return (
+    <>
+      <Option option={groups.auto} />
+      {groups.other ? <Option option={groups.other} /> : null}
+      {groups.regions.length > 0 ? (
+        <optgroup label="Regions">
+          {groups.regions.map((o) => (
+            <Option key={o.value} option={o} />
+          ))}
+        </optgroup>
+      ) : null}
+      {groups.rules.length > 0 ? (
+        <optgroup label="Your rules">
+          {groups.rules.map((o) => (
+            <Option key={o.value} option={o} />
+          ))}
+        </optgroup>
+      ) : null}
+    </>
+  );
+}

@@ -130,16 +130,24 @@ export class AppPage {
    */
   async chooseRegion(labelOrId: string): Promise<void> {
     await this.openHome();
-    const options = await this.regionOptions();
     const wanted = labelOrId.trim().toLowerCase();
-    const option =
-      options.find((o) => o.value.toLowerCase() === wanted) ??
-      options.find((o) => o.label.toLowerCase() === wanted) ??
-      options.find((o) => o.label.toLowerCase().startsWith(`${wanted} (`));
+    // The regions come with a read of their own: wait until they are in (or `wanted` is).
+    const option = await this.waitFor(
+      async () => {
+        const options = await this.regionOptions();
+        const found =
+          options.find((o) => o.value.toLowerCase() === wanted) ??
+          options.find((o) => o.label.toLowerCase() === wanted) ??
+          options.find((o) => o.label.toLowerCase().startsWith(`${wanted} (`));
+        if (found) return found;
+        return (await this.regionsLoading()) ? undefined : null;
+      },
+      15_000,
+      `the region "${labelOrId}" in the picker`,
+    );
     if (!option) {
-      throw new Error(
-        `no region "${labelOrId}" in the picker: ${options.map((o) => o.value).join(', ')}`,
-      );
+      const values = (await this.regionOptions()).map((o) => o.value);
+      throw new Error(`no region "${labelOrId}" in the picker: ${values.join(', ')}`);
     }
     await this.regionSelect().selectOption(option.value);
     // Saved (and, when connected, reconnected) once the picker is no longer busy.
@@ -151,9 +159,36 @@ export class AppPage {
     );
   }
 
+  /**
+   * Presses "Measure latency" beside the Region picker (from the keyboard: it is a button one
+   * can reach and press) and waits until the engine probed every region the plan allows and the
+   * picker read them again; throws with the words shown when it was refused.
+   */
+  async measureLatencies(options: WaitOptions = {}): Promise<void> {
+    await this.openHome();
+    const button = this.page.getByRole('button', {
+      name: 'Measure latency to every region',
+      exact: true,
+    });
+    await button.press('Enter');
+    await this.waitFor(
+      async () => ((await button.getAttribute('aria-busy')) !== 'true' ? true : undefined),
+      options.timeoutMs ?? 120_000,
+      'the latency check to finish',
+    );
+    // The check clears the banner when it starts: one shown now is its refusal.
+    const error = await this.errorText();
+    if (error) throw new Error(`the latency check was refused: ${error}`);
+  }
+
   /** The region setting the picker shows (its value). */
   async chosenRegion(): Promise<string> {
     return this.regionSelect().inputValue();
+  }
+
+  /** Whether the picker still says it is reading the regions. */
+  private async regionsLoading(): Promise<boolean> {
+    return (await this.page.getByText('Loading the regions…', { exact: true }).count()) > 0;
   }
 
   private regionSelect(): Locator {

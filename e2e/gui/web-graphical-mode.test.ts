@@ -58,6 +58,14 @@ describe('the web graphical mode against the real engine', () => {
     await expect.poll(() => app.latencyMs(), { timeout: 15_000 }).not.toBeNull();
     const samples = await app.latencySamples();
     await expect.poll(() => app.latencySamples(), { timeout: 20_000 }).toBeGreaterThan(samples);
+    // The picker shows the latency of the region connected to (the tunnel's), and after a
+    // latency check of every region the other region's too.
+    const optionLabel = async (value: string) =>
+      (await app.regionOptions()).find((o) => o.value === value)?.label ?? '';
+    const measured = /\(\d+(\.\d+)? ms, load /;
+    await expect.poll(() => optionLabel('asia-east'), { timeout: 15_000 }).toMatch(measured);
+    await app.measureLatencies();
+    await expect.poll(() => optionLabel('global'), { timeout: 15_000 }).toMatch(measured);
     await keepScreenshot(app.page, 'connected');
   }, 90_000);
 

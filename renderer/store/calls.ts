@@ -9,6 +9,7 @@ import type { EngineSlice, GetEngine, SetEngine } from './slice.js';
 export type BusyKey =
   | 'refresh'
   | 'regions'
+  | 'latencyCheck'
   | 'connect'
   | 'disconnect'
   | 'config'

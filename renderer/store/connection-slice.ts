@@ -1,6 +1,7 @@
 // The connection: the engine's status, the regions to choose from, the latency history, the
-// notices and what the last connect measured; connect (also in stream mode), disconnect and the
-// region choice. Status events and answers reach the replica through the status feed.
+// notices and what the last connect measured; connect (also in stream mode), disconnect, the
+// region choice and a latency check of every region. Status events and answers reach the
+// replica through the status feed.
 import type { Notice } from '../../contracts/control-api.js';
 import type { FaceValue } from '../../contracts/ipc.js';
 import type { LocalConnectResponse, LocalStatus } from '../../contracts/local-api.js';
@@ -40,6 +41,11 @@ export interface ConnectionActions {
   chooseRegion(region: string): Promise<void>;
   /** Stream mode for a platform (its id): a connect that pins it. */
   streamFor(platform: string): Promise<void>;
+  /**
+   * Has the engine probe every node the plan allows (it keeps the results), then reads the
+   * regions again: each shows its latency.
+   */
+  measureLatencies(): Promise<void>;
 }
 
 export const EMPTY_CONNECTION: ConnectionReplica = {
@@ -115,6 +121,19 @@ export const createConnectionSlice =
         },
 
         streamFor: (platform) => connectWith({ platform }),
+
+        async measureLatencies() {
+          await calls.exclusive('latencyCheck', async () => {
+            set({ error: null });
+            try {
+              await transport.call('latencyCheck', { body: { all: true } });
+            } catch (e) {
+              calls.fail(e);
+              return;
+            }
+            await feed.loadRegions();
+          });
+        },
       },
     };
   };

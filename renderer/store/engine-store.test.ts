@@ -17,7 +17,7 @@ import {
   signedInEngine,
   statusOf,
 } from './engine-answers.fake.js';
-import { createEngineStore, type EngineStore } from './engine-store.js';
+import { createEngineStore, type EngineStore, type Regions } from './engine-store.js';
 import { ENGINE_DOWN_WORDS, OFFLINE_WORDS } from './error-words.js';
 import { LATENCY_HISTORY_SIZE } from './latency-history.js';
 
@@ -146,7 +146,11 @@ describe('connect and disconnect', () => {
     const engine = signedInEngine().answer('connect', () => connectAnswer());
     const store = await upAndRead(engine);
     await store.getState().actions.connect();
-    expect(engine.calls).toEqual([{ id: 'connect', payload: { body: {} } }]);
+    // Connected: the regions are read again (the connected one's latency is the tunnel's).
+    expect(engine.calls).toEqual([
+      { id: 'connect', payload: { body: {} } },
+      { id: 'listRegions', payload: {} },
+    ]);
     const s = store.getState();
     expect(s.status?.status).toBe('connected');
     expect(s.status).not.toHaveProperty('exit_ip');
@@ -165,7 +169,7 @@ describe('connect and disconnect', () => {
     await store.getState().actions.connect();
     finish(connectAnswer());
     await first;
-    expect(engine.ids()).toEqual(['connect']);
+    expect(engine.ids()).toEqual(['connect', 'listRegions']);
   });
 
   it('says in plain words when the service cannot be reached', async () => {
@@ -215,7 +219,7 @@ describe('connect and disconnect', () => {
     const store = await upAndRead(engine);
     await store.getState().actions.connect();
     await store.getState().actions.disconnect();
-    expect(engine.ids()).toEqual(['connect', 'disconnect']);
+    expect(engine.ids()).toEqual(['connect', 'listRegions', 'disconnect', 'listRegions']);
     expect(store.getState().status?.status).toBe('disconnected');
     expect(store.getState().lastConnect).toBeNull();
   });
@@ -224,7 +228,8 @@ describe('connect and disconnect', () => {
     const engine = signedInEngine().answer('connect', () => connectAnswer());
     const store = await upAndRead(engine);
     await store.getState().actions.streamFor('netflix');
-    expect(engine.calls).toEqual([{ id: 'connect', payload: { body: { platform: 'netflix' } } }]);
+    expect(engine.calls[0]).toEqual({ id: 'connect', payload: { body: { platform: 'netflix' } } });
+    expect(engine.ids()).toEqual(['connect', 'listRegions']);
   });
 });
 
@@ -284,7 +289,7 @@ describe('settings', () => {
       .answer('patchConfig', configAnswer('saved'));
     const store = await upAndRead(engine);
     await store.getState().actions.chooseRegion('asia-east');
-    expect(engine.ids()).toEqual(['patchConfig', 'connect']);
+    expect(engine.ids()).toEqual(['patchConfig', 'connect', 'listRegions']);
   });
 });
 
@@ -467,6 +472,137 @@ describe('adding a phone or tablet', () => {
   });
 });
 
+describe('regions and their latencies', () => {
+  /** REGIONS with these latencies per region id. */
+  function regionsWith(latency: Record<string, string | null>): Regions {
+    return {
+      ...REGIONS,
+      regions: REGIONS.regions.map((r) => ({ ...r, latency: latency[r.id] ?? r.latency })),
+    };
+  }
+  const tokyo2 = { id: 'tyo-2', region: 'asia-east', endpoint: '198.51.100.8:51820' };
+
+  it('are read again when the tunnel comes up, moves to another node, and goes down', async () => {
+    const engine = signedInEngine();
+    const store = await upAndRead(engine);
+    const measured = regionsWith({ 'asia-east': '17ms' });
+    engine.answer('listRegions', () => measured);
+    engine.emit({ type: 'status', status: statusOf({ status: 'connecting' }) });
+    await settle();
+    expect(engine.ids()).toEqual([]);
+
+    engine.emit({ type: 'status', status: connectedStatus({ latency: '17ms' }) });
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions']);
+    expect(store.getState().regions).toEqual(measured);
+
+    engine.emit({ type: 'status', status: connectedStatus({ latency: '19ms', node: tokyo2 }) });
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions', 'listRegions']);
+
+    engine.emit({ type: 'status', status: statusOf() });
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions', 'listRegions', 'listRegions']);
+  });
+
+  it('are not read again for a mere latency sample', async () => {
+    const engine = signedInEngine(connectedStatus());
+    const store = await upAndRead(engine);
+    for (const ms of [40, 41, 39, 44])
+      engine.emit({ type: 'status', status: connectedStatus({ latency: `${ms}ms` }) });
+    await settle();
+    expect(engine.ids()).toEqual([]);
+    expect(store.getState().latency).toHaveLength(4);
+  });
+
+  it('are read again when a switch of region reconnects elsewhere', async () => {
+    const engine = signedInEngine(connectedStatus());
+    await upAndRead(engine);
+    const global = { id: 'zrh-1', region: 'global', endpoint: '198.51.100.9:51820' };
+    engine.emit({
+      type: 'status',
+      status: connectedStatus({ status: 'reconnecting', region: 'global', node: global }),
+    });
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions']);
+    engine.emit({ type: 'status', status: connectedStatus({ region: 'global', node: global }) });
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions', 'listRegions']);
+  });
+
+  it('read once more when asked again while a read is under way: the newest answer stays', async () => {
+    const engine = signedInEngine();
+    const store = await upAndRead(engine);
+    const answers: ((v: Regions) => void)[] = [];
+    engine.answer('listRegions', () => new Promise<Regions>((r) => answers.push(r)));
+    engine.emit({ type: 'status', status: connectedStatus() });
+    engine.emit({ type: 'status', status: statusOf() });
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions']);
+    answers[0]!(regionsWith({ 'asia-east': '42ms' }));
+    await settle();
+    expect(engine.ids()).toEqual(['listRegions', 'listRegions']);
+    const after = regionsWith({ 'asia-east': '55ms' });
+    answers[1]!(after);
+    await settle();
+    expect(store.getState().regions).toEqual(after);
+    expect(store.getState().busy.regions).toBeUndefined();
+  });
+
+  it('measuring asks the engine to probe every region, then reads them again', async () => {
+    const engine = signedInEngine().answer('latencyCheck', () => ({
+      results: [
+        {
+          node_id: 'ams-1',
+          region: 'eu-west',
+          method: 'authenticated UDP probe',
+          samples: 5,
+          avg_ms: 23,
+          jitter_ms: 1,
+          loss: 0,
+        },
+      ],
+      duration_ms: 900,
+    }));
+    const store = await upAndRead(engine);
+    const measured = regionsWith({ 'eu-west': '23ms' });
+    engine.answer('listRegions', () => measured);
+    const measuring = store.getState().actions.measureLatencies();
+    expect(store.getState().busy.latencyCheck).toBe(true);
+    await measuring;
+    expect(engine.calls).toEqual([
+      { id: 'latencyCheck', payload: { body: { all: true } } },
+      { id: 'listRegions', payload: {} },
+    ]);
+    expect(store.getState().regions).toEqual(measured);
+    expect(store.getState().busy.latencyCheck).toBeUndefined();
+  });
+
+  it('measures once at a time', async () => {
+    let finish!: () => void;
+    const engine = signedInEngine().answer(
+      'latencyCheck',
+      () => new Promise((r) => (finish = () => r({ results: [], duration_ms: 1 }))),
+    );
+    const store = await upAndRead(engine);
+    const first = store.getState().actions.measureLatencies();
+    await store.getState().actions.measureLatencies();
+    finish();
+    await first;
+    expect(engine.ids()).toEqual(['latencyCheck', 'listRegions']);
+  });
+
+  it('a refused measurement is said in the usual words, and nothing is read', async () => {
+    const engine = signedInEngine().refuse('latencyCheck', 'unreachable', 'ECONNREFUSED');
+    const store = await upAndRead(engine);
+    await store.getState().actions.measureLatencies();
+    expect(store.getState().error).toMatchObject({ code: 'unreachable', words: OFFLINE_WORDS });
+    expect(engine.ids()).toEqual(['latencyCheck']);
+    expect(store.getState().regions).toEqual(REGIONS);
+    expect(store.getState().busy.latencyCheck).toBeUndefined();
+  });
+});
+
 describe('diagnostics', () => {
   it('keeps the engine’s report', async () => {
     const engine = signedInEngine();
@@ -554,6 +690,6 @@ describe('ordering', () => {
     expect(engine.ids()).toEqual(['patchConfig']);
     answer();
     await Promise.all([choosing, connecting]);
-    expect(engine.ids()).toEqual(['patchConfig', 'connect']);
+    expect(engine.ids()).toEqual(['patchConfig', 'connect', 'listRegions']);
   });
 });

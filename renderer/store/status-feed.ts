@@ -1,7 +1,9 @@
 // How the engine's status reaches the replica, and what follows from it. Events are the newer
 // truth: a call's status answer is kept only when no status event came while it was under way
 // (answers and events travel apart). A disconnect ends the latency history, the notices and the
-// last connect's facts; a sign-out ends the session's data; a session that begins is read.
+// last connect's facts; a sign-out ends the session's data; a session that begins is read. The
+// regions (their latencies) are read again when the tunnel goes up or down or moves to another
+// node or region: the engine then knows other latencies (not on every latency sample).
 import type { FaceEvent } from '../../contracts/ipc.js';
 import type { LocalStatus } from '../../contracts/local-api.js';
 import type { EngineReplica } from './engine-store.js';
@@ -19,6 +21,23 @@ export interface StatusFeed {
   since(): (answer: LocalStatus) => void;
   /** Reads what needs a configured service and a signed-in device: regions, account, devices. */
   loadSession(status: LocalStatus): Promise<void>;
+  /**
+   * Reads the regions (with the engine's latest latencies). Asked while a read is under way, it
+   * reads once more after it, and settles when that read is done: the answer is never older
+   * than the ask.
+   */
+  loadRegions(): Promise<void>;
+}
+
+/**
+ * Whether the regions' latencies may have changed between two statuses: the tunnel came up or
+ * went down (the connected region's latency is the tunnel's own), or moved to another node or
+ * region. A new latency sample alone is not.
+ */
+function regionsMayHaveChanged(prev: LocalStatus, next: LocalStatus): boolean {
+  const upOrDown =
+    prev.status !== next.status && (next.status === 'connected' || next.status === 'disconnected');
+  return upOrDown || prev.region !== next.region || prev.node?.id !== next.node?.id;
 }
 
 export interface StatusFeedDeps extends SliceDeps {
@@ -30,6 +49,9 @@ export interface StatusFeedDeps extends SliceDeps {
 export function createStatusFeed({ set, get, now, transport, calls }: StatusFeedDeps): StatusFeed {
   /** Counts status events (see since). */
   let statusEvents = 0;
+  /** The regions read under way, and whether another was asked meanwhile. */
+  let regionsRead: Promise<void> | null = null;
+  let readAgain = false;
 
   function applyStatus(next: LocalStatus, fromEvent: boolean): void {
     const prev = get().status;
@@ -53,6 +75,13 @@ export function createStatusFeed({ set, get, now, transport, calls }: StatusFeed
       prev !== null &&
       (prev.signed_in !== next.signed_in || prev.service_configured !== next.service_configured);
     if (sessionChanged) void loadSession(next);
+    else if (
+      prev !== null &&
+      next.signed_in &&
+      next.service_configured &&
+      regionsMayHaveChanged(prev, next)
+    )
+      void loadRegions();
   }
 
   async function loadSession(status: LocalStatus): Promise<void> {
@@ -60,14 +89,30 @@ export function createStatusFeed({ set, get, now, transport, calls }: StatusFeed
     await Promise.all([loadRegions(), get().actions.loadAccount()]);
   }
 
-  async function loadRegions(): Promise<void> {
-    await calls.exclusive('regions', async () => {
+  function loadRegions(): Promise<void> {
+    if (regionsRead) {
+      readAgain = true;
+      return regionsRead;
+    }
+    regionsRead = (async () => {
       try {
-        set({ regions: await transport.call('listRegions', {}) });
-      } catch (e) {
-        calls.fail(e);
+        await calls.exclusive('regions', async () => {
+          do {
+            readAgain = false;
+            try {
+              const regions = await transport.call('listRegions', {});
+              // Signed out meanwhile: the session's data is gone, and stays gone.
+              if (get().status?.signed_in !== false) set({ regions });
+            } catch (e) {
+              calls.fail(e);
+            }
+          } while (readAgain);
+        });
+      } finally {
+        regionsRead = null;
       }
-    });
+    })();
+    return regionsRead;
   }
 
   return {
@@ -86,5 +131,6 @@ export function createStatusFeed({ set, get, now, transport, calls }: StatusFeed
       };
     },
     loadSession,
+    loadRegions,
   };
 }

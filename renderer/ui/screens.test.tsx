@@ -82,6 +82,18 @@ describe('Home', () => {
     expect(html).toMatch(/<option value="work-asia" selected="">/);
   });
 
+  it('beside the region picker, a button measures the latency to every region', () => {
+    const idle = render(<HomeScreen />, { status: statusOf() });
+    const button =
+      /<button[^>]*>Measure latency<span class="visually-hidden"> to every region<\/span><\/button>/;
+    expect(idle).toMatch(button);
+    expect(idle.match(button)![0]).toContain('aria-disabled="false"');
+    expect(idle).not.toContain('Measuring…');
+    const busy = render(<HomeScreen />, { status: statusOf(), busy: { latencyCheck: true } });
+    expect(busy.match(button)![0]).toMatch(/aria-busy="true" aria-disabled="true"/);
+    expect(busy).toContain('Measuring…');
+  });
+
   it('connecting: Cancel; disconnected: Connect and no latency readout', () => {
     expect(
       buttons(render(<HomeScreen />, { status: statusOf({ status: 'connecting' }) })),

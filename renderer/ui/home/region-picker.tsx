@@ -1,5 +1,6 @@
 // Where to connect: the engine's region setting. Choosing another saves it; a live tunnel
-// follows it (the engine reconnects).
+// follows it (the engine reconnects). Beside it, a latency check of every region the plan
+// allows: the options then show each one's latency.
 import { useId } from 'react';
 import { regionOptions } from '../words/region-options.js';
 import { RegionOptions } from '../forms/region-options.js';
@@ -16,21 +17,50 @@ export function RegionPicker() {
   return (
     <div className="region">
       <label htmlFor={id}>Region</label>
-      <select
-        id={id}
-        className="select"
-        value={current ?? 'auto'}
-        aria-busy={saving}
-        aria-describedby={regions === null ? `${id}-loading` : undefined}
-        onChange={(e) => void chooseRegion(e.target.value)}
-      >
-        <RegionOptions groups={groups} />
-      </select>
+      <div className="region__row">
+        <select
+          id={id}
+          className="select"
+          value={current ?? 'auto'}
+          aria-busy={saving}
+          aria-describedby={regions === null ? `${id}-loading` : undefined}
+          onChange={(e) => void chooseRegion(e.target.value)}
+        >
+          <RegionOptions groups={groups} />
+        </select>
+        <MeasureLatencyButton />
+      </div>
       {regions === null ? (
         <p id={`${id}-loading`} className="hint">
           Loading the regions…
         </p>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * Probes every region's servers (a few seconds). Stays focusable while it runs (aria-disabled,
+ * not disabled): the keyboard keeps its place, and a second press does nothing.
+ */
+function MeasureLatencyButton() {
+  const measuring = useEngine((s) => s.busy.latencyCheck === true);
+  const { measureLatencies } = useActions();
+  return (
+    <>
+      <button
+        type="button"
+        className="button button--quiet"
+        aria-busy={measuring}
+        aria-disabled={measuring}
+        onClick={() => !measuring && void measureLatencies()}
+      >
+        Measure latency<span className="visually-hidden"> to every region</span>
+      </button>
+      {/* Announced, but not a role="status": the connection state is this card's status. */}
+      <span aria-live="polite" className="hint region__progress">
+        {measuring ? 'Measuring…' : ''}
+      </span>
+    </>
   );
 }

@@ -53,7 +53,9 @@ else
     e2e/netns/netcli-two-devices.test.ts e2e/netns/relay-devices.test.ts
     e2e/netns/relay-ferry-plan.test.ts e2e/netns/phone-wg-quick.test.ts)
   stage "unit and API tests (SQLite and PostgreSQL)"
-  run_vitest unit contracts/ server/ relay/ native/ engine/ cli/
+  # Every test beside the code (contracts, server, relay, native, engine, cli, electron,
+  # renderer, scripts): all of vitest.config.ts's files but the namespace ones.
+  run_vitest unit --exclude 'e2e/**'
   stage "namespace end-to-end tests, two at a time"
   run_vitest e2e e2e/ $(printf -- '--exclude %s ' "${throughput[@]}")
   stage "namespace end-to-end tests that measure throughput, one at a time"

@@ -1,38 +1,23 @@
 // netcli gui in process against the in-memory engine through the real host and its web
 // graphical mode: the desktop app where it is installed, otherwise (and with --web) a one-time
 // link that signs a browser in, printed for people and as JSON, opened where a browser is.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../engine/engine.fake.js';
-import { startLocalApiServer, type LocalApiServer } from '../engine/host/local-api-server.js';
-import { createWebUi, type WebUi } from '../engine/host/web-ui/web-ui-server.js';
+import { startLocalApiServer } from '../engine/host/local-api-server.js';
 import { fakeIo, runNetcli } from './io.fake.js';
+import { CliHarness } from './testing/cli-harness.js';
 
 const LINK = /^http:\/\/127\.0\.0\.1:\d+\/session\/[A-Za-z0-9_-]{43}$/;
 
 describe('netcli gui', () => {
-  let dir: string;
+  const cli = new CliHarness('ferry-cli-gui-', { gui: true });
   let socketPath: string;
-  let server: LocalApiServer;
-  let web: WebUi;
-
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-gui-'));
-    const renderer = path.join(dir, 'renderer');
-    await mkdir(renderer);
-    await writeFile(path.join(renderer, 'index.html'), '<!doctype html><title>Ferry</title>');
-    socketPath = path.join(dir, 'engine.sock');
-    const engine = new FakeEngine();
-    web = createWebUi({ engine, rendererDir: renderer });
-    server = await startLocalApiServer({ engine, socketPath, group: null, gui: web });
+    await cli.start();
+    socketPath = cli.socketPath;
   });
-  afterEach(async () => {
-    await web.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => cli.close());
 
   it('without a display: prints a one-time link to open, and the same as JSON', async () => {
     const r = await runNetcli(socketPath, ['gui']);
@@ -79,7 +64,7 @@ describe('netcli gui', () => {
   });
 
   it('an engine host without the graphical mode, or no engine: a clear error', async () => {
-    const other = path.join(dir, 'plain.sock');
+    const other = path.join(cli.dir, 'plain.sock');
     const plain = await startLocalApiServer({
       engine: new FakeEngine(),
       socketPath: other,
@@ -92,7 +77,7 @@ describe('netcli gui', () => {
     } finally {
       await plain.close();
     }
-    const none = await runNetcli(path.join(dir, 'none.sock'), ['gui']);
+    const none = await runNetcli(path.join(cli.dir, 'none.sock'), ['gui']);
     expect(none.code).not.toBe(0);
     expect(none.stderr).toMatch(/netcli daemon/);
   });

@@ -1,12 +1,13 @@
 // The cli tests' kit: netcli's commands run in process against the in-memory engine through the
 // real engine host on a temp socket, each run's stdout, stderr and exit code kept. One harness
 // per describe; start() before each test, close() after it.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { FakeEngine } from '../../engine/engine.fake.js';
 import { startLocalApiServer, type LocalApiServer } from '../../engine/host/local-api-server.js';
+import { createWebUi, type WebUi } from '../../engine/host/web-ui/web-ui-server.js';
 import { runNetcli, type FakeIo, type NetcliRun } from '../io.fake.js';
 
 export const TEST_SERVICE = 'https://ferry.example/api/v1';
@@ -15,14 +16,28 @@ export class CliHarness {
   #dir: string | null = null;
   #engine: FakeEngine | null = null;
   #server: LocalApiServer | null = null;
+  #web: WebUi | null = null;
 
-  /** `prefix` names the temp directory (e.g. "ferry-cli-"). */
-  constructor(private readonly prefix: string) {}
+  /**
+   * `prefix` names the temp directory (e.g. "ferry-cli-"); with `gui`, the host also serves the
+   * web graphical mode (netcli gui) from a one-page renderer in that directory.
+   */
+  constructor(
+    private readonly prefix: string,
+    private readonly options: { gui?: boolean } = {},
+  ) {}
 
   /** A temp directory, a new fake engine, and the host serving it on `socketPath`. */
   async start(): Promise<void> {
     this.#dir = await mkdtemp(path.join(tmpdir(), this.prefix));
     this.#engine = new FakeEngine();
+    if (this.options.gui) {
+      await mkdir(this.rendererDir);
+      await writeFile(
+        path.join(this.rendererDir, 'index.html'),
+        '<!doctype html><title>Ferry</title>',
+      );
+    }
     await this.startHost();
   }
 
@@ -46,6 +61,11 @@ export class CliHarness {
     return this.#dir;
   }
 
+  /** The renderer the web graphical mode serves (with `gui`). */
+  get rendererDir(): string {
+    return path.join(this.dir, 'renderer');
+  }
+
   get socketPath(): string {
     return path.join(this.dir, 'engine.sock');
   }
@@ -57,17 +77,23 @@ export class CliHarness {
 
   /** Serves the same engine on the same socket again (after stopHost). */
   async startHost(): Promise<void> {
+    if (this.options.gui)
+      this.#web ??= createWebUi({ engine: this.engine, rendererDir: this.rendererDir });
     this.#server ??= await startLocalApiServer({
       engine: this.engine,
       socketPath: this.socketPath,
       group: null,
+      ...(this.#web ? { gui: this.#web } : {}),
     });
   }
 
   /** Stops serving; the engine stays. Idempotent. */
   async stopHost(): Promise<void> {
     const server = this.#server;
+    const web = this.#web;
     this.#server = null;
+    this.#web = null;
+    await web?.close();
     await server?.close();
   }
 

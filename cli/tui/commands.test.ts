@@ -2,47 +2,31 @@
 // real host (with its web graphical mode): the choice of face kept by the engine, `netcli`
 // alone opening that face at a terminal (and the help elsewhere, as before), the terminal UI's
 // keys reaching the engine over the socket.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeEngine } from '../../engine/engine.fake.js';
-import { startLocalApiServer, type LocalApiServer } from '../../engine/host/local-api-server.js';
-import { createWebUi, type WebUi } from '../../engine/host/web-ui/web-ui-server.js';
+import type { FakeEngine } from '../../engine/engine.fake.js';
 import { registerTui } from '../commands/tui.js';
 import { registerUi } from '../commands/ui.js';
 import { FakeOutput, fakeIo, runNetcli } from '../io.fake.js';
 import { Runtime } from '../runtime.js';
+import { CliHarness } from '../testing/cli-harness.js';
 import { fakeTerminal, type FakeTerminal } from './terminal.fake.js';
 
 const LINK = /http:\/\/127\.0\.0\.1:\d+\/session\/[A-Za-z0-9_-]{43}/;
 
 describe('netcli ui, tui and netcli alone', () => {
-  let dir: string;
+  const cli = new CliHarness('ferry-cli-tui-', { gui: true });
   let socketPath: string;
   let engine: FakeEngine;
-  let server: LocalApiServer;
-  let web: WebUi;
   const netcli = (...args: string[]) => runNetcli(socketPath, args);
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'ferry-cli-tui-'));
-    const renderer = path.join(dir, 'renderer');
-    await mkdir(renderer);
-    await writeFile(path.join(renderer, 'index.html'), '<!doctype html><title>Ferry</title>');
-    socketPath = path.join(dir, 'engine.sock');
-    engine = new FakeEngine();
+    await cli.start();
+    ({ socketPath, engine } = cli);
     await engine.init({ endpoint: 'https://ferry.example', protocol: 'wireguard' });
     await engine.createAccount({ device_name: 'laptop' });
-    web = createWebUi({ engine, rendererDir: renderer });
-    server = await startLocalApiServer({ engine, socketPath, group: null, gui: web });
   });
-  afterEach(async () => {
-    await web.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => cli.close());
 
   /**
    * `netcli <args>` as main builds it, but at `terminal` (a person at a TTY), the environment

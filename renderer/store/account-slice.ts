@@ -63,20 +63,11 @@ export const createAccountSlice =
   (set, get) => ({
     ...EMPTY_ACCOUNT,
     actions: {
-      async createAccount() {
-        let done = false;
-        await calls.exclusive('session', async () => {
-          set({ fieldErrors: [], error: null });
-          try {
-            const session = await transport.call('createAccount', { body: {} });
-            set({ newAccountNumber: session.account_number });
-            done = true;
-          } catch (e) {
-            calls.fail(e);
-          }
+      createAccount() {
+        return calls.sessionStep(async () => {
+          const session = await transport.call('createAccount', { body: {} });
+          set({ newAccountNumber: session.account_number });
         });
-        if (done) await get().actions.refresh();
-        return done;
       },
 
       async login(accountNumber, password) {
@@ -85,20 +76,11 @@ export const createAccountSlice =
           set({ fieldErrors: [checked.error] });
           return false;
         }
-        let done = false;
-        await calls.exclusive('session', async () => {
-          set({ fieldErrors: [], error: null });
-          try {
-            await transport.call('login', {
-              body: { account_number: checked.value, ...(password ? { password } : {}) },
-            });
-            done = true;
-          } catch (e) {
-            calls.failAtFields(e);
-          }
-        });
-        if (done) await get().actions.refresh();
-        return done;
+        return calls.sessionStep(async () => {
+          await transport.call('login', {
+            body: { account_number: checked.value, ...(password ? { password } : {}) },
+          });
+        }, calls.failAtFields);
       },
 
       async logout() {

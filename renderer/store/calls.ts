@@ -41,6 +41,12 @@ export interface Calls {
   fail(e: unknown): void;
   /** Shows a refusal's field errors beside their fields, or else the error. */
   failAtFields(e: unknown): void;
+  /**
+   * A step of setting up or signing in: one at a time (busy `session`), earlier errors cleared,
+   * a failure shown by `onError` (default: fail), everything read afresh once it worked. Whether
+   * it worked.
+   */
+  sessionStep(step: () => Promise<void>, onError?: (e: unknown) => void): Promise<boolean>;
 }
 
 export function createCalls(set: SetEngine, get: GetEngine): Calls {
@@ -56,16 +62,32 @@ export function createCalls(set: SetEngine, get: GetEngine): Calls {
 
   const fail = (e: unknown) => set({ error: describe(e) });
 
+  const exclusive: Calls['exclusive'] = async (key, fn) => {
+    if (get().busy[key]) return false;
+    setBusy(key, true);
+    try {
+      await fn();
+    } finally {
+      setBusy(key, false);
+    }
+    return true;
+  };
+
   return {
-    async exclusive(key, fn) {
-      if (get().busy[key]) return false;
-      setBusy(key, true);
-      try {
-        await fn();
-      } finally {
-        setBusy(key, false);
-      }
-      return true;
+    exclusive,
+    async sessionStep(step, onError = fail) {
+      let done = false;
+      await exclusive('session', async () => {
+        set({ fieldErrors: [], error: null });
+        try {
+          await step();
+          done = true;
+        } catch (e) {
+          onError(e);
+        }
+      });
+      if (done) await get().actions.refresh();
+      return done;
     },
     describe,
     fail,

@@ -131,19 +131,10 @@ export const createSettingsSlice =
             set({ fieldErrors: [checked.error] });
             return false;
           }
-          let done = false;
-          await calls.exclusive('session', async () => {
-            set({ fieldErrors: [], error: null });
-            try {
-              const result = await transport.call('init', { body: { endpoint: checked.value } });
-              set({ config: result.config });
-              done = true;
-            } catch (e) {
-              calls.fail(e);
-            }
+          return calls.sessionStep(async () => {
+            const result = await transport.call('init', { body: { endpoint: checked.value } });
+            set({ config: result.config });
           });
-          if (done) await get().actions.refresh();
-          return done;
         },
       },
     };

@@ -1,18 +1,10 @@
 // The terminal UI's top: the connection's state at a glance (state, region, node, protocol),
 // the live latency with its recent history, and the protections as the engine holds them.
 import { Box, Text } from 'ink';
+import { ENGINE_STATE_WORDS } from '../../contracts/engine-state-words.js';
 import type { LocalStatus } from '../../contracts/index.js';
 import { protocolName } from '../format/connection.js';
 import { regionName, sparkline, type TuiState } from './state.js';
-
-export const STATE_WORDS: Readonly<Record<LocalStatus['status'], string>> = {
-  disconnected: 'Disconnected',
-  connecting: 'Connecting…',
-  connected: 'Connected',
-  reconnecting: 'Reconnecting…',
-  disconnecting: 'Disconnecting…',
-  error: 'Error',
-};
 
 const STATE_COLORS: Readonly<Record<LocalStatus['status'], string>> = {
   disconnected: 'gray',
@@ -96,7 +88,7 @@ export function Header({ state }: { state: TuiState }) {
         <Text bold>Ferry</Text>
         {'  '}
         <Text color={STATE_COLORS[s.status]} bold>
-          ● {STATE_WORDS[s.status]}
+          ● {ENGINE_STATE_WORDS[s.status]}
         </Text>
         {where ? `  ${where}` : ''}
       </Text>

@@ -1,7 +1,7 @@
 // The tray: the connection's state and latency in the tooltip and the menu, connect and
 // disconnect, show the window, quit. It follows the engine's events; what it shows comes from
 // the engine (it holds no state of its own but the last status).
-import type { FaceError, LocalStatus } from '../../contracts/index.js';
+import { ENGINE_STATE_WORDS, type FaceError, type LocalStatus } from '../../contracts/index.js';
 import { faceErrorOf } from './face-error.js';
 import type { EnginePort } from './engine-port.js';
 
@@ -26,19 +26,10 @@ export interface TrayView {
   items: TrayItem[];
 }
 
-const STATE_WORDS: Readonly<Record<LocalStatus['status'], string>> = {
-  disconnected: 'Disconnected',
-  connecting: 'Connecting…',
-  connected: 'Connected',
-  reconnecting: 'Reconnecting…',
-  disconnecting: 'Disconnecting…',
-  error: 'Error',
-};
-
 /** "Connected · asia-east · 12ms", "Disconnected", "Engine not running". */
 export function stateLine(status: LocalStatus | undefined, problem: FaceError | undefined): string {
   if (!status) return problem?.code === 'engine-unavailable' ? 'Engine not running' : 'Starting…';
-  const parts = [STATE_WORDS[status.status]];
+  const parts = [ENGINE_STATE_WORDS[status.status]];
   if (status.region && status.status !== 'disconnected') parts.push(status.region);
   if (status.latency) parts.push(status.latency);
   return parts.join(' · ');

@@ -1,6 +1,7 @@
 // The connection at a glance: the state, where to, the tunnel's facts, the exit address and
 // why this server, with the big button.
-import { STATE_WORDS, tunnelFacts } from '../words/connection-words.js';
+import { ENGINE_STATE_WORDS } from '../../../contracts/engine-state-words.js';
+import { tunnelFacts } from '../words/connection-words.js';
 import { regionName } from '../words/region-options.js';
 import { sentence } from '../../store/error-words.js';
 import { useEngine } from '../store-context.js';
@@ -24,7 +25,7 @@ export function ConnectionCard() {
   return (
     <section aria-label="Connection" className={`card connection connection--${status.status}`}>
       <p role="status" className="connection__state">
-        {STATE_WORDS[status.status]}
+        {ENGINE_STATE_WORDS[status.status]}
       </p>
       {where ? (
         <p className="connection__where">

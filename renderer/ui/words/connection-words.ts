@@ -2,15 +2,6 @@
 // in each state, and the tunnel's facts on one line.
 import type { EngineState as EngineStateName, LocalStatus } from '../../../contracts/local-api.js';
 
-export const STATE_WORDS: Readonly<Record<EngineStateName, string>> = {
-  disconnected: 'Disconnected',
-  connecting: 'Connecting…',
-  connected: 'Connected',
-  reconnecting: 'Reconnecting…',
-  disconnecting: 'Disconnecting…',
-  error: 'Error',
-};
-
 export interface ConnectButtonModel {
   label: 'Connect' | 'Disconnect' | 'Cancel' | 'Disconnecting…';
   action: 'connect' | 'disconnect' | null;

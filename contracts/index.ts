@@ -12,6 +12,7 @@ export * from './control-client.js';
 export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';
 export * from './local-api.js';
 export * from './engine-state-words.js';
+export * from './sleep.js';
 export * from './ipc.js';
 export * from './renderer-policy.js';
 export * from './diagnostics.js';

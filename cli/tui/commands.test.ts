@@ -117,7 +117,8 @@ describe('netcli ui, tui and netcli alone', () => {
     expect(terminal.screen.frames.join('')).toContain('q quit');
     // Quitting the screen leaves the connection as it is.
     expect(engine.status().status).toBe('connected');
-    expect(engine.listenerCount).toBe(0);
+    // Its event stream is closed: the host lets go of its engine subscription once it sees that.
+    await vi.waitFor(() => expect(engine.listenerCount).toBe(0), ready);
   });
 
   it('netcli alone at a terminal opens the graphical mode when the engine says so', async () => {

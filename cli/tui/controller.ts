@@ -6,6 +6,7 @@
 // words by `describe` (netcli's errors.ts, handed in by the command).
 import { isIP } from 'node:net';
 import type { ClientConfig, LocalClient, LocalStatus } from '../../contracts/index.js';
+import { sleepUnlessAborted } from '../../contracts/sleep.js';
 import { formatConnect, statusHeadline } from '../format/connection.js';
 import type { DnsKey, Intent } from './keymap.js';
 import {
@@ -63,17 +64,6 @@ const EFFECT_WORDS: Readonly<Record<'reconnected' | 'applied' | 'saved', string>
 function shapeOf(s: LocalStatus): string {
   return JSON.stringify([s.status, s.region, s.node?.id ?? null, s.protection]);
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** `auto` or an IP address: the engine checks further (no multicast...) and says why not. */
 export function dnsProblem(value: string): string | null {
@@ -143,7 +133,7 @@ export class TuiController {
         if (signal.aborted) return;
         this.dispatch({ type: 'link', link: { state: 'down', failure: describe(e) } });
       }
-      await sleep(retryMs, signal);
+      await sleepUnlessAborted(retryMs, signal);
     }
   }
 

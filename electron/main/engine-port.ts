@@ -6,6 +6,7 @@ import {
   type FaceEvent,
   type FaceRouteId,
   type LocalClient,
+  sleepUnlessAborted,
 } from '../../contracts/index.js';
 import type { EngineApi } from '../../engine/engine-api.js';
 import { localHandlers } from '../../engine/host/local-handlers.js';
@@ -149,17 +150,6 @@ export function attachedPort(client: LocalClient, options: AttachedPortOptions):
     for (const listener of [...listeners]) listener(event);
   };
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        closing.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      closing.signal.addEventListener('abort', done, { once: true });
-    });
-
   /** The stream open now, closed when the last listener goes. */
   let current: { close(): void } | undefined;
 
@@ -184,7 +174,7 @@ export function attachedPort(client: LocalClient, options: AttachedPortOptions):
         // The host is gone or restarting; its absence shows in the calls' answers.
       }
       if (listeners.size === 0 || closing.signal.aborted) break;
-      await sleep(delay);
+      await sleepUnlessAborted(delay, closing.signal);
       delay = Math.min(delay * 2, backoff.max);
     }
   };

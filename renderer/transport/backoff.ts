@@ -11,17 +11,3 @@ export function exponentialBackoff(firstMs = 500, maxMs = 10_000): Backoff {
     delayMs: (attempt) => Math.min(maxMs, firstMs * 2 ** Math.max(0, Math.min(attempt, 30))),
   };
 }
-
-/** Waits `ms`, or less when `signal` aborts (then resolves at once; the caller checks). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}

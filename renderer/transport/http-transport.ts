@@ -4,7 +4,8 @@
 import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
 import { createLocalClient, type LocalClient } from '../../contracts/local-api.js';
 import type { FetchLike } from '../../contracts/route-client.js';
-import { exponentialBackoff, sleep, type Backoff } from './backoff.js';
+import { sleepUnlessAborted } from '../../contracts/sleep.js';
+import { exponentialBackoff, type Backoff } from './backoff.js';
 import type { EngineLink, EngineListener, EngineTransport } from './engine-transport.js';
 import { toFaceCallError } from './face-call-error.js';
 
@@ -95,7 +96,7 @@ export class HttpTransport implements EngineTransport {
       }
       if (signal.aborted) return;
       report('down');
-      await sleep(this.backoff.delayMs(attempt++), signal);
+      await sleepUnlessAborted(this.backoff.delayMs(attempt++), signal);
     }
   }
 

@@ -1,0 +1,16 @@
+// Waiting between retries (an event stream reopened with backoff): a timer that an abort ends
+// early. No I/O: the callers' loops use it on every face (the app, Electron's main, the TUI).
+
+/** Waits `ms`, or less when `signal` aborts (then resolves at once; the caller checks). */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -178,4 +178,28 @@ describe('SourceLimiter', () => {
     const taken = ['a', 'b', 'c', 'd', 'e'].filter((s) => limiter.take(s, NOW));
     expect(taken).toEqual(['a', 'b', 'c']);
   });
+
+  it('charges a source over its own rate nothing of the budget of all', () => {
+    const limiter = new SourceLimiter({
+      perSourcePerSecond: 20,
+      perSourceBurst: 40,
+      totalPerSecond: 100,
+      totalBurst: 100,
+      maxSources: 100,
+    });
+    // One source floods: it gets its own burst and no more.
+    let flooder = 0;
+    for (let i = 0; i < 10_000; i++) if (limiter.take('flooder', NOW)) flooder++;
+    expect(flooder).toBe(40);
+    // The budget of all still has the 60 the flooder's burst left: another source is served.
+    const other = Array.from({ length: 40 }, () => limiter.take('prober', NOW)).filter(Boolean);
+    expect(other).toHaveLength(40);
+    // A second later the flooder again gets only its own rate, the prober all of its own.
+    flooder = 0;
+    for (let i = 0; i < 10_000; i++) if (limiter.take('flooder', NOW + 1_000)) flooder++;
+    expect(flooder).toBe(20);
+    expect(Array.from({ length: 20 }, () => limiter.take('prober', NOW + 1_000))).not.toContain(
+      false,
+    );
+  });
 });

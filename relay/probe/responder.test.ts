@@ -77,6 +77,52 @@ describe('ProbeResponder', () => {
     expect(await exchange(responder.port, [probe()])).toHaveLength(1);
   });
 
+  it('answers every probe of one source while another floods it with junk', async () => {
+    // The budget of all is small here, so that a flood a test can send empties it at once.
+    responder = await ProbeResponder.start({
+      port: 0,
+      key: key.toString('base64'),
+      log: pino({ level: 'silent' }),
+      rates: {
+        perSourcePerSecond: 20,
+        perSourceBurst: 40,
+        totalPerSecond: 500,
+        totalBurst: 500,
+        maxSources: 1_000,
+      },
+    });
+    const port = responder.port;
+    const flooder = dgram.createSocket('udp4');
+    const prober = dgram.createSocket('udp4');
+    client = prober;
+    await new Promise<void>((r) => flooder.bind(0, '127.0.0.2', r));
+    await new Promise<void>((r) => prober.bind(0, '127.0.0.1', r));
+    let answers = 0;
+    prober.on('message', (m) => {
+      if (openProbeReply(m, key, hmacSha256)) answers++;
+    });
+    const junk = randomBytes(40);
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    try {
+      // About 5,000 junk datagrams a second for 1.2 s, a probe every 60 ms among them.
+      for (let i = 0; i < 120; i++) {
+        for (let j = 0; j < 50; j++) flooder.send(junk, port, '127.0.0.1');
+        if (i % 6 === 5)
+          prober.send(
+            encodeProbeRequest(key, randomBytes(16), Date.now(), hmacSha256),
+            port,
+            '127.0.0.1',
+          );
+        await tick();
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      flooder.close();
+    }
+    expect(answers).toBe(20);
+    expect(responder.counters().dropped.rate).toBeGreaterThan(5_000);
+  });
+
   it('refuses a malformed key at start', async () => {
     await expect(
       ProbeResponder.start({ port: 0, key: 'AAAA', log: pino({ level: 'silent' }) }),

@@ -1,4 +1,4 @@
-// Rate limits for the probe responder: a token bucket per source address and one for all,
+// Rate limits for the probe responder: a token bucket per source address, then one for all,
 // held in memory only and never logged (no-logs rule). When its table is full of busy sources
 // a new source is refused: the responder fails closed rather than grow without bound.
 
@@ -33,16 +33,24 @@ export class SourceLimiter {
     this.total = { tokens: o.totalBurst, atMs: 0 };
   }
 
-  /** Takes a token for one datagram from `source`; false: drop it. */
+  /**
+   * Takes a token for one datagram from `source`; false: drop it. The source's own bucket is
+   * charged first: a source over its rate must not spend the budget of all, or one flooding
+   * source would starve every other prober.
+   */
   take(source: string, nowMs: number): boolean {
-    if (!refillAndTake(this.total, nowMs, this.o.totalPerSecond, this.o.totalBurst)) return false;
     let bucket = this.sources.get(source);
     if (!bucket) {
       if (this.sources.size >= this.o.maxSources && !this.sweep(nowMs)) return false;
       bucket = { tokens: this.o.perSourceBurst, atMs: nowMs };
       this.sources.set(source, bucket);
     }
-    return refillAndTake(bucket, nowMs, this.o.perSourcePerSecond, this.o.perSourceBurst);
+    if (!refillAndTake(bucket, nowMs, this.o.perSourcePerSecond, this.o.perSourceBurst))
+      return false;
+    if (refillAndTake(this.total, nowMs, this.o.totalPerSecond, this.o.totalBurst)) return true;
+    // Dropped for the others' load, not its own: the source keeps its token.
+    bucket.tokens += 1;
+    return false;
   }
 
   get trackedSources(): number {

@@ -1,12 +1,13 @@
 // The relay's resolver on loopback between a real client socket and real upstream servers
 // (dns-packet over UDP and TCP): answers reach the right client with its own ID, junk gets
-// nothing, a silent or dead upstream costs a SERVFAIL or the next upstream, and the bounds hold.
+// nothing, a silent or dead upstream costs a SERVFAIL or the next upstream, and the bounds hold,
+// those of each device (a source address: 127.0.0.2, 127.0.0.3 here) as well as those of all.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DnsForwarder, deviceRanges, type DnsForwarderOptions } from './forwarder.js';
+import { DNS_DEFAULTS, DnsForwarder, deviceRanges, type DnsForwarderOptions } from './forwarder.js';
 
 const log = pino({ level: 'silent' });
 const closers: (() => Promise<void> | void)[] = [];
@@ -14,7 +15,10 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-type Behaviour = 'answer' | 'silent' | 'refuse' | 'truncate-udp' | 'spoof-first';
+type Behaviour = 'answer' | 'silent' | 'refuse' | 'truncate-udp' | 'spoof-first' | 'slow';
+
+/** How long a 'slow' upstream takes to answer (a resolver busy with names that time out). */
+const SLOW_MS = 1_000;
 
 interface FakeUpstream {
   port: number;
@@ -61,6 +65,11 @@ async function startUpstream(address: string, behaviour: Behaviour = 'answer') {
           from.port,
           from.address,
         );
+      }
+      if (behaviour === 'slow') {
+        const t = setTimeout(() => udp.send(answerFor(q, false), from.port, from.address), SLOW_MS);
+        closers.push(() => clearTimeout(t));
+        return;
       }
       udp.send(answerFor(q, behaviour === 'truncate-udp'), from.port, from.address);
     });
@@ -150,9 +159,9 @@ async function udpExchange(port: number, datagrams: Buffer[], waitMs = 300, expe
 }
 
 /** Sends `messages` on one TCP connection; resolves with the first `expect` answers. */
-function tcpExchange(port: number, messages: Buffer[], expected: number) {
+function tcpExchange(port: number, messages: Buffer[], expected: number, from = '127.0.0.1') {
   return new Promise<dnsPacket.DecodedPacket[]>((resolve, reject) => {
-    const c = net.connect(port, '127.0.0.1');
+    const c = net.connect({ port, host: '127.0.0.1', localAddress: from });
     const got: dnsPacket.DecodedPacket[] = [];
     let buf = Buffer.alloc(0);
     c.on('connect', () => {
@@ -402,3 +411,128 @@ describe('DnsForwarder', () => {
     await new Promise<void>((r) => tcp.close(() => r()));
   });
 });
+
+/** A device's UDP socket on its own loopback address, collecting every answer it gets. */
+async function udpDevice(address: string) {
+  const socket = dgram.createSocket('udp4');
+  closers.push(() => new Promise<void>((r) => socket.close(() => r())));
+  const answers: dnsPacket.DecodedPacket[] = [];
+  socket.on('message', (m) => answers.push(dnsPacket.decode(m)));
+  await new Promise<void>((r) => socket.bind(0, address, r));
+  return { socket, answers };
+}
+
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("DnsForwarder's bounds per device", () => {
+  it('answers every query of one device while another floods it over UDP', async () => {
+    // A resolver that takes a second per answer: a flood fills the shared in-flight bound at once.
+    const up = await startUpstream('192.0.2.1', 'slow');
+    const { udpPort, forwarder } = await startForwarder([up.port], {
+      maxInFlight: 200,
+      timeoutMs: 3_000,
+    });
+    const flooder = await udpDevice('127.0.0.2');
+    const other = await udpDevice('127.0.0.3');
+    const started = Date.now();
+    let flood = 0;
+    // About 2,500 queries a second for 2 s; the other device asks one name every 100 ms.
+    for (let i = 0; i < 200; i++) {
+      for (let j = 0; j < 25; j++)
+        flooder.socket.send(query(flood++ % 65536, `flood${flood}.example`), udpPort, '127.0.0.1');
+      if (i % 10 === 0) other.socket.send(query(i, `other${i}.example`), udpPort, '127.0.0.1');
+      await tick(10);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const deadline = Date.now() + SLOW_MS + 2_000;
+    while (other.answers.length < 20 && Date.now() < deadline) await tick(50);
+    expect(other.answers.map((a) => a.questions![0]!.name).sort()).toEqual(
+      Array.from({ length: 20 }, (_, k) => `other${k * 10}.example`).sort(),
+    );
+    expect(other.answers.every((a) => addressesOf(a)[0] === '192.0.2.1')).toBe(true);
+    // The flooder got its own rate and no more.
+    await tick(SLOW_MS + 500);
+    expect(flood).toBeGreaterThan(4_000);
+    expect(flooder.answers.length).toBeGreaterThan(0);
+    expect(flooder.answers.length).toBeLessThanOrEqual(
+      DNS_DEFAULTS.clientBurst + DNS_DEFAULTS.clientQueriesPerSecond * (seconds + 0.5),
+    );
+    expect(forwarder.counters().dropped).toBeGreaterThan(3_000);
+  });
+
+  it('keeps a query of one device in flight at most its share', async () => {
+    const up = await startUpstream('192.0.2.1', 'silent');
+    const { udpPort, forwarder } = await startForwarder([up.port], {
+      maxInFlight: 100,
+      maxInFlightPerClient: 4,
+      timeoutMs: 500,
+    });
+    const a = await udpDevice('127.0.0.2');
+    const b = await udpDevice('127.0.0.3');
+    for (let id = 0; id < 10; id++)
+      a.socket.send(query(id, `a${id}.example`), udpPort, '127.0.0.1');
+    await tick(100);
+    for (let id = 0; id < 3; id++) b.socket.send(query(id, `b${id}.example`), udpPort, '127.0.0.1');
+    await tick(100);
+    // Four of a's went upstream, and all three of b's.
+    expect(up.seen.filter((s) => s.name.startsWith('a'))).toHaveLength(4);
+    expect(up.seen.filter((s) => s.name.startsWith('b'))).toHaveLength(3);
+    expect(forwarder.counters()).toMatchObject({ queries: 7, dropped: 6 });
+    // Once they ended (SERVFAIL), a has room again.
+    await tick(700);
+    expect(a.answers).toHaveLength(4);
+    a.socket.send(query(11, 'a11.example'), udpPort, '127.0.0.1');
+    await tick(100);
+    expect(up.seen.filter((s) => s.name.startsWith('a'))).toHaveLength(5);
+  });
+
+  it('leaves TCP to the others when one device holds connections open', async () => {
+    const up = await startUpstream('192.0.2.1');
+    const { tcpPort } = await startForwarder([up.port], { maxTcpConnections: 16 });
+    const held: net.Socket[] = [];
+    let closedByServer = 0;
+    for (let i = 0; i < 40; i++) {
+      const c = net.connect({ port: tcpPort, host: '127.0.0.1', localAddress: '127.0.0.2' });
+      c.on('error', () => {});
+      c.on('close', () => closedByServer++);
+      held.push(c);
+    }
+    closers.push(() => held.forEach((c) => c.destroy()));
+    await tick(500);
+    // The device keeps its own share of connections; the rest were closed at once.
+    expect(closedByServer).toBe(40 - DNS_DEFAULTS.maxTcpConnectionsPerClient);
+    const got = await tcpExchange(tcpPort, [query(51, 'other.example')], 1, '127.0.0.3');
+    expect(addressesOf(got[0]!)).toEqual(['192.0.2.1']);
+  });
+
+  it('closes a TCP connection at the end of its lifetime, however busy it is', async () => {
+    const up = await startUpstream('192.0.2.1');
+    const { tcpPort } = await startForwarder([up.port], {
+      tcpIdleMs: 10_000,
+      tcpMaxLifetimeMs: 600,
+    });
+    const c = net.connect({ port: tcpPort, host: '127.0.0.1', localAddress: '127.0.0.2' });
+    closers.push(() => void c.destroy());
+    c.on('error', () => {});
+    let answers = 0;
+    c.on('data', () => answers++);
+    const opened = Date.now();
+    const closed = new Promise<number>((r) => c.on('close', () => r(Date.now() - opened)));
+    await new Promise((r) => c.on('connect', r));
+    // A query every 100 ms: never idle.
+    const timer = setInterval(() => {
+      if (!c.destroyed) c.write(frame(query(61, 'busy.example')));
+    }, 100);
+    closers.push(() => clearInterval(timer));
+    const after = await Promise.race([closed, tick(3_000).then(() => Infinity)]);
+    expect(answers).toBeGreaterThan(0);
+    expect(after).toBeGreaterThanOrEqual(550);
+    expect(after).toBeLessThan(1_500);
+  });
+});
+
+function frame(message: Buffer): Buffer {
+  const len = Buffer.alloc(2);
+  len.writeUInt16BE(message.length);
+  return Buffer.concat([len, message]);
+}

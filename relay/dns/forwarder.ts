@@ -1,7 +1,9 @@
 // The relay's DNS resolver on its tunnel gateway address: a forwarder that passes each
 // well-formed query to the node's upstream resolvers over UDP or TCP (as the client asked) and
-// relays the answer. Who asked what is held in memory only while a query is in flight, and
-// never logged or counted per client (the no-logs rule): the counters are aggregates.
+// relays the answer, within bounds per device (see ClientLimits) and for all. Who asked what is
+// held in memory only while a query is in flight, a device's address only while its bounds need
+// it, and neither is ever logged or counted per client (the no-logs rule): the counters are
+// aggregates.
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
@@ -9,6 +11,7 @@ import { networkInterfaces } from 'node:os';
 import dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import { GATEWAY_IPV4, GATEWAY_IPV6 } from '../../contracts/index.js';
+import { ClientLimits } from './client-limits.js';
 
 export interface Upstream {
   address: string;
@@ -31,11 +34,25 @@ export interface DnsForwarderOptions {
   log: Logger;
   /** A query's whole budget across the upstreams; the client gets SERVFAIL after it. */
   timeoutMs?: number;
-  /** Queries waiting for an upstream at once; more are dropped (the client retries). */
+  /**
+   * Queries waiting for an upstream at once, of all devices; more are dropped (the client
+   * retries). The last line: each device has its own bounds below it.
+   */
   maxInFlight?: number;
   maxTcpConnections?: number;
+  /** Queries of one device (a source address) waiting for an upstream at once. */
+  maxInFlightPerClient?: number;
+  /** Queries one device may send per second on average, and in a burst; more are dropped. */
+  clientQueriesPerSecond?: number;
+  clientBurst?: number;
+  /** TCP connections of one device at once; more are closed as they come. */
+  maxTcpConnectionsPerClient?: number;
+  /** Devices whose bounds are tracked at once; a new one beyond them is refused. */
+  maxClients?: number;
   /** A TCP connection with no traffic for this long is closed (RFC 7766 6.2.3). */
   tcpIdleMs?: number;
+  /** Every TCP connection is closed this long after it opened, however busy it is. */
+  tcpMaxLifetimeMs?: number;
   /** Queries one TCP connection may have in flight before it is read no further. */
   maxQueriesPerConnection?: number;
   /**
@@ -53,7 +70,7 @@ export interface DnsCounters {
   answered: number;
   /** Queries answered with SERVFAIL because no upstream answered in time. */
   failed: number;
-  /** Datagrams and messages dropped: not a query, or over the in-flight bound. */
+  /** Datagrams and messages dropped: not a query, or over a bound (a device's or that of all). */
   dropped: number;
 }
 
@@ -62,7 +79,13 @@ export const DNS_DEFAULTS = {
   timeoutMs: 4_000,
   maxInFlight: 4_096,
   maxTcpConnections: 256,
+  maxInFlightPerClient: 128,
+  clientQueriesPerSecond: 100,
+  clientBurst: 200,
+  maxTcpConnectionsPerClient: 8,
+  maxClients: 1 << 20,
   tcpIdleMs: 10_000,
+  tcpMaxLifetimeMs: 60_000,
   maxQueriesPerConnection: 32,
   bindAttempts: 30,
   bindRetryMs: 100,
@@ -93,6 +116,8 @@ export function deviceRanges(ipv4Cidr: string, ipv6Cidr: string): net.BlockList 
 const RCODE_SERVFAIL = 2;
 /** A TCP message's length prefix (RFC 1035 4.2.2). */
 const LENGTH_PREFIX = 2;
+/** How often devices that went quiet are forgotten (their bounds no longer need them). */
+const SWEEP_MS = 10_000;
 
 /** What the decoder returns beyond its published types. */
 type Decoded = dnsPacket.DecodedPacket & { opcode?: string; rcode?: string };
@@ -112,6 +137,8 @@ type AttemptResult = { kind: 'answer'; answer: Buffer; rcode: string } | { kind:
 interface Pending {
   query: Query;
   transport: Transport;
+  /** The device's address, for its bounds. */
+  client: string;
   reply: (message: Buffer) => void;
   /** Upstreams tried so far. */
   tried: number;
@@ -266,15 +293,27 @@ export class DnsForwarder {
   private readonly timeoutMs: number;
   private readonly maxInFlight: number;
   private readonly tcpIdleMs: number;
+  private readonly tcpMaxLifetimeMs: number;
   private readonly maxQueriesPerConnection: number;
+  private readonly limits: ClientLimits;
+  private readonly sweeper: NodeJS.Timeout;
 
   private constructor(private readonly o: DnsForwarderOptions) {
     if (o.upstreams.length === 0) throw new Error('a DNS forwarder needs an upstream resolver');
     this.timeoutMs = o.timeoutMs ?? DNS_DEFAULTS.timeoutMs;
     this.maxInFlight = o.maxInFlight ?? DNS_DEFAULTS.maxInFlight;
     this.tcpIdleMs = o.tcpIdleMs ?? DNS_DEFAULTS.tcpIdleMs;
+    this.tcpMaxLifetimeMs = o.tcpMaxLifetimeMs ?? DNS_DEFAULTS.tcpMaxLifetimeMs;
     this.maxQueriesPerConnection =
       o.maxQueriesPerConnection ?? DNS_DEFAULTS.maxQueriesPerConnection;
+    this.limits = new ClientLimits({
+      maxInFlight: o.maxInFlightPerClient ?? DNS_DEFAULTS.maxInFlightPerClient,
+      queriesPerSecond: o.clientQueriesPerSecond ?? DNS_DEFAULTS.clientQueriesPerSecond,
+      burst: o.clientBurst ?? DNS_DEFAULTS.clientBurst,
+      maxTcpConnections: o.maxTcpConnectionsPerClient ?? DNS_DEFAULTS.maxTcpConnectionsPerClient,
+      maxClients: o.maxClients ?? DNS_DEFAULTS.maxClients,
+    });
+    this.sweeper = setInterval(() => this.limits.sweep(), SWEEP_MS).unref();
   }
 
   static async start(o: DnsForwarderOptions): Promise<DnsForwarder> {
@@ -317,6 +356,7 @@ export class DnsForwarder {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweeper);
     for (const p of this.inFlight) this.settle(p);
     for (const c of this.connections) c.destroy();
     await Promise.all([
@@ -332,7 +372,7 @@ export class DnsForwarder {
     socket.on('message', (message, from) => {
       if (!this.served(from.address)) return void this.counts.dropped++;
       // A failed send (the client went away) is the same as a lost datagram: the client retries.
-      this.take(parseQuery(message), 'udp', (answer) =>
+      this.take(parseQuery(message), 'udp', from.address, (answer) =>
         socket.send(answer, from.port, from.address, () => {}),
       );
     });
@@ -343,8 +383,13 @@ export class DnsForwarder {
   }
 
   private serveTcp(conn: net.Socket): void {
-    if (this.closed || !this.served(conn.remoteAddress)) return void conn.destroy();
+    const client = conn.remoteAddress;
+    if (this.closed || client === undefined || !this.served(client)) return void conn.destroy();
+    // Over its share the device's connection goes at once: one device must not hold them all.
+    if (!this.limits.takeConnection(client)) return void conn.destroy();
     this.connections.add(conn);
+    // However busy: a device that trickles queries must not hold its connections for ever.
+    const lifetime = setTimeout(() => conn.destroy(), this.tcpMaxLifetimeMs);
     let buffered: Buffer = Buffer.alloc(0);
     let open = 0;
     const drain = () => {
@@ -362,6 +407,7 @@ export class DnsForwarder {
         const taken = this.take(
           query,
           'tcp',
+          client,
           (answer) => {
             if (!conn.destroyed) conn.write(frame(answer));
           },
@@ -385,7 +431,11 @@ export class DnsForwarder {
       drain();
     });
     conn.on('error', () => {});
-    conn.on('close', () => this.connections.delete(conn));
+    conn.on('close', () => {
+      clearTimeout(lifetime);
+      this.connections.delete(conn);
+      this.limits.connectionClosed(client);
+    });
   }
 
   private served(address: string | undefined): boolean {
@@ -394,14 +444,23 @@ export class DnsForwarder {
     return this.o.clients.check(address, net.isIPv6(address) ? 'ipv6' : 'ipv4');
   }
 
-  /** Takes a client's query; false when it is dropped. `onDone` runs when a taken one ends. */
+  /**
+   * Takes a client's query; false when it is dropped. `onDone` runs when a taken one ends. The
+   * device's own bounds come first, so that a device over them takes nothing of the others'.
+   */
   private take(
     query: Query | undefined,
     transport: Transport,
+    client: string,
     reply: (message: Buffer) => void,
     onDone?: () => void,
   ): boolean {
-    if (!query || this.closed || this.inFlight.size >= this.maxInFlight) {
+    if (!query || this.closed || !this.limits.takeQuery(client)) {
+      this.counts.dropped++;
+      return false;
+    }
+    if (this.inFlight.size >= this.maxInFlight) {
+      this.limits.queryDone(client);
       this.counts.dropped++;
       return false;
     }
@@ -409,6 +468,7 @@ export class DnsForwarder {
     const p: Pending = {
       query,
       transport,
+      client,
       reply,
       tried: 0,
       deadline: setTimeout(() => this.fail(p), this.timeoutMs),
@@ -459,7 +519,8 @@ export class DnsForwarder {
 
   /** Ends a query's timers and its upstream attempt. */
   private settle(p: Pending): void {
-    this.inFlight.delete(p);
+    if (!this.inFlight.delete(p)) return;
+    this.limits.queryDone(p.client);
     clearTimeout(p.deadline);
     p.cancel?.();
     p.onDone?.();

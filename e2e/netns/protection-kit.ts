@@ -185,8 +185,43 @@ export class ProtectionBed {
     return Date.now();
   }
 
+  /**
+   * A "container" behind the laptop, as Docker or a VM makes one: a namespace on a veth of its
+   * own, the laptop forwarding and masquerading its traffic out of eth0 (a table of its own, as
+   * Docker's). remove() takes the veth and the table away again.
+   */
+  addContainer(name = 'container'): Container {
+    const net = this.bed.net;
+    net.addIsolatedHost(name);
+    const link = net.link('laptop', name);
+    net.exec(name, ['ip', 'route', 'add', 'default', 'via', link.a.address]);
+    net.exec('laptop', ['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+    const table = `fy${net.id}nat`;
+    net.exec(
+      'laptop',
+      ['nft', '-f', '-'],
+      `table ip ${table} {\n chain post {\n  type nat hook postrouting priority 100; policy accept;\n` +
+        `  ip saddr ${link.subnet} oifname "eth0" masquerade\n }\n}\n`,
+    );
+    return {
+      host: name,
+      address: link.b.address,
+      remove: () => {
+        net.exec('laptop', ['nft', 'delete', 'table', 'ip', table]);
+        net.exec('laptop', ['ip', 'link', 'delete', link.a.dev]);
+      },
+    };
+  }
+
   async stop(): Promise<void> {
     await this.laptop.stop();
     await this.bed.stop();
   }
+}
+
+/** A namespace behind the laptop whose traffic the laptop forwards (see addContainer). */
+export interface Container {
+  host: string;
+  address: string;
+  remove(): void;
 }

@@ -83,6 +83,25 @@ describe('the protection table', () => {
     expect(setNamed(open, 'lan4')?.elem).toEqual([{ prefix: { addr: '192.168.1.0', len: 24 } }]);
   });
 
+  it('lets forwarded flows (containers, VMs) on only through a tunnel, those begun before it too', () => {
+    const fwd = rules(protectionTable(BLOCKING), 'guard_forward').map(text);
+    // A flow begun before the kill switch is "established": it must not pass for that alone, or
+    // it keeps leaving by the default route; only its packets from a tunnel come back in.
+    for (const r of fwd.filter((x) => x.includes('"ct"')))
+      expect(r).toContain('{"match":{"op":"==","left":{"meta":{"key":"iifname"}},"right":"fyt*"}}');
+    expect(fwd.some((r) => r.includes('"established"'))).toBe(true);
+    // With allow_lan, the LAN (and replies from it) as well; nothing else.
+    const open = rules(
+      protectionTable({
+        ...BLOCKING,
+        lan: { v4: [{ prefix: { addr: '192.168.1.0', len: 24 } }], v6: [] },
+      }),
+      'guard_forward',
+    ).map(text);
+    for (const r of open.filter((x) => x.includes('"ct"')))
+      expect(r).toMatch(/"iifname"\}\},"right":"fyt\*"|"saddr"\}\},"right":"@lan[46]"/);
+  });
+
   it('without the kill switch, only IPv6 outside the tunnels is dropped and DNS is not touched', () => {
     const body = protectionTable({ ...BLOCKING, block: false });
     const out = rules(body, 'guard_out').map(text);

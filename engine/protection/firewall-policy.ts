@@ -71,6 +71,9 @@ const ne = (left: unknown, right: unknown) => ({ match: { op: '!=', left, right 
 const daddr = (family: 4 | 6) => ({
   payload: { protocol: family === 4 ? 'ip' : 'ip6', field: 'daddr' },
 });
+const saddr = (family: 4 | 6) => ({
+  payload: { protocol: family === 4 ? 'ip' : 'ip6', field: 'saddr' },
+});
 const port = (protocol: 'udp' | 'tcp' | 'th', field: 'sport' | 'dport') => ({
   payload: { protocol, field },
 });
@@ -213,13 +216,19 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
   if (policy.block) {
     // Traffic this host routes for others (containers, VMs) leaves through a tunnel or not at all
     // (split marks only this host's own packets: others' domestic traffic takes the tunnel).
+    // "Established" alone is no reason to pass: a flow that began before the kill switch is
+    // established too, and would go on leaving by the default route. Only what comes back in
+    // from a tunnel (or the LAN, when allowed) passes for belonging to a flow.
     body.push(chain('guard_forward', 'filter', 'forward', 0));
     const fwd = (...expr: unknown[]) => body.push(rule('guard_forward', ...expr));
+    const established = eq({ ct: { key: 'state' } }, { set: ['established', 'related'] });
     fwd(eq(meta('oifname'), TUNNEL_INTERFACES), ACCEPT);
-    fwd(eq({ ct: { key: 'state' } }, { set: ['established', 'related'] }), ACCEPT);
+    fwd(eq(meta('iifname'), TUNNEL_INTERFACES), established, ACCEPT);
     if (policy.lan) {
       fwd(eq(daddr(4), '@lan4'), ACCEPT);
       fwd(eq(daddr(6), '@lan6'), ACCEPT);
+      fwd(eq(saddr(4), '@lan4'), established, ACCEPT);
+      fwd(eq(saddr(6), '@lan6'), established, ACCEPT);
     }
     fwd(COUNTER, DROP);
   }

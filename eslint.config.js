@@ -60,6 +60,18 @@ export default tseslint.config(
   },
   // The faces are thin hosts of the engine.
   { files: ['cli/**/*.{ts,tsx}'], rules: mayNotImport(except('contracts', 'engine', 'cli')) },
+  // The terminal UI draws text through its own Text, which screens what the control plane wrote.
+  {
+    files: ['cli/tui/**/*.tsx'],
+    ignores: ['cli/tui/text.tsx'],
+    rules: mayNotImport(except('contracts', 'engine', 'cli'), [
+      {
+        group: ['ink'],
+        importNames: ['Text'],
+        message: 'draw text with cli/tui/text.tsx’s Text: it removes terminal controls.',
+      },
+    ]),
+  },
   { files: ['electron/**/*.ts'], rules: mayNotImport(except('contracts', 'engine', 'electron')) },
   { files: ['native/**/*.ts'], rules: mayNotImport(except('contracts', 'native')) },
   {

@@ -22,6 +22,7 @@ import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
 import { processIo } from './process-io.js';
 import { Runtime } from './runtime.js';
+import { plainLine } from './terminal-text.js';
 
 export function buildProgram(rt: Runtime): Command {
   const program = new Command('netcli')
@@ -66,7 +67,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         : EXIT_USAGE;
     }
     const failure = describeFailure(e, rt.socket.path);
-    io.stderr.write(failureText(failure));
+    // Each line one line: a detail the control plane wrote cannot add lines of its own.
+    rt.io.stderr.write(
+      failureText({
+        ...failure,
+        message: plainLine(failure.message),
+        hints: failure.hints.map(plainLine),
+      }),
+    );
     return failure.exitCode;
   } finally {
     await rt.close();

@@ -1,10 +1,13 @@
 // One run of netcli: the options every command takes (--json, --socket), the engine's client
-// for them, and the output rules (results on stdout, JSON with --json; the rest on stderr).
+// for them, and the output rules (results on stdout, JSON with --json; the rest on stderr; all
+// of it through the output boundary, cli/terminal-output.ts).
 import type { Command } from 'commander';
 import { DEFAULT_ENGINE_SOCKET, type LocalClient } from '../contracts/index.js';
 import { EngineConnections, chooseSocket, type SocketChoice } from './engine-connection.js';
 import type { CliIo } from './io.js';
 import { withProgress } from './progress.js';
+import { terminalIo, type OutputLine, type TerminalIo } from './terminal-output.js';
+import { terminalJson } from './terminal-text.js';
 
 export interface CommonOptions {
   json?: boolean;
@@ -27,9 +30,12 @@ export class Runtime {
   socket: SocketChoice;
   /** Set by a command that ends without an error but not in success (a stream that broke). */
   exitCode = 0;
+  /** The process's streams behind the output boundary: every command writes through it. */
+  readonly io: TerminalIo;
 
-  constructor(readonly io: CliIo) {
-    this.connections = new EngineConnections(io);
+  constructor(io: CliIo) {
+    this.io = terminalIo(io);
+    this.connections = new EngineConnections(this.io);
     this.socket = chooseSocket(undefined, io.env);
   }
 
@@ -43,14 +49,14 @@ export class Runtime {
   }
 
   /** The command's result: its JSON with --json, else its lines for people. */
-  print(opts: CommonOptions, value: unknown, human: () => readonly string[]): void {
-    if (opts.json) this.io.stdout.write(`${JSON.stringify(value ?? null, null, 2)}\n`);
-    else this.io.stdout.write(`${human().join('\n')}\n`);
+  print(opts: CommonOptions, value: unknown, human: () => readonly OutputLine[]): void {
+    if (opts.json) this.io.stdout.write(terminalJson(value));
+    else this.io.stdout.writeLines(human());
   }
 
   /** A next step or remark for people, on stderr; nothing with --json. */
   note(opts: CommonOptions, text: string): void {
-    if (!opts.json) this.io.stderr.write(`${text}\n`);
+    if (!opts.json) this.io.stderr.writeLines([text]);
   }
 
   progress<T>(opts: CommonOptions, label: string, work: Promise<T>): Promise<T> {

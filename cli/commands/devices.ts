@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { formatAddedDevice, formatDevices } from '../format/account.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { Drawing } from '../terminal-output.js';
 
 interface AddOptions extends CommonOptions {
   kind: string;
@@ -117,7 +118,11 @@ export function registerDevices(program: Command, rt: Runtime): void {
       if (outFile) await save('config', outFile, async () => added.config);
       if (qrFile && qr) await save('QR code', qrFile, () => qrCodeFile(added.config, qr));
       const code = opts.json ? '' : await terminalQrCode(added.config, rt.io.stdout.isTTY);
-      rt.print(opts, added, () => formatAddedDevice(added, code, written));
+      rt.print(opts, added, () => {
+        // The code first, as drawn (its colours on a terminal); the words after it screened.
+        const [drawn, ...words] = formatAddedDevice(added, code, written);
+        return [new Drawing(drawn ?? ''), ...words];
+      });
       if (failed.length > 0)
         throw new CliError(`the device was added, but could not write ${failed.join(', ')}`, [
           opts.json

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { formatStatus, formatWatchLine } from '../format/connection.js';
 import { EXIT_NO_ENGINE } from '../errors.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { terminalJson } from '../terminal-text.js';
 
 interface StatusOptions extends CommonOptions {
   watch?: boolean;
@@ -24,7 +25,7 @@ export function registerStatus(program: Command, rt: Runtime): void {
       let last = '';
       for await (const event of stream) {
         if (opts.json) {
-          rt.io.stdout.write(`${JSON.stringify({ event: event.event, data: event.data })}\n`);
+          rt.io.stdout.write(terminalJson({ event: event.event, data: event.data }, { indent: 0 }));
           continue;
         }
         const line = formatWatchLine(event, new Date());
@@ -32,7 +33,7 @@ export function registerStatus(program: Command, rt: Runtime): void {
         const words = line.slice(9);
         if (words === last) continue;
         last = words;
-        rt.io.stdout.write(`${line}\n`);
+        rt.io.stdout.writeLines([line]);
       }
       if (!interrupted.aborted) {
         rt.io.stderr.write('netcli: the engine ended the stream (it stopped)\n');

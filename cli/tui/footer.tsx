@@ -1,6 +1,7 @@
 // The terminal UI's bottom: the engine link's trouble (with how to start the engine), what the
 // last key is doing or did, the engine's notices, the DNS input, and the help line.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { DNS_HELP, HELP, helpText } from './keymap.js';
 import { visibleNotices, type TuiState } from './state.js';
 

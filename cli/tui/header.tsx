@@ -1,6 +1,7 @@
 // The terminal UI's top: the connection's state at a glance (state, region, node, protocol),
 // the live latency with its recent history, and the protections as the engine holds them.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { Text } from './text.js';
 import { ENGINE_STATE_WORDS } from '../../contracts/engine-state-words.js';
 import type { LocalStatus } from '../../contracts/index.js';
 import { protocolName } from '../format/connection.js';

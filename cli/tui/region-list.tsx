@@ -1,6 +1,8 @@
 // The terminal UI's region list: each region (and region rule) with its latency and load, the
 // selected row marked, the current one noted; a window of rows around the selection.
-import { Box, Text } from 'ink';
+import { Box } from 'ink';
+import { plainLine } from '../terminal-text.js';
+import { Text } from './text.js';
 import { isCurrent, type RegionRow, type TuiState } from './state.js';
 
 /** How many rows are shown at once. */
@@ -26,9 +28,10 @@ export function rowCells(
       : row.nodes === 0
         ? 'no node available'
         : '';
+  // Measured as drawn: the controls a name may hold are gone before the columns are padded.
   return [
-    row.name.padEnd(28).slice(0, 28),
-    row.detail.padEnd(34).slice(0, 34),
+    plainLine(row.name).padEnd(28).slice(0, 28),
+    plainLine(row.detail).padEnd(34).slice(0, 34),
     (row.latency ?? '-').padStart(8),
     (row.load === null ? '' : percent(row.load)).padStart(6),
     remark,

@@ -4,7 +4,8 @@
 // whatever holds a class that must be one in the process (the engine's client and its
 // ApiError, netcli's words for failures) comes in through TuiDeps, never by importing it here.
 // Besides ink and react, it imports at run time only its own modules, netcli's words for a
-// connection (cli/format/connection.ts) and Node's; of contracts/, types only.
+// connection (cli/format/connection.ts), its screen for text from outside
+// (cli/terminal-text.ts) and Node's; of contracts/, types only.
 import { render, type Instance } from 'ink';
 import { App } from './app.js';
 import { TuiController, type TuiDeps } from './controller.js';

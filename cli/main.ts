@@ -1,6 +1,7 @@
 // netcli: the command-line face of the Ferry engine. Every command is a call to the engine
-// host's local API (or, for `daemon`, the host itself); this builds the commands and turns
-// failures into `netcli: <detail>` / `hint:` lines and exit codes.
+// host's local API (or, for `daemon`, the host itself); this builds the commands, takes the
+// options every command takes before the command as after it, and turns failures into
+// `netcli: <detail>` / `hint:` lines and exit codes.
 import { Command, CommanderError } from 'commander';
 import { registerAccount } from './commands/account.js';
 import { registerConfig } from './commands/config.js';
@@ -21,8 +22,40 @@ import { registerStreamTest } from './commands/stream-test.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
 import { processIo } from './process-io.js';
-import { Runtime } from './runtime.js';
+import { Runtime, withCommon, type CommonOptions } from './runtime.js';
 import { plainLine } from './terminal-text.js';
+import { netcliVersion } from './version.js';
+
+/** The options every command takes (runtime.ts withCommon), by their keys in the options. */
+const COMMON_OPTIONS = ['json', 'socket'] as const satisfies readonly (keyof CommonOptions)[];
+
+/**
+ * Takes the options every command takes before the command too, as tailscale, docker and
+ * kubectl do (`netcli --json status`): the program holds them (only those before the command:
+ * positional options), and the command that runs gets them unless it was given its own after
+ * it, which win.
+ */
+function acceptCommonOptionsFirst(program: Command): void {
+  program.enablePositionalOptions();
+  withCommon(program);
+  program.hook('preAction', (_program, command) => {
+    for (const key of COMMON_OPTIONS) {
+      const before: unknown = program.getOptionValue(key);
+      if (before === undefined || command.getOptionValueSource(key) === 'cli') continue;
+      command.setOptionValueWithSource(key, before, 'cli');
+    }
+  });
+}
+
+/** netcli --version (-V): the package's version, read only then. */
+function addVersion(program: Command, rt: Runtime): void {
+  program.option('-V, --version', 'print netcli’s version');
+  program.on('option:version', () => {
+    const version = netcliVersion();
+    rt.io.stdout.write(`${version}\n`);
+    throw new CommanderError(EXIT_OK, 'commander.version', version);
+  });
+}
 
 export function buildProgram(rt: Runtime): Command {
   const program = new Command('netcli')
@@ -35,6 +68,8 @@ export function buildProgram(rt: Runtime): Command {
       // The same first word as every other failure of netcli.
       outputError: (s, write) => write(s.replace(/^error: /, 'netcli: ')),
     });
+  acceptCommonOptionsFirst(program);
+  addVersion(program, rt);
   registerDaemon(program, rt);
   registerInit(program, rt);
   registerAccount(program, rt);

@@ -21,10 +21,16 @@ export function uiWords(ui: UiMode, changed: boolean): string[] {
   ];
 }
 
-/** commander's own refusal of an unknown command, its suggestion included (not in its types). */
+/**
+ * commander's own refusal of an unknown command, its suggestion of a command included (not in
+ * its types). It names the program's first argument, so only when that is the word; and never
+ * for a word that looks like an option (after `--`): commander would offer commands cut to
+ * look like options (`--emon` for daemon).
+ */
 function refuseUnknownCommand(program: Command, word: string): never {
   const own = (program as unknown as { unknownCommand?: () => never }).unknownCommand;
-  if (typeof own === 'function') own.call(program);
+  if (typeof own === 'function' && program.args[0] === word && !word.startsWith('-'))
+    own.call(program);
   return program.error(`error: unknown command '${word}'`, { code: 'commander.unknownCommand' });
 }
 

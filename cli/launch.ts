@@ -1,9 +1,10 @@
-// Opening the graphical mode on this machine: the installed desktop app, or a browser at a URL.
-// Only where a person can see it: no display (a server, a test namespace) opens nothing, and
-// netcli prints the link instead.
+// Opening the graphical mode on this machine: the installed desktop app, or the browser signed in
+// to the web graphical mode. Only where a person can see it: no display (a server, a test
+// namespace) opens nothing, and netcli prints the link instead.
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { writeSignInPage } from './sign-in-page.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -46,9 +47,13 @@ function opener(platform: NodeJS.Platform): [string, string[]] {
   return ['xdg-open', []];
 }
 
-function detached(command: string, args: string[]): Promise<boolean> {
+function detached(command: string, args: string[], env?: Env): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: 'ignore',
+      ...(env ? { env: { ...env } } : {}),
+    });
     child.once('error', () => resolve(false));
     child.once('spawn', () => {
       child.unref();
@@ -63,9 +68,28 @@ export async function launchDesktopApp(env: Env): Promise<boolean> {
   return app !== undefined && hasDisplay(env) && detached(app, []);
 }
 
-/** Opens the URL in the browser; false when there is no display or no opener. */
-export async function openInBrowser(url: string, env: Env): Promise<boolean> {
+export interface OpenInBrowserOptions {
+  /** When the sign-in page is removed (default: once its token can no longer be used). */
+  removeAfterMs?: number;
+}
+
+/**
+ * Signs the browser in to the web graphical mode with the one-time link `url`, without ever
+ * putting the link on a command line (any local user reads those in /proc, of the opener and
+ * then of the browser): the browser opens a sign-in page, a file only this user can read, that
+ * posts the link's token (sign-in-page.ts). False when there is no display, no opener, or no
+ * safe place for the file; netcli then prints the link.
+ */
+export async function openInBrowser(
+  url: string,
+  env: Env,
+  options: OpenInBrowserOptions = {},
+): Promise<boolean> {
   if (!hasDisplay(env)) return false;
+  const page = await writeSignInPage(url, env, options);
+  if (page === undefined) return false;
   const [command, args] = opener(process.platform);
-  return detached(command, [...args, url]);
+  const opened = await detached(command, [...args, page.file], env);
+  if (!opened) await page.remove();
+  return opened;
 }

@@ -12,7 +12,8 @@ import { Runtime } from '../runtime.js';
 import { CliHarness } from '../testing/cli-harness.js';
 import { fakeTerminal, type FakeTerminal } from './terminal.fake.js';
 
-const LINK = /http:\/\/127\.0\.0\.1:\d+\/session\/[A-Za-z0-9_-]{43}/;
+// The web graphical mode's own address: a random 127.x.y.z, never 127.0.0.1.
+const LINK = /http:\/\/127\.(?!0\.0\.1:)\d+\.\d+\.\d+:\d+\/session\/[A-Za-z0-9_-]{43}/;
 
 describe('netcli ui, tui and netcli alone', () => {
   const cli = new CliHarness('ferry-cli-tui-', { gui: true });

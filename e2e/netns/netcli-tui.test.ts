@@ -10,7 +10,8 @@ import { NETCLI, NetcliHost } from './netcli-host.js';
 import { Testbed, type RelayHandle } from './testbed.js';
 import { TmuxServer, type TmuxPane } from './tmux.js';
 
-const LINK = /http:\/\/127\.0\.0\.1:\d+\/session\/[A-Za-z0-9_-]{43}/;
+// The web graphical mode's own address: a random 127.x.y.z, never 127.0.0.1.
+const LINK = /http:\/\/127\.(?!0\.0\.1:)\d+\.\d+\.\d+:\d+\/session\/[A-Za-z0-9_-]{43}/;
 /** The header's first line: the state, then where the tunnel goes. */
 const CONNECTED = /^Ferry +\S+ Connected {2}(.+)$/m;
 /** The header's latency line: the reading and its sparkline. */
@@ -73,7 +74,7 @@ describe('netcli tui in a terminal, against the real engine', () => {
       zurich: await bed.addRelay('zurich', 'global', { ferry: true }),
     };
     laptop = await NetcliHost.start(bed, 'laptop');
-    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl);
+    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl, ...bed.caArgs);
     laptop.human('account', 'create', '--device-name', 'laptop');
     tmux = new TmuxServer(path.join(bed.net.dir, 'tmux.sock'));
   }, 180_000);

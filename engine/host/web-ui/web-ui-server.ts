@@ -1,8 +1,10 @@
 // The web graphical mode (netcli gui --web): the engine host serves the desktop app's renderer
-// and the faces' part of the local API on 127.0.0.1, to browsers signed in with a one-time link.
-// It starts with the first link asked for and lasts as long as the host. Every answer carries a
-// strict CSP: the page may reach its own origin and nothing else.
-import Fastify, { type FastifyInstance } from 'fastify';
+// and the faces' part of the local API on an address of its own (a random 127.x.y.z), to browsers
+// signed in with a one-time token, and lists those browsers for the app to end. It starts with
+// the first link asked for and lasts as long as the host. Every answer carries a strict CSP: the
+// page may reach its own origin and nothing else.
+import type { ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import {
   FACE_ROUTE_IDS,
@@ -13,6 +15,7 @@ import {
   type OpenGuiResponse,
   type RouteDef,
 } from '../../../contracts/index.js';
+import { browserSessionRoutes } from '../../../contracts/browser-sessions.js';
 import type { EngineApi } from '../../engine-api.js';
 import { FerryError } from '../../errors.js';
 import { AllowedMethods } from '../allowed-methods.js';
@@ -21,12 +24,16 @@ import { installProtocol, serverOptions, type ProtocolDeps } from '../http-proto
 import { localHandlers } from '../local-handlers.js';
 import { HostProblem, internalProblem } from '../problems.js';
 import { registerRoutes, type RegisteredRoutes } from '../route-registry.js';
+import { ownLoopbackAddress } from './loopback-address.js';
+import { registerSessionRoutes } from './session-routes.js';
+import { registerSignIn } from './sign-in-routes.js';
 import { loadStaticFiles } from './static-files.js';
-import { SESSION_PATH, WebGuard } from './web-guard.js';
-import { WebSessions, sessionCookie } from './web-sessions.js';
+import { SIGN_IN_LINK_PATH, WebGuard } from './web-guard.js';
+import { WebSessions, type WebSession } from './web-sessions.js';
 
 const PREFIX = LOCAL_API_PREFIXES[0];
-const LISTEN_HOST = '127.0.0.1';
+/** How often sessions past their time are ended (and their open pages cut off). */
+const SWEEP_MS = 60_000;
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': RENDERER_CSP,
@@ -43,15 +50,16 @@ const WEB_ROUTES: Partial<Record<LocalRouteId, RouteDef>> = Object.fromEntries(
   [...FACE_ROUTE_IDS, 'events' as const].map((id) => [id, localRoutes[id]]),
 );
 
-const SPENT_LINK = `<!doctype html><meta charset="utf-8"><title>Ferry</title>
-<p>This link has been used or has expired. Run <code>netcli gui</code> again to open Ferry.</p>\n`;
-
 export interface WebUiOptions {
   engine: EngineApi;
   /** The built renderer (index.html, app.js, ...). */
   rendererDir: string;
   log?: Pick<Logger, 'error'>;
   heartbeatMs?: number;
+  /** The clock of tokens and sessions (tests move it). */
+  now?: () => number;
+  /** How often expired sessions are ended (tests shorten it). */
+  sweepMs?: number;
 }
 
 export interface WebUi {
@@ -61,20 +69,44 @@ export interface WebUi {
   close(): Promise<void>;
 }
 
+interface Serving {
+  app: FastifyInstance;
+  routes: RegisteredRoutes;
+  origin: string;
+  sweeper: NodeJS.Timeout;
+}
+
 export function createWebUi(options: WebUiOptions): WebUi {
-  const sessions = new WebSessions();
-  let started:
-    Promise<{ app: FastifyInstance; routes: RegisteredRoutes; port: number }> | undefined;
+  /** Each session's requests under way: cut off when it ends. */
+  const open = new Map<WebSession, Set<ServerResponse>>();
+  /** The answer to a session's own end, which must still reach it. */
+  const sparing = new WeakSet<ServerResponse>();
+  const sessions = new WebSessions({
+    ...(options.now ? { now: options.now } : {}),
+    onEnd: (session) => {
+      for (const res of open.get(session) ?? []) if (!sparing.has(res)) res.destroy();
+      open.delete(session);
+    },
+  });
+  /** The session the guard admitted each request for. */
+  const admitted = new WeakMap<FastifyRequest['raw'], WebSession>();
+  let started: Promise<Serving> | undefined;
   let closing = false;
 
-  const start = async () => {
+  const start = async (): Promise<Serving> => {
     const files = await loadStaticFiles(options.rendererDir);
-    // The guard knows the port once listening; until then nothing is served.
+    // The guard knows the origin once listening; until then nothing is served.
     const listening: { guard?: WebGuard } = {};
     const deps: ProtocolDeps = {
-      allowed: new AllowedMethods(PREFIX, WEB_ROUTES as Record<string, RouteDef>),
+      allowed: new AllowedMethods(PREFIX, {
+        ...(WEB_ROUTES as Record<string, RouteDef>),
+        ...browserSessionRoutes,
+      }),
       serving: () => listening.guard !== undefined && !closing,
-      guard: (request) => listening.guard!.check(request),
+      guard: (request) => {
+        const session = listening.guard!.check(request);
+        if (session) admitted.set(request.raw, session);
+      },
       bug: (error, route) => {
         const e = error as Error | undefined;
         options.log?.error(
@@ -95,6 +127,20 @@ export function createWebUi(options: WebUiOptions): WebUi {
         reply.raw.setHeader(name, value);
     });
     installProtocol(app, deps);
+    // After the guard: a session's request is under way (not idle) until its answer is done.
+    app.addHook('onRequest', async (request, reply) => {
+      const session = admitted.get(request.raw);
+      if (session === undefined) return;
+      const release = sessions.hold(session);
+      const res = reply.raw;
+      const requests = open.get(session) ?? new Set<ServerResponse>();
+      open.set(session, requests);
+      requests.add(res);
+      res.once('close', () => {
+        requests.delete(res);
+        release();
+      });
+    });
     const routes = registerRoutes(app, {
       prefix: PREFIX,
       routes: WEB_ROUTES,
@@ -105,19 +151,28 @@ export function createWebUi(options: WebUiOptions): WebUi {
       heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
       deps,
     });
-    app.get(`${SESSION_PATH}:token`, async (request, reply) => {
-      const session = sessions.redeem((request.params as { token: string }).token);
-      if (session === undefined)
-        return reply.code(401).type('text/html; charset=utf-8').send(SPENT_LINK);
-      return reply.code(303).header('set-cookie', sessionCookie(session)).redirect('/');
+    registerSessionRoutes(app, {
+      prefix: PREFIX,
+      sessions,
+      sessionOf: (request) => admitted.get(request.raw),
+      end: (id, answering) => {
+        sparing.add(answering);
+        return sessions.end(id);
+      },
+      deps,
     });
+    registerSignIn(app, sessions);
     for (const [urlPath, file] of files)
       app.get(urlPath, async (_request, reply) => reply.type(file.type).send(file.body));
-    await app.listen({ host: LISTEN_HOST, port: 0 });
+    const host = await ownLoopbackAddress();
+    await app.listen({ host, port: 0 });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP port');
-    listening.guard = new WebGuard(address.port, sessions);
-    return { app, routes, port: address.port };
+    const origin = `http://${host}:${address.port}`;
+    listening.guard = new WebGuard(origin, sessions, new Set(files.keys()));
+    const sweeper = setInterval(() => sessions.sweep(), options.sweepMs ?? SWEEP_MS);
+    sweeper.unref();
+    return { app, routes, origin, sweeper };
   };
 
   return {
@@ -127,13 +182,14 @@ export function createWebUi(options: WebUiOptions): WebUi {
         started = undefined;
         throw e;
       });
-      const { port } = await started;
-      return { url: `http://${LISTEN_HOST}:${port}${SESSION_PATH}${sessions.issueToken()}` };
+      const { origin } = await started;
+      return { url: `${origin}${SIGN_IN_LINK_PATH}${sessions.issueToken()}` };
     },
     async close() {
       closing = true;
       const s = await started?.catch(() => undefined);
       if (!s) return;
+      clearInterval(s.sweeper);
       s.routes.abortAll();
       const grace = setTimeout(() => s.app.server.closeAllConnections(), 2_000);
       try {

@@ -4,6 +4,7 @@ import './zod-jitless.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createEngineStore } from './store/engine-store.js';
+import { takePageKey } from './transport/page-key.js';
 import { pickTransport } from './transport/pick-transport.js';
 import { App } from './ui/app.js';
 import { EngineStoreProvider } from './ui/store-context.js';
@@ -12,6 +13,12 @@ const transport = pickTransport({
   bridge: window.ferry,
   origin: window.location.origin,
   fetch: (url, init) => window.fetch(url, init),
+  pageKey: () =>
+    takePageKey({
+      location: window.location,
+      history: window.history,
+      storage: () => window.sessionStorage,
+    }),
 });
 const store = createEngineStore(transport);
 store.getState().actions.start();

@@ -17,7 +17,8 @@ export type BusyKey =
   | 'account'
   | 'diagnose'
   | 'revoke'
-  | 'addDevice';
+  | 'addDevice'
+  | 'browserSessions';
 
 export interface CallsReplica {
   error: ShownError | null;

@@ -5,7 +5,8 @@
 // One store made of slices (zustand's slice pattern), each a module with its own part and
 // actions: the link to the engine (link-slice), the connection (connection-slice, its status
 // through status-feed), the settings (settings-slice), the account (account-slice) and
-// diagnostics (diagnostics-slice); calls.ts holds what their calls share (busy, errors).
+// diagnostics (diagnostics-slice) and, in the web graphical mode, the browsers signed in
+// (browser-sessions-slice); calls.ts holds what their calls share (busy, errors).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineTransport } from '../transport/engine-transport.js';
 import {
@@ -14,6 +15,12 @@ import {
   type AccountActions,
   type AccountReplica,
 } from './account-slice.js';
+import {
+  createBrowserSessionsSlice,
+  EMPTY_BROWSER_SESSIONS,
+  type BrowserSessionsActions,
+  type BrowserSessionsReplica,
+} from './browser-sessions-slice.js';
 import {
   createCalls,
   createCallsSlice,
@@ -57,6 +64,7 @@ export interface EngineReplica
     SettingsReplica,
     AccountReplica,
     DiagnosticsReplica,
+    BrowserSessionsReplica,
     CallsReplica {}
 
 /** Every slice's actions (each documented in its slice). */
@@ -67,6 +75,7 @@ export interface EngineActions
     SettingsActions,
     AccountActions,
     DiagnosticsActions,
+    BrowserSessionsActions,
     CallsActions {}
 
 export type EngineState = EngineReplica & { actions: EngineActions };
@@ -84,6 +93,7 @@ export const EMPTY_REPLICA: EngineReplica = Object.freeze({
   ...EMPTY_SETTINGS,
   ...EMPTY_ACCOUNT,
   ...EMPTY_DIAGNOSTICS,
+  ...EMPTY_BROWSER_SESSIONS,
   ...EMPTY_CALLS,
 }) as EngineReplica;
 
@@ -106,6 +116,7 @@ export function createEngineStore(
     const settings = createSettingsSlice({ ...deps, configQueue })(...store);
     const account = createAccountSlice(deps)(...store);
     const diagnostics = createDiagnosticsSlice(deps)(...store);
+    const browsers = createBrowserSessionsSlice(deps)(...store);
     const shared = createCallsSlice()(...store);
 
     return {
@@ -114,6 +125,7 @@ export function createEngineStore(
       ...settings,
       ...account,
       ...diagnostics,
+      ...browsers,
       ...shared,
       ...options.initial,
       actions: {
@@ -122,6 +134,7 @@ export function createEngineStore(
         ...settings.actions,
         ...account.actions,
         ...diagnostics.actions,
+        ...browsers.actions,
         ...shared.actions,
       },
     };

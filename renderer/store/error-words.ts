@@ -61,7 +61,7 @@ export function sentence(text: string): string {
  */
 export function describeError(
   error: FaceError,
-  engineLink: 'unknown' | 'up' | 'down' = 'up',
+  engineLink: 'unknown' | 'up' | 'down' | 'signed-out' = 'up',
 ): ShownError {
   const errors = error.errors ?? [];
   if (NO_ANSWER.has(error.code)) {

@@ -5,10 +5,13 @@ import { loadConfig } from './settings-slice.js';
 import type { EngineSlice, SliceDeps } from './slice.js';
 import type { StatusFeed } from './status-feed.js';
 
-export type Link = 'unknown' | 'up' | 'down';
+export type Link = 'unknown' | 'up' | 'down' | 'signed-out';
 
 export interface LinkReplica {
-  /** The event stream from the engine: unknown until it first opens or fails. */
+  /**
+   * The event stream from the engine: unknown until it first opens or fails; `signed-out` when
+   * the web graphical mode's session of this browser is over (nothing is asked any more).
+   */
   link: Link;
 }
 

@@ -14,6 +14,8 @@ interface Sent {
   method: string;
   body: string | undefined;
   signal: AbortSignal | undefined;
+  /** The page key the request carried (the web mode's second secret). */
+  pageKey: string | null;
 }
 
 /** A body the test writes to, piece by piece, and ends (or sees cancelled). */
@@ -58,6 +60,7 @@ function fakeFetch(answer: (s: Sent) => Response | Promise<Response>) {
       method: init.method ?? 'GET',
       body: typeof init.body === 'string' ? init.body : undefined,
       signal: init.signal ?? undefined,
+      pageKey: new Headers(init.headers).get('x-ferry-page'),
     };
     sent.push(s);
     return answer(s);
@@ -248,5 +251,78 @@ describe('HttpTransport.subscribe', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(log).toHaveLength(2);
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('HttpTransport in the web graphical mode', () => {
+  const KEY = 'K'.repeat(43);
+  const session = (id: string, current: boolean) => ({
+    id,
+    created_at: '2026-03-01T08:00:00.000Z',
+    last_seen_at: '2026-03-01T08:05:00.000Z',
+    expires_at: '2026-03-01T20:00:00.000Z',
+    current,
+  });
+
+  it('sends the page key with every call and with the event stream', async () => {
+    const body = eventBody();
+    const { fetch, sent } = fakeFetch((s) =>
+      s.url.endsWith('/events') ? body.response() : json(connected),
+    );
+    const t = new HttpTransport({ baseUrl: BASE, fetch, pageKey: KEY });
+    await t.call('status', {});
+    const stop = t.subscribe({ event: () => undefined, connection: () => undefined });
+    await until(() => sent.length === 2);
+    expect(sent.map((s) => [s.url, s.pageKey])).toEqual([
+      [`${BASE}/status`, KEY],
+      [`${BASE}/events`, KEY],
+    ]);
+    stop();
+  });
+
+  it('a stream refused as unauthorized: signed out, and no more tries', async () => {
+    const { fetch, sent } = fakeFetch(() =>
+      problem(401, { code: 'unauthorized', detail: 'sign in with the link netcli gui opens' }),
+    );
+    const links: EngineLink[] = [];
+    const t = new HttpTransport({
+      baseUrl: BASE,
+      fetch,
+      pageKey: KEY,
+      backoff: { delayMs: () => 1 },
+    });
+    const stop = t.subscribe({ event: () => undefined, connection: (l) => void links.push(l) });
+    await until(() => links.length === 1);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(links).toEqual(['signed-out']);
+    expect(sent).toHaveLength(1);
+    stop();
+  });
+
+  it('lists the browsers signed in and ends one', async () => {
+    const { fetch, sent } = fakeFetch((s) =>
+      s.method === 'GET'
+        ? json({ sessions: [session('s1', true), session('s2', false)] })
+        : new Response(null, { status: 204 }),
+    );
+    const t = new HttpTransport({ baseUrl: BASE, fetch, pageKey: KEY });
+    const listed = await t.browserSessions!.list();
+    expect(listed.map((s) => [s.id, s.current])).toEqual([
+      ['s1', true],
+      ['s2', false],
+    ]);
+    await t.browserSessions!.end('s2');
+    expect(sent.map((s) => [s.method, s.url, s.pageKey])).toEqual([
+      ['GET', `${BASE}/gui/sessions`, KEY],
+      ['DELETE', `${BASE}/gui/sessions/s2`, KEY],
+    ]);
+  });
+
+  it('ending one that is gone rejects with its code', async () => {
+    const { fetch } = fakeFetch(() =>
+      problem(404, { code: 'not-found', detail: 'no such browser' }),
+    );
+    const t = new HttpTransport({ baseUrl: BASE, fetch, pageKey: KEY });
+    await expect(t.browserSessions!.end('s9')).rejects.toMatchObject({ code: 'not-found' });
   });
 });

@@ -1,12 +1,31 @@
 // The web graphical mode's transport: the local API over HTTP on the page's own origin (the
-// engine host serves this bundle and /api/v1 together; an HttpOnly cookie authenticates), with
-// the typed client generated from the route table, and the event stream reopened with backoff.
+// engine host serves this bundle and /api/v1 together; an HttpOnly cookie and the page key, sent
+// as a header, authenticate), with the typed client generated from the route table, the event
+// stream reopened with backoff until the session is over, and the browsers signed in.
+import {
+  PAGE_KEY_HEADER,
+  browserSessionRoutes,
+  type BrowserSessionRoutes,
+} from '../../contracts/browser-sessions.js';
 import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
-import { createLocalClient, type LocalClient } from '../../contracts/local-api.js';
-import type { FetchLike } from '../../contracts/route-client.js';
+import {
+  LOCAL_API_PREFIXES,
+  createLocalClient,
+  type LocalClient,
+} from '../../contracts/local-api.js';
+import {
+  createRouteClient,
+  type FetchLike,
+  type RouteClient,
+} from '../../contracts/route-client.js';
 import { sleepUnlessAborted } from '../../contracts/sleep.js';
 import { exponentialBackoff, type Backoff } from './backoff.js';
-import type { EngineLink, EngineListener, EngineTransport } from './engine-transport.js';
+import type {
+  BrowserSessionsAccess,
+  EngineLink,
+  EngineListener,
+  EngineTransport,
+} from './engine-transport.js';
 import { toFaceCallError } from './face-call-error.js';
 
 /**
@@ -29,6 +48,11 @@ export interface HttpTransportOptions {
   /** The local API's root, e.g. `location.origin + '/api/v1'`. */
   baseUrl: string;
   fetch: FetchLike;
+  /**
+   * The page key of this tab's session (page-key.ts), sent with every request: the cookie alone
+   * opens nothing. Without one the host refuses every call and the page is signed out.
+   */
+  pageKey?: string | undefined;
   backoff?: Backoff;
   /** Where a listener's own exception goes (it must not break the stream). */
   onListenerError?: (e: unknown) => void;
@@ -36,15 +60,51 @@ export interface HttpTransportOptions {
 
 type AnyCall = (input: object) => Promise<unknown>;
 
+/** The answer to a request whose session is over (or that has none). */
+const SIGNED_OUT = 'unauthorized';
+
+/** `fetch` with the page key on every request. */
+function withPageKey(fetch: FetchLike, pageKey: string | undefined): FetchLike {
+  if (pageKey === undefined) return fetch;
+  return (url, init) => {
+    const headers = new Headers(init.headers);
+    headers.set(PAGE_KEY_HEADER, pageKey);
+    return fetch(url, { ...init, headers });
+  };
+}
+
 export class HttpTransport implements EngineTransport {
   private readonly client: LocalClient;
+  private readonly sessions: RouteClient<BrowserSessionRoutes>;
   private readonly backoff: Backoff;
   private readonly onListenerError: (e: unknown) => void;
+  readonly browserSessions: BrowserSessionsAccess;
 
   constructor(options: HttpTransportOptions) {
-    this.client = createLocalClient({ baseUrl: options.baseUrl, fetch: options.fetch });
+    const fetch = withPageKey(options.fetch, options.pageKey);
+    this.client = createLocalClient({ baseUrl: options.baseUrl, fetch });
+    this.sessions = createRouteClient(browserSessionRoutes, LOCAL_API_PREFIXES, {
+      baseUrl: options.baseUrl,
+      fetch,
+    });
     this.backoff = options.backoff ?? exponentialBackoff();
     this.onListenerError = options.onListenerError ?? ((e) => console.error(e));
+    this.browserSessions = {
+      list: async () => {
+        try {
+          return (await this.sessions.listBrowserSessions()).sessions;
+        } catch (e) {
+          throw toFaceCallError(e);
+        }
+      },
+      end: async (id) => {
+        try {
+          await this.sessions.endBrowserSession({ params: { id } });
+        } catch (e) {
+          throw toFaceCallError(e);
+        }
+      },
+    };
   }
 
   async call<K extends FaceRouteId>(id: K, payload: FacePayload<K>): Promise<FaceValue<K>> {
@@ -91,7 +151,12 @@ export class HttpTransport implements EngineTransport {
               : { type: 'notice', notice: e.data };
           this.deliver(() => listener.event(event));
         }
-      } catch {
+      } catch (e) {
+        // The session is over: trying again cannot help, signing in again does.
+        if (toFaceCallError(e).code === SIGNED_OUT && !signal.aborted) {
+          report('signed-out');
+          return;
+        }
         // Broken, refused or unreadable: the same remedy, below.
       }
       if (signal.aborted) return;

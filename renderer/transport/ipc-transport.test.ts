@@ -76,17 +76,29 @@ describe('IpcTransport', () => {
 describe('pickTransport', () => {
   it('takes IPC inside the app', () => {
     const { bridge } = fakeBridge(async () => ({ ok: true, value: undefined }));
-    const t = pickTransport({ bridge, origin: 'http://127.0.0.1:1', fetch: () => fail() });
+    const t = pickTransport({
+      bridge,
+      origin: 'http://127.0.0.1:1',
+      fetch: () => fail(),
+      // The app's window has no page key to take.
+      pageKey: () => fail(),
+    });
     expect(t).toBeInstanceOf(IpcTransport);
   });
 
-  it('takes HTTP on the page’s origin, sending the session cookie', async () => {
-    const seen: { url: string; credentials: RequestCredentials | undefined }[] = [];
+  it('takes HTTP on the page’s origin, sending the session cookie and the page key', async () => {
+    const seen: { url: string; credentials: RequestCredentials | undefined; key: string | null }[] =
+      [];
     const t = pickTransport({
       bridge: undefined,
       origin: 'http://127.0.0.1:4711',
+      pageKey: () => 'KEY',
       fetch: async (url, init) => {
-        seen.push({ url, credentials: init.credentials });
+        seen.push({
+          url,
+          credentials: init.credentials,
+          key: new Headers(init.headers).get('x-ferry-page'),
+        });
         return new Response(JSON.stringify(idleStatus(false, false)), {
           headers: { 'content-type': 'application/json' },
         });
@@ -95,7 +107,7 @@ describe('pickTransport', () => {
     expect(t).toBeInstanceOf(HttpTransport);
     await t.call('status', {});
     expect(seen).toEqual([
-      { url: 'http://127.0.0.1:4711/api/v1/status', credentials: 'same-origin' },
+      { url: 'http://127.0.0.1:4711/api/v1/status', credentials: 'same-origin', key: 'KEY' },
     ]);
   });
 });

@@ -10,12 +10,15 @@ export interface PageFacts {
   bridge: FerryBridge | undefined;
   origin: string;
   fetch: FetchLike;
+  /** The web mode's page key (page-key.ts), asked for only when there is no bridge. */
+  pageKey: () => string | undefined;
 }
 
 export function pickTransport(page: PageFacts): EngineTransport {
   if (page.bridge) return new IpcTransport(page.bridge);
   return new HttpTransport({
     baseUrl: `${page.origin}/api/v1`,
+    pageKey: page.pageKey(),
     // The session is an HttpOnly cookie of this origin: sent, never read by script.
     fetch: (url, init) => page.fetch(url, { ...init, credentials: 'same-origin' }),
   });

@@ -1,7 +1,12 @@
 // An in-memory EngineTransport for tests: answers per route (values, errors or promises the
 // test settles), a record of every call, and events and link changes pushed by the test.
 import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
-import type { EngineLink, EngineListener, EngineTransport } from './engine-transport.js';
+import type {
+  BrowserSessionsAccess,
+  EngineLink,
+  EngineListener,
+  EngineTransport,
+} from './engine-transport.js';
 import { FaceCallError } from './face-call-error.js';
 
 type Answer<K extends FaceRouteId> = (
@@ -17,6 +22,8 @@ export interface FakeCall {
 export class FakeTransport implements EngineTransport {
   readonly calls: FakeCall[] = [];
   private readonly listeners = new Set<EngineListener>();
+  /** The web graphical mode's browsers, when the test gives them (the app has none). */
+  browserSessions: BrowserSessionsAccess | undefined;
 
   constructor(public answers: FakeAnswers = {}) {}
 

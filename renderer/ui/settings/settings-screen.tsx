@@ -1,4 +1,5 @@
 // Settings: each change goes to the engine at once, which says what it did with it.
+import { BrowserSessions } from './browser-sessions.js';
 import { ChangeFeedback } from './change-feedback.js';
 import { ChoiceSetting } from './choice-setting.js';
 import { DnsSetting } from './dns-setting.js';
@@ -117,6 +118,7 @@ export function SettingsScreen() {
             ]}
           />
         </section>
+        <BrowserSessions />
       </div>
     </>
   );

@@ -1,0 +1,40 @@
+// The browsers signed in, in words: this one first and named so, the others by when they signed
+// in, each with its times; the rule sessions follow.
+import { describe, expect, it } from 'vitest';
+import { SESSION_RULE_WORDS, browserSessionRows, timeOfDay } from './browser-session-words.js';
+
+const session = (id: string, created: string, current: boolean) => ({
+  id,
+  created_at: `2026-03-01T${created}:00.000Z`,
+  last_seen_at: '2026-03-01T09:30:00.000Z',
+  expires_at: '2026-03-01T20:00:00.000Z',
+  current,
+});
+
+describe('browser session words', () => {
+  const time = timeOfDay('en-GB', 'UTC');
+
+  it('this browser first, then the others newest first, each with its times', () => {
+    const rows = browserSessionRows(
+      [session('a', '07:00', false), session('b', '08:00', true), session('c', '09:15', false)],
+      time,
+    );
+    expect(rows.map((r) => [r.id, r.title])).toEqual([
+      ['b', 'This browser'],
+      ['c', 'Browser signed in at 09:15'],
+      ['a', 'Browser signed in at 07:00'],
+    ]);
+    expect(rows[0]!.detail).toBe('Signed in 08:00 · last used 09:30 · ends by 20:00');
+    expect(rows.map((r) => r.endLabel)).toEqual([
+      'Sign out this browser',
+      'End the browser signed in at 09:15',
+      'End the browser signed in at 07:00',
+    ]);
+  });
+
+  it('says how long a browser stays signed in', () => {
+    expect(SESSION_RULE_WORDS).toBe(
+      'A browser stays signed in until it goes unused for 30 minutes, and for 12 hours at most. Run netcli gui to sign one in.',
+    );
+  });
+});

@@ -1,0 +1,57 @@
+// The browsers signed in to the web graphical mode, in words: which one this is, since when,
+// last used when, and until when at the latest; and the rule sessions follow.
+import {
+  BROWSER_SESSION_IDLE_MS,
+  BROWSER_SESSION_LIFETIME_MS,
+  type BrowserSession,
+} from '../../../contracts/browser-sessions.js';
+
+export interface BrowserSessionRow {
+  id: string;
+  current: boolean;
+  /** "This browser", or "Browser signed in at 08:00". */
+  title: string;
+  /** "Signed in 08:00 · last used 08:05 · ends by 20:00". */
+  detail: string;
+  /** The button's accessible name. */
+  endLabel: string;
+}
+
+/** A time of day, the way this browser writes them (tests fix the locale and zone). */
+export type TimeWords = (iso: string) => string;
+
+export function timeOfDay(locale?: string, timeZone?: string): TimeWords {
+  const format = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZone });
+  return (iso) => format.format(new Date(iso));
+}
+
+/** This browser first, then the others, newest first. */
+export function browserSessionRows(
+  sessions: readonly BrowserSession[],
+  time: TimeWords,
+): BrowserSessionRow[] {
+  return [...sessions]
+    .sort((a, b) =>
+      a.current !== b.current ? (a.current ? -1 : 1) : b.created_at.localeCompare(a.created_at),
+    )
+    .map((s) => {
+      const since = time(s.created_at);
+      return {
+        id: s.id,
+        current: s.current,
+        title: s.current ? 'This browser' : `Browser signed in at ${since}`,
+        detail: `Signed in ${since} · last used ${time(s.last_seen_at)} · ends by ${time(s.expires_at)}`,
+        endLabel: s.current ? 'Sign out this browser' : `End the browser signed in at ${since}`,
+      };
+    });
+}
+
+function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  return minutes % 60 === 0 ? `${minutes / 60} hours` : `${minutes} minutes`;
+}
+
+/** How long a browser stays signed in. */
+export const SESSION_RULE_WORDS = `A browser stays signed in until it goes unused for ${duration(
+  BROWSER_SESSION_IDLE_MS,
+)}, and for ${duration(BROWSER_SESSION_LIFETIME_MS)} at most. Run netcli gui to sign one in.`;

@@ -3,7 +3,7 @@
 // engine answers; and the export, redacted and 0600.
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DiagnosticsReport, diagnosticCheck } from '../contracts/index.js';
 import { FakeOutput, fakeIo } from './io.fake.js';
 import { CliHarness } from './testing/cli-harness.js';
@@ -192,6 +192,51 @@ describe('netcli diagnose', () => {
     const again = await netcli('diagnose', '--json', '--export', file);
     expect(DiagnosticsReport.parse(JSON.parse(again.stdout)).problems).toBe(2);
     expect(again.stderr).toContain(file);
+  });
+
+  it('exports the report with the service’s host name replaced, wherever it appears', async () => {
+    await cli.ok('init', '--endpoint', 'https://vpn.corp.example:8443/api/v1');
+    cli.engine.diagnoseOverrides.set(
+      'control-plane',
+      diagnosticCheck(
+        'control-plane',
+        'ok',
+        'vpn.corp.example:8443 answers in 4 ms (version 0.1.0)',
+      ),
+    );
+    cli.engine.diagnoseOverrides.set(
+      'clock',
+      diagnosticCheck(
+        'clock',
+        'warning',
+        'VPN.Corp.Example said its time (getaddrinfo ENOTFOUND api.vpn.corp.example)',
+        'check https://vpn.corp.example:8443/api/v1 in a browser',
+      ),
+    );
+    const file = path.join(cli.dir, 'report.json');
+    const r = await netcli('diagnose', '--export', file);
+    expect(r.code).toBe(0);
+    // The screen is the user's own: the name stays there.
+    expect(r.stdout).toContain('vpn.corp.example:8443 answers');
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toMatch(/corp/i);
+    const exported = DiagnosticsReport.parse(JSON.parse(text));
+    expect(exported.checks[1]!.summary).toBe('<service-host>:8443 answers in 4 ms (version 0.1.0)');
+    expect(exported.checks[2]).toMatchObject({
+      summary: '<service-host> said its time (getaddrinfo ENOTFOUND api.<service-host>)',
+      fix: 'check https://<service-host>:8443/api/v1 in a browser',
+    });
+
+    // Without the service to leave out, nothing is written.
+    vi.spyOn(cli.engine, 'getConfig').mockRejectedValue(new Error('the disk went away'));
+    const unsure = path.join(cli.dir, 'unsure.json');
+    const refused = await netcli('diagnose', '--export', unsure);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^ok {4}Engine/);
+    expect(refused.stderr).toMatch(
+      /^netcli: the engine did not say which service it uses.*no report was written\n/,
+    );
+    await expect(stat(unsure)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('says when the export cannot be written, after printing the report', async () => {

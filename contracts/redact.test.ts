@@ -219,6 +219,53 @@ describe('redactText on generated texts', () => {
   });
 });
 
+describe('redactText: the service’s host name', () => {
+  const service = 'https://vpn.corp.example:8443/api/v1';
+
+  it('replaces it wherever it appears, in any letter case, under it too', () => {
+    for (const [input, expected] of [
+      ['vpn.corp.example:8443 answers in 4 ms', '<service-host>:8443 answers in 4 ms'],
+      ['GET https://VPN.Corp.Example:8443/api/v1/ip', 'GET https://<service-host>:8443/api/v1/ip'],
+      ['getaddrinfo ENOTFOUND vpn.corp.example.', 'getaddrinfo ENOTFOUND <service-host>.'],
+      ['(api.vpn.corp.example)', '(api.<service-host>)'],
+      ['"vpn.corp.example","vpn.corp.example"', '"<service-host>","<service-host>"'],
+    ])
+      expect(redactText(input!, { service })).toBe(expected);
+  });
+
+  it('leaves other names, and words that only look like a part of it', () => {
+    for (const text of ['the VPN is up', 'corp.example', 'myvpn.corp.example', 'vpn.corp.examples'])
+      expect(redactText(text, { service })).toBe(text);
+    expect(redactText('vpn.corp.example')).toBe('vpn.corp.example');
+  });
+
+  it('an address as the host stays an address; a name of one label is a name', () => {
+    expect(redactText('10.0.0.1:8080 answers', { service: 'http://10.0.0.1:8080' })).toBe(
+      '<address>:8080 answers',
+    );
+    expect(redactText('[2001:db8::1]:443 answers', { service: 'https://[2001:db8::1]' })).toBe(
+      '[<address>]:443 answers',
+    );
+    expect(redactText('ferry:8080 did not answer', { service: 'http://ferry:8080' })).toBe(
+      '<service-host>:8080 did not answer',
+    );
+  });
+
+  it('goes into JSON and reports, keys and values', () => {
+    expect(redactJson({ 'vpn.corp.example': ['x vpn.corp.example'] }, { service })).toEqual({
+      '<service-host>': ['x <service-host>'],
+    });
+    const report = diagnosticsReport(
+      [diagnosticCheck('control-plane', 'ok', 'vpn.corp.example:8443 answers in 4 ms')],
+      new Date('2026-05-04T10:00:00Z'),
+      812,
+    );
+    expect(redactReport(report, { service }).checks[1]!.summary).toBe(
+      '<service-host>:8443 answers in 4 ms',
+    );
+  });
+});
+
 describe('redactJson and redactReport', () => {
   it('redacts keys and values at any depth, and whole values of secret-named keys', () => {
     const k = key();

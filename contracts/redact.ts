@@ -1,7 +1,8 @@
 // Redaction of what a person may share (netcli diagnose --export): every IP address, hardware
-// address, key, token and account number in a text or a JSON value becomes a placeholder. It
-// errs on the side of removing too much: a report with a lost detail is still useful, one with
-// the user's address in it is not theirs to hand out.
+// address, key, token and account number in a text or a JSON value becomes a placeholder, and so
+// does the service's host name (a corporate control plane's names its company). It errs on the
+// side of removing too much: a report with a lost detail is still useful, one with the user's
+// address in it is not theirs to hand out.
 import { DiagnosticsReport, isIpv6 } from './diagnostics.js';
 
 export const REDACTED = {
@@ -9,7 +10,14 @@ export const REDACTED = {
   key: '<key>',
   token: '<token>',
   accountNumber: '<account-number>',
+  serviceHost: '<service-host>',
 } as const;
+
+/** What the text is about, to find more of what is not the reader's to know. */
+export interface RedactContext {
+  /** The control plane's URL (the configuration's `service`): its host name goes. */
+  service?: string | null | undefined;
+}
 
 /** `scheme://user:password@` in a URL. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@<>]*@/gi;
@@ -86,10 +94,30 @@ function redactIpv6Run(run: string): string {
   return out;
 }
 
+/**
+ * The service's host name, in any letter case, where it stands as a name (also under it:
+ * `api.<service-host>`), not inside a longer label; null for none, and for an IP address, which
+ * goes as every address does.
+ */
+function serviceHostPattern(service: string | null | undefined): RegExp | null {
+  if (!service) return null;
+  let hostname: string;
+  try {
+    hostname = new URL(service).hostname;
+  } catch {
+    // Fail closed: a service the redaction cannot read is a bug, not a report to write.
+    throw new Error(`redact: the service ${JSON.stringify(service)} is not a URL`);
+  }
+  if (hostname === '' || hostname.startsWith('[') || /^[\d.]+$/.test(hostname)) return null;
+  const name = hostname.replace(/\.$/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9-])${name}(?![A-Za-z0-9-]|\\.[A-Za-z0-9])`, 'gi');
+}
+
 /** `text` with every address, key, token and account number replaced by a placeholder. */
-export function redactText(text: string): string {
+export function redactText(text: string, context: RedactContext = {}): string {
+  const host = serviceHostPattern(context.service);
   return (
-    text
+    (host ? text.replace(host, REDACTED.serviceHost) : text)
       .replace(URL_USERINFO, `$1${REDACTED.token}@`)
       .replace(AUTH_SCHEME, `$1$2${REDACTED.token}`)
       .replace(SECRET_ASSIGNMENT, `$1$2${REDACTED.token}`)
@@ -117,14 +145,14 @@ const SECRET_KEY =
  * A JSON value with every string redacted (object keys too), and the values of secret-named
  * keys replaced whole. Numbers, booleans and null stay.
  */
-export function redactJson(value: unknown): unknown {
-  if (typeof value === 'string') return redactText(value);
-  if (Array.isArray(value)) return value.map(redactJson);
+export function redactJson(value: unknown, context: RedactContext = {}): unknown {
+  if (typeof value === 'string') return redactText(value, context);
+  if (Array.isArray(value)) return value.map((v) => redactJson(v, context));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[redactText(k)] =
-        SECRET_KEY.test(k) && typeof v === 'string' ? REDACTED.token : redactJson(v);
+      out[redactText(k, context)] =
+        SECRET_KEY.test(k) && typeof v === 'string' ? REDACTED.token : redactJson(v, context);
     }
     return out;
   }
@@ -132,6 +160,9 @@ export function redactJson(value: unknown): unknown {
 }
 
 /** A diagnostics report fit to share: the same checks, every string redacted. */
-export function redactReport(report: DiagnosticsReport): DiagnosticsReport {
-  return DiagnosticsReport.parse(redactJson(report));
+export function redactReport(
+  report: DiagnosticsReport,
+  context: RedactContext = {},
+): DiagnosticsReport {
+  return DiagnosticsReport.parse(redactJson(report, context));
 }

@@ -1,7 +1,7 @@
 // netcli diagnose [--export FILE]: every check with a verdict and a fix, exit 1 when any is a
 // problem. An engine that does not answer is the first finding, not an error: the report says so
 // (every other check skipped, they all ask the engine). The export is the same report with every
-// address, key, token and account number redacted, written 0600.
+// address, key, token and account number redacted, and the service's host name, written 0600.
 import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,6 +12,8 @@ import {
   engineDownReport,
   redactReport,
   type DiagnosticsReport,
+  type LocalClient,
+  type RedactContext,
 } from '../../contracts/index.js';
 import { CliError, EXIT_REFUSED } from '../errors.js';
 import { formatDiagnostics } from '../format/diagnose.js';
@@ -45,23 +47,54 @@ function engineDown(e: unknown, socketPath: string): { summary: string; fix: str
   };
 }
 
-async function diagnose(rt: Runtime, opts: DiagnoseOptions): Promise<DiagnosticsReport> {
+/** The report, and the engine that made it (null: it did not answer). */
+async function diagnose(
+  rt: Runtime,
+  opts: DiagnoseOptions,
+): Promise<{ report: DiagnosticsReport; engine: LocalClient | null }> {
   try {
-    const client = await rt.client(opts);
-    return await client.diagnose({ signal: rt.io.interrupts(), timeoutMs: DIAGNOSE_TIMEOUT_MS });
+    const engine = await rt.client(opts);
+    const report = await engine.diagnose({
+      signal: rt.io.interrupts(),
+      timeoutMs: DIAGNOSE_TIMEOUT_MS,
+    });
+    return { report, engine };
   } catch (e) {
     const down = engineDown(e, rt.socket.path);
     if (!down) throw e;
-    return engineDownReport(down.summary, down.fix, new Date());
+    return { report: engineDownReport(down.summary, down.fix, new Date()), engine: null };
+  }
+}
+
+/**
+ * What the export leaves out besides addresses, keys, tokens and account numbers: the service's
+ * host name, which the report names wherever it talks of the control plane. Without the
+ * configuration to read it from, nothing is written (fail closed). An engine that did not
+ * answer wrote nothing of its own into the report.
+ */
+async function redaction(engine: LocalClient | null): Promise<RedactContext> {
+  if (!engine) return {};
+  try {
+    const { service } = await engine.getConfig();
+    return { service };
+  } catch {
+    throw new CliError(
+      'the engine did not say which service it uses, whose name the export leaves out: no report was written',
+      ['try again: netcli diagnose --export <file>'],
+    );
   }
 }
 
 /** Writes the redacted report, 0600, through a temp file renamed into place; its full path. */
-async function writeExport(file: string, report: DiagnosticsReport): Promise<string> {
+async function writeExport(
+  file: string,
+  report: DiagnosticsReport,
+  redact: RedactContext,
+): Promise<string> {
   const target = path.resolve(file);
   const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(temp, `${JSON.stringify(redactReport(report), null, 2)}\n`, {
+    await writeFile(temp, `${JSON.stringify(redactReport(report, redact), null, 2)}\n`, {
       mode: 0o600,
       flag: 'wx',
     });
@@ -83,13 +116,13 @@ export function registerDiagnose(program: Command, rt: Runtime): void {
     )
     .option(
       '--export <file>',
-      'also write the report as JSON with addresses, keys, tokens and account numbers redacted (mode 0600), to share',
+      'also write the report as JSON with addresses, keys, tokens, account numbers and the service’s host name redacted (mode 0600), to share',
     )
     .action(async (opts: DiagnoseOptions) => {
-      const report = await rt.progress(opts, 'Running the checks', diagnose(rt, opts));
+      const { report, engine } = await rt.progress(opts, 'Running the checks', diagnose(rt, opts));
       rt.print(opts, report, () => formatDiagnostics(report));
       if (opts.export !== undefined) {
-        const written = await writeExport(opts.export, report);
+        const written = await writeExport(opts.export, report, await redaction(engine));
         // Said with --json too: stdout holds the report, this is about the file.
         rt.io.stderr.write(`netcli: the report, redacted, was written to ${written}\n`);
       }

@@ -5,7 +5,7 @@ import { SESSION_RULE_WORDS, browserSessionRows, timeOfDay } from './browser-ses
 
 const session = (id: string, created: string, current: boolean) => ({
   id,
-  created_at: `2026-03-01T${created}:00.000Z`,
+  created_at: `2026-03-01T${created.length === 5 ? `${created}:00` : created}.000Z`,
   last_seen_at: '2026-03-01T09:30:00.000Z',
   expires_at: '2026-03-01T20:00:00.000Z',
   current,
@@ -30,6 +30,24 @@ describe('browser session words', () => {
       'End the browser signed in at 09:15',
       'End the browser signed in at 07:00',
     ]);
+  });
+
+  it('browsers that signed in within the same minute are told apart by the second', () => {
+    const rows = browserSessionRows(
+      [
+        session('a', '09:15:07', false),
+        session('b', '09:15:42', false),
+        session('c', '08:00', true),
+      ],
+      time,
+    );
+    expect(rows.map((r) => r.title)).toEqual([
+      'This browser',
+      'Browser signed in at 09:15:42',
+      'Browser signed in at 09:15:07',
+    ]);
+    expect(rows[2]!.endLabel).toBe('End the browser signed in at 09:15:07');
+    expect(rows[2]!.detail).toBe('Signed in 09:15:07 · last used 09:30 · ends by 20:00');
   });
 
   it('says how long a browser stays signed in', () => {

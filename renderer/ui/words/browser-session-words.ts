@@ -17,25 +17,39 @@ export interface BrowserSessionRow {
   endLabel: string;
 }
 
-/** A time of day, the way this browser writes them (tests fix the locale and zone). */
-export type TimeWords = (iso: string) => string;
+/** A time of day, the way this browser writes them; to the second where minutes are not enough. */
+export type TimeWords = (iso: string, seconds?: boolean) => string;
 
 export function timeOfDay(locale?: string, timeZone?: string): TimeWords {
-  const format = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZone });
-  return (iso) => format.format(new Date(iso));
+  const minutes = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', timeZone });
+  const seconds = new Intl.DateTimeFormat(locale, {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZone,
+  });
+  return (iso, precise = false) => (precise ? seconds : minutes).format(new Date(iso));
 }
 
-/** This browser first, then the others, newest first. */
+/**
+ * This browser first, then the others, newest first. Others that signed in within the same
+ * minute are told apart by the second (their names and buttons must differ).
+ */
 export function browserSessionRows(
   sessions: readonly BrowserSession[],
   time: TimeWords,
 ): BrowserSessionRow[] {
+  const minutes = new Map<string, number>();
+  for (const s of sessions) {
+    const at = time(s.created_at);
+    minutes.set(at, (minutes.get(at) ?? 0) + 1);
+  }
   return [...sessions]
     .sort((a, b) =>
       a.current !== b.current ? (a.current ? -1 : 1) : b.created_at.localeCompare(a.created_at),
     )
     .map((s) => {
-      const since = time(s.created_at);
+      const since = time(s.created_at, (minutes.get(time(s.created_at)) ?? 0) > 1);
       return {
         id: s.id,
         current: s.current,

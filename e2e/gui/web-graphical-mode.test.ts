@@ -3,13 +3,17 @@
 // connects (the echo service sees the relay), the latency readout moves, a region switch
 // reconnects, the kill switch and DNS settings reach the engine's config, its nftables table and
 // the namespace's resolv.conf, disconnect, and a control plane out of reach said in plain words.
-// The web mode's guard with the real daemon: no session, a foreign Host or Origin are refused,
-// and the page reaches nothing but its own API. Screenshots of each main screen are kept.
+// The web mode's guard with the real daemon: signed in from the page `netcli gui` had the
+// browser open (its link on no process's command line), on an address of its own; no session,
+// the cookie without the page key, a foreign Host or Origin are refused, and the page reaches
+// nothing but its own API. Settings lists the browsers signed in, ends one, signs this one out.
+// Screenshots of each main screen are kept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NetcliHost } from '../netns/netcli-host.js';
 import type { Testbed } from '../netns/testbed.js';
 import type { AppPage } from './app-page.js';
 import { GuiBed, keepScreenshot } from './browser-kit.js';
+import { BrowserSessionsCard } from './browser-sessions-card.js';
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -39,8 +43,38 @@ describe('the web graphical mode against the real engine', () => {
     await g?.stop();
   }, 60_000);
 
-  it('opens signed in from the one-time link, disconnected', async () => {
-    expect(link.hostname).toBe('127.0.0.1');
+  /** curl in the laptop's namespace: the HTTP status only. */
+  const curl = (...args: string[]) =>
+    bed.net.exec('laptop', ['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', ...args]).trim();
+
+  /** A session of curl's own, from a one-time link netcli printed: its cookie and page key. */
+  const curlSignIn = (): { cookie: string; key: string } => {
+    const fresh = new URL(laptop.json('gui', '--web', '--no-open').url);
+    const headers = bed.net.exec('laptop', [
+      'curl',
+      '-s',
+      '-o',
+      '/dev/null',
+      '-D',
+      '-',
+      fresh.href,
+    ]);
+    const cookie = headers.match(/set-cookie: ([^;]+)/i)?.[1];
+    const key = headers.match(/location: \/#page=([A-Za-z0-9_-]+)/i)?.[1];
+    if (!cookie || !key) throw new Error(`no session in:\n${headers}`);
+    return { cookie, key };
+  };
+
+  it('opens signed in from the page netcli gui opened: the link on no command line, an address of its own', async () => {
+    // The browser opener got a file, and no process showed the token while it ran.
+    expect(g.opened.leaks).toEqual([]);
+    expect(g.opened.argv).toEqual([g.opened.file]);
+    expect(g.opened.file).toMatch(/\/runtime\/ferry\/sign-in-[A-Za-z0-9_-]+\.html$/);
+    expect(link.hostname).toMatch(/^127\.\d+\.\d+\.\d+$/);
+    expect(link.hostname).not.toBe('127.0.0.1');
+    expect(new URL(app.page.url()).host).toBe(link.host);
+    // The page key is out of the address bar at once.
+    expect(app.page.url()).toBe(`http://${link.host}/`);
     await expect.poll(() => app.state(), { timeout: 15_000 }).toMatch(/^Disconnected/);
     await keepScreenshot(app.page, 'disconnected');
   }, 60_000);
@@ -130,29 +164,24 @@ describe('the web graphical mode against the real engine', () => {
     }
   }, 90_000);
 
-  it('refuses requests without the session, with a foreign Host or Origin', () => {
-    const curl = (...args: string[]) =>
-      bed.net
-        .exec('laptop', ['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', ...args])
-        .trim();
+  it('refuses requests without the session, the cookie without the page key, a foreign Host or Origin', () => {
     const api = `http://${link.host}/api/v1/status`;
     expect(curl(api)).toBe('401');
     expect(curl(`http://${link.host}/`)).toBe('401');
     // A session of its own, from a second one-time link.
-    const second = new URL(laptop.json('gui', '--web', '--no-open').url);
-    const cookie = bed.net
-      .exec('laptop', ['curl', '-s', '-o', '/dev/null', '-D', '-', second.href])
-      .match(/set-cookie: ([^;]+)/i)?.[1];
-    expect(cookie).toBeDefined();
-    expect(curl('-H', `cookie: ${cookie}`, api)).toBe('200');
-    expect(curl('-H', `cookie: ${cookie}`, '-H', `host: rebind.example:${link.port}`, api)).toBe(
-      '403',
+    const { cookie, key } = curlSignIn();
+    const page = ['-H', `cookie: ${cookie}`, '-H', `x-ferry-page: ${key}`];
+    expect(curl(...page, api)).toBe('200');
+    // The cookie alone (what another listener on this host could be handed) opens nothing.
+    expect(curl('-H', `cookie: ${cookie}`, api)).toBe('401');
+    expect(curl('-H', `cookie: ${cookie}`, '-H', `x-ferry-page: ${'A'.repeat(43)}`, api)).toBe(
+      '401',
     );
-    expect(curl('-H', `cookie: ${cookie}`, '-H', 'origin: http://evil.example', api)).toBe('403');
+    expect(curl(...page, '-H', `host: rebind.example:${link.port}`, api)).toBe('403');
+    expect(curl(...page, '-H', `host: 127.0.0.1:${link.port}`, api)).toBe('403');
+    expect(curl(...page, '-H', 'origin: http://evil.example', api)).toBe('403');
     // A change without its Origin (a form posted by another site) is refused too.
-    expect(
-      curl('-H', `cookie: ${cookie}`, '-X', 'POST', `http://${link.host}/api/v1/disconnect`),
-    ).toBe('403');
+    expect(curl(...page, '-X', 'POST', `http://${link.host}/api/v1/disconnect`)).toBe('403');
     // The link was spent by the first browser.
     expect(curl(link.href)).toBe('401');
   });
@@ -201,4 +230,37 @@ describe('the web graphical mode against the real engine', () => {
     expect(blocked.length).toBeGreaterThan(0);
     for (const why of blocked) expect(why).toMatch(/csp/i);
   }, 30_000);
+  it('Settings lists the browsers signed in: a reload stays in, another is ended, this one signs out', async () => {
+    const { cookie, key } = curlSignIn();
+    const api = `http://${link.host}/api/v1/status`;
+    const asCurl = ['-H', `cookie: ${cookie}`, '-H', `x-ferry-page: ${key}`, api];
+    expect(curl(...asCurl)).toBe('200');
+    const card = new BrowserSessionsCard(app);
+    await card.open();
+    // This browser, the session of the refusals above and curl's new one (the list is read
+    // again each time Settings opens; what it showed before stays until then).
+    await expect.poll(() => card.browsers().then((b) => b.length)).toBe(3);
+    const shown = await card.browsers();
+    expect(shown[0]!.title).toBe('This browser');
+    expect(shown[0]!.detail).toMatch(/^Signed in .+ · last used .+ · ends by .+$/);
+    expect(shown[1]!.title).toMatch(/^Browser signed in at /);
+    await keepScreenshot(app.page, 'browser-sessions');
+
+    // A reload keeps this tab signed in: its page key is in the tab's own storage.
+    await app.page.reload();
+    await card.open();
+    expect((await card.browsers())[0]!.title).toBe('This browser');
+
+    // Ending the newest other browser (curl's): its cookie and key open nothing any more.
+    await card.end(shown[1]!.title);
+    await expect.poll(() => card.browsers().then((b) => b.length)).toBe(shown.length - 1);
+    expect(curl(...asCurl)).toBe('401');
+
+    // Signing this browser out: the page says so, and nothing it had works.
+    await card.signOutThisBrowser();
+    await expect.poll(() => card.signedOutText()).toBe('This browser is signed out of Ferry.');
+    await keepScreenshot(app.page, 'signed-out');
+    const answer = await app.page.evaluate(async () => (await fetch('/api/v1/status')).status);
+    expect(answer).toBe(401);
+  }, 60_000);
 });

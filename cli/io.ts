@@ -35,7 +35,10 @@ export interface CliIo {
   startDaemon(socketPath: string): Promise<void>;
   /** Starts the installed desktop app; false when there is none or no display (cli/launch.ts). */
   launchDesktopApp(): Promise<boolean>;
-  /** Opens a URL in the user's browser; false when there is no display or no browser. */
+  /**
+   * Signs the user's browser in with a one-time link of the web graphical mode, never putting it
+   * on a command line (cli/launch.ts); false when there is no display or no browser.
+   */
   openInBrowser(url: string): Promise<boolean>;
   /** The engine factory for `netcli daemon` (default: engine/engine.ts's createEngine). */
   createEngine?: CreateEngine | undefined;

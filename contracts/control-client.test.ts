@@ -537,3 +537,180 @@ describe('event streams', () => {
     ).toMatchObject({ code: 'bad-response', status: 200 });
   });
 });
+
+const MiB = 1024 * 1024;
+
+/**
+ * An answer body made on demand, `chunk` bytes a pull, `total` in all (far more than any cap):
+ * it counts what the client pulled and whether it let the stream go. The stream errors when the
+ * call's signal aborts, as fetch's body does.
+ */
+function floodBody(signal: AbortSignal, total: number, chunk = 64 * 1024, fill = 'x') {
+  const piece = new TextEncoder().encode(fill.repeat(chunk));
+  const seen = { pulled: 0, cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      signal.addEventListener('abort', () => c.error(new Error('aborted')));
+    },
+    pull(c) {
+      if (seen.pulled >= total) return c.close();
+      seen.pulled += piece.byteLength;
+      c.enqueue(piece);
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  });
+  return { body, seen };
+}
+
+/** A snapshot of `count` peers, each member as long as the control plane makes it. */
+function peerSnapshot(count: number): string {
+  const key = 'A'.repeat(43) + '=';
+  const peers = Array.from({ length: count }, (_, i) => ({
+    device_id: `dev_${String(i).padStart(12, '0')}`,
+    op: 'upsert',
+    wireguard_public_key: key,
+    ferry_public_key: key,
+    tunnel_ipv4: '10.255.255.254',
+    tunnel_ipv6: 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:fffe',
+    bandwidth_limit_mbps: 100_000,
+    data_cap_bytes: 1_099_511_627_776,
+  }));
+  return JSON.stringify({ version: 9_007_199_254, snapshot: true, peers });
+}
+
+describe('answer size', () => {
+  /** A client whose every answer is a flood of `total` bytes, `status`, `headers`. */
+  function flooded(total: number, init: ResponseInit = { status: 200 }, fill = 'x') {
+    let seen!: ReturnType<typeof floodBody>['seen'];
+    const { fetch, sent } = fakeFetch((req) => {
+      const flood = floodBody(req.signal, total, 64 * 1024, fill);
+      seen = flood.seen;
+      return new Response(flood.body, init);
+    });
+    const client = createControlClient({ baseUrl: 'http://c', fetch, token: () => 't' });
+    return { client, sent, seen: () => seen };
+  }
+
+  it('refuses a JSON answer past 4 MiB, stops reading there and lets the stream go', async () => {
+    const { client, sent, seen } = flooded(64 * MiB);
+    const e = await failure(client.getAccount());
+    expect(e).toMatchObject({ code: 'bad-response', status: 200, route: 'GET /account' });
+    expect(e.detail).toBe(
+      "the server's answer is larger than 4 MiB, the most read of one answer to GET /account",
+    );
+    // At most one piece beyond the cap was pulled, and the connection was let go.
+    expect(seen().pulled).toBeLessThanOrEqual(4 * MiB + 2 * 64 * 1024);
+    expect(seen().cancelled || sent[0]!.signal.aborted).toBe(true);
+  });
+
+  it('refuses a refusal past the cap the same way (a problem body is read with the same limit)', async () => {
+    const { client, seen } = flooded(64 * MiB, { status: 500 }, '{');
+    const e = await failure(client.health());
+    expect(e).toMatchObject({ code: 'bad-response', status: 500, route: 'GET /health' });
+    expect(e.detail).toMatch(/larger than 4 MiB/);
+    expect(seen().pulled).toBeLessThanOrEqual(4 * MiB + 2 * 64 * 1024);
+  });
+
+  it('refuses at once an answer whose Content-Length is past the cap, reading none of it', async () => {
+    const { client, sent, seen } = flooded(64 * MiB, {
+      status: 200,
+      headers: { 'content-length': String(5 * 1024 * MiB) },
+    });
+    const e = await failure(client.listNodes());
+    expect(e).toMatchObject({ code: 'bad-response', status: 200, route: 'GET /nodes' });
+    expect(e.detail).toMatch(/larger than 4 MiB/);
+    // A ReadableStream pulls once to fill its queue when it is made; nothing was read after.
+    expect(seen().pulled).toBeLessThanOrEqual(64 * 1024);
+    expect(seen().cancelled || sent[0]!.signal.aborted).toBe(true);
+  });
+
+  it('reads an answer just under the cap whole', async () => {
+    const pad = 'x'.repeat(4 * MiB - 200);
+    const { fetch } = fakeFetch(() => json(200, { ...HEALTH, pad }));
+    await expect(createControlClient({ baseUrl: 'http://c', fetch }).health()).resolves.toEqual(
+      HEALTH,
+    );
+  });
+
+  it('reads the peer feed up to 64 MiB: a snapshot of 100,000 peers fits with room to spare', async () => {
+    const snapshot = peerSnapshot(100_000);
+    expect(new TextEncoder().encode(snapshot).byteLength).toBeLessThan(48 * MiB);
+    const { fetch } = fakeFetch(() => new Response(snapshot, { status: 200 }));
+    const node = createControlClient({ baseUrl: 'http://c', fetch, token: () => 'n' });
+    const feed = await node.nodePeers({ query: { after: 0, wait: 0 } });
+    expect(feed.peers).toHaveLength(100_000);
+
+    const { client, seen } = flooded(256 * MiB);
+    const e = await failure(client.nodePeers({ query: { after: 0, wait: 0 } }));
+    expect(e).toMatchObject({ code: 'bad-response', route: 'GET /node/peers' });
+    expect(e.detail).toBe(
+      "the server's answer is larger than 64 MiB, the most read of one answer to GET /node/peers",
+    );
+    expect(seen().pulled).toBeLessThanOrEqual(64 * MiB + 2 * 64 * 1024);
+  });
+
+  it('caps each event of a stream, not the stream: many events pass, one endless line does not', async () => {
+    // 4,096 events of 4 KiB: 16 MiB in all, more than a JSON answer may hold.
+    const event = `event: revoked\ndata: {"device_id":"${'d'.repeat(4_060)}"}\n\n`;
+    let sentEvents = 0;
+    const many = fakeFetch(() => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (sentEvents === 4_096) return c.close();
+          sentEvents++;
+          c.enqueue(new TextEncoder().encode(event));
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+    });
+    let seen = 0;
+    const client = createControlClient({
+      baseUrl: 'http://c',
+      fetch: many.fetch,
+      token: () => 't',
+    });
+    for await (const e of await client.events()) if (e.event === 'revoked') seen++;
+    expect(seen).toBe(4_096);
+
+    // One data line that never ends.
+    const {
+      fetch,
+      sent,
+      seen: pulled,
+    } = (() => {
+      let s!: ReturnType<typeof floodBody>['seen'];
+      const f = fakeFetch((req) => {
+        // 8 MiB: enough to show where reading stops, and quick to read whole (before the cap,
+        // the parser read it all, scanning its growing line on each piece).
+        const flood = floodBody(req.signal, 8 * MiB);
+        s = flood.seen;
+        const head = new TextEncoder().encode('event: revoked\ndata: {"device_id":"');
+        const reader = flood.body.getReader();
+        let first = true;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(c) {
+            if (first) {
+              first = false;
+              return c.enqueue(head);
+            }
+            const { done, value } = await reader.read();
+            if (done) c.close();
+            else c.enqueue(value);
+          },
+          cancel: (why) => reader.cancel(why),
+        });
+        return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+      });
+      return { ...f, seen: () => s };
+    })();
+    const endless = createControlClient({ baseUrl: 'http://c', fetch, token: () => 't' });
+    const iterator = (await endless.events())[Symbol.asyncIterator]();
+    const e = await failure(iterator.next());
+    expect(e).toMatchObject({ code: 'bad-response', route: 'GET /events' });
+    expect(e.detail).toBe('the server sent an event larger than 1 MiB, the most read of one event');
+    expect(pulled().pulled).toBeLessThanOrEqual(MiB + 2 * 64 * 1024);
+    expect(pulled().cancelled || sent[0]!.signal.aborted).toBe(true);
+  });
+});

@@ -19,6 +19,11 @@ export interface RouteDef {
   /** Absent for routes that answer with an empty body (204) or a stream. */
   response?: z.ZodType;
   stream?: 'text/event-stream';
+  /**
+   * The most bytes of an answer's body a client reads, when this route's answers may be larger
+   * than the default (route-client.ts's MAX_ANSWER_BYTES).
+   */
+  maxAnswerBytes?: number;
   /** A stream's events: each name it sends, with the schema of its (JSON) data. */
   events?: Readonly<Record<string, z.ZodType>>;
   /**
@@ -393,6 +398,8 @@ export const controlRoutes = {
     summary: 'Long-poll the versioned peer feed (snapshot when behind)',
     query: api.PeersQuery,
     response: api.PeersResponse,
+    // A snapshot holds every peer of the region: 100,000 are at most about 32 MiB of JSON.
+    maxAnswerBytes: 64 * 1024 * 1024,
   }),
 } as const satisfies Record<string, RouteDef>;
 

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { ApiError, errorFromAnswer } from './api-error.js';
 import type { RouteDef } from './control-routes.js';
-import { readServerSentEvents, type ServerSentEvent } from './sse.js';
+import { EventTooLargeError, readServerSentEvents, type ServerSentEvent } from './sse.js';
 
 /** The part of `fetch` the client uses: tests pass a fake, the server's tests `app.inject`. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -29,6 +29,15 @@ export interface RouteCallOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
+
+const MiB = 1024 * 1024;
+/**
+ * The most bytes of one answer's body a client reads (a route may allow more: its
+ * `maxAnswerBytes`). Past it the stream is let go and the call refused: a server, or whoever sits
+ * between, cannot fill the client's memory (a 510 MB answer once left the engine at 3.1 GB).
+ * Our largest JSON answers (node and device lists) are far below it.
+ */
+export const MAX_ANSWER_BYTES = 4 * MiB;
 
 // ---- types derived from a route ---------------------------------------------------------------
 
@@ -139,7 +148,7 @@ export function routeUrl(
 class CallSignal {
   private readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private reason: 'timeout' | 'aborted' | 'closed' | undefined;
+  private reason: 'timeout' | 'aborted' | 'closed' | 'refused' | undefined;
   private readonly onAbort = () => this.abort('aborted');
 
   constructor(
@@ -160,7 +169,7 @@ class CallSignal {
     return this.reason === 'aborted' || this.reason === 'closed';
   }
 
-  abort(reason: 'timeout' | 'aborted' | 'closed'): void {
+  abort(reason: 'timeout' | 'aborted' | 'closed' | 'refused'): void {
     if (this.reason) return;
     this.reason = reason;
     this.controller.abort();
@@ -211,6 +220,24 @@ function parseAnswer<S extends z.ZodType>(
   let json: unknown;
   try {
     json = JSON.parse(text);
+/** A byte count as people read it: whole MiB when it is, else bytes. */
+function bytesInWords(n: number): string {
+  return n % MiB === 0 ? `${n / MiB} MiB` : `${n} bytes`;
+}
+
+function tooLarge(route: string, status: number, limit: number): ApiError {
+  return badResponse(
+    route,
+    `the server's answer is larger than ${bytesInWords(limit)}, the most read of one answer to ${route}`,
+    status,
+  );
+}
+
+/** The most of one answer of `def` a client reads. */
+function answerLimit(def: RouteDef): number {
+  return def.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+}
+
   } catch (e) {
     throw badResponse(route, `${what} is not JSON`, status, e);
   }
@@ -232,12 +259,16 @@ interface Context {
   options: RouteClientOptions;
 }
 
-async function send(
-  ctx: Context,
-  def: RouteDef,
-  input: AnyInput,
-  accept: string,
-): Promise<{ response: Response; call: CallSignal; route: string; timeoutMs: number }> {
+interface Sent {
+  response: Response;
+  call: CallSignal;
+  route: string;
+  timeoutMs: number;
+  /** The most of the answer's body read. */
+  limit: number;
+}
+
+async function send(ctx: Context, def: RouteDef, input: AnyInput, accept: string): Promise<Sent> {
   const route = `${def.method} ${def.path}`;
   const url = routeUrl(ctx.root, def, input);
   const headers: Record<string, string> = { accept };
@@ -260,7 +291,7 @@ async function send(
       ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
       signal: call.signal,
     });
-    return { response, call, route, timeoutMs };
+    return { response, call, route, timeoutMs, limit: answerLimit(def) };
   } catch (e) {
     call.release();
     throw call.failure(route, e, timeoutMs);
@@ -268,16 +299,59 @@ async function send(
 }
 
 /** Reads the whole answer within the call's limits; a non-2xx answer becomes its ApiError. */
-async function answerText(sent: Awaited<ReturnType<typeof send>>): Promise<string> {
+async function answerText(sent: Sent): Promise<string> {
   const { response, call, route, timeoutMs } = sent;
   let text: string;
   try {
-    text = await response.text();
+    // As fetch's text() decodes: UTF-8, a BOM dropped, bad bytes replaced.
+    text = new TextDecoder().decode(await readCapped(sent));
   } catch (e) {
     throw call.failure(route, e, timeoutMs);
   } finally {
     call.release();
   }
+/**
+ * The body's bytes, up to `limit`: an answer that says (Content-Length) or turns out to be
+ * larger is refused the moment that is known, its stream let go (the connection with it).
+ */
+async function readCapped(sent: Sent): Promise<Uint8Array> {
+  const { response, call, route, limit } = sent;
+  const refuse = () => {
+    // The call's signal ends the connection; cancelling the stream frees what it holds.
+    call.abort('refused');
+    return tooLarge(route, response.status, limit);
+  };
+  const declared = response.headers.get('content-length');
+  if (declared !== null && /^\s*\d+\s*$/.test(declared) && Number(declared) > limit) {
+    const e = refuse();
+    await response.body?.cancel().catch(() => undefined);
+    throw e;
+  }
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      const e = refuse();
+      await reader.cancel().catch(() => undefined);
+      throw e;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
+}
+
   if (!response.ok) throw errorFromAnswer(route, response.status, response.headers, text);
   return text;
 }
@@ -285,6 +359,7 @@ async function answerText(sent: Awaited<ReturnType<typeof send>>): Promise<strin
 async function callJson(ctx: Context, def: RouteDef, input: AnyInput): Promise<unknown> {
   const sent = await send(ctx, def, input, 'application/json');
   const text = await answerText(sent);
+    if (e instanceof ApiError) throw e;
   if (!def.response) return undefined;
   return parseAnswer(def.response, text, sent.route, sent.response.status, 'the answer');
 }
@@ -324,6 +399,7 @@ async function openStream(
         const data = parseAnswer(schema, e.data, route, response.status, `the ${e.event} event`);
         yield { event: e.event, data, id: e.id };
       }
+      // The reader caps each event (sse.ts's MAX_EVENT_LENGTH), not the stream.
     } catch (e) {
       if (e instanceof ApiError) throw e;
       if (call.endedByCaller) return;
@@ -337,6 +413,13 @@ async function openStream(
   return {
     response,
     // Also for a stream never iterated: its connection and the caller's signal are let go.
+      if (e instanceof EventTooLargeError)
+        throw badResponse(
+          route,
+          `the server sent an event larger than ${bytesInWords(e.maxEventLength)}, the most read of one event`,
+          response.status,
+          e,
+        );
     close: () => {
       call.abort('closed');
       call.release();

@@ -1,7 +1,7 @@
 // Server-sent events arrive whole whatever the pieces the network cut them into, with the
 // standard's line endings, multi-line data, ids and comments.
 import { describe, expect, it } from 'vitest';
-import { ServerSentEventParser, readServerSentEvents } from './sse.js';
+import { EventTooLargeError, ServerSentEventParser, readServerSentEvents } from './sse.js';
 
 function parseInPieces(text: string, size: number) {
   const parser = new ServerSentEventParser();
@@ -85,6 +85,64 @@ describe('server-sent events', () => {
       break;
     }
     expect(cancelled).toBe(true);
+  });
+
+  it('refuses an event longer than its cap, however it comes: one endless line or many lines', () => {
+    const cap = 1_000;
+    // One line that never ends, in small pieces: refused once the line passes the cap.
+    const endless = new ServerSentEventParser({ maxEventLength: cap });
+    expect(() => {
+      for (let i = 0; i < 200; i++) endless.push('xxxxxxxxxx');
+    }).toThrow(EventTooLargeError);
+    // Many short data lines of one event: the event is what is capped.
+    const lines = new ServerSentEventParser({ maxEventLength: cap });
+    expect(() => lines.push('event: e\n' + 'data: 0123456789\n'.repeat(100))).toThrow(
+      new EventTooLargeError(cap),
+    );
+    // Many events, each under the cap: no limit on the stream.
+    const many = new ServerSentEventParser({ maxEventLength: cap });
+    const event = `event: e\ndata: ${'x'.repeat(cap - 20)}\n\n`;
+    let count = 0;
+    for (let i = 0; i < 1_000; i++) count += many.push(event).length;
+    expect(count).toBe(1_000);
+    // The default is 1 MiB.
+    expect(() => new ServerSentEventParser().push('data: ' + 'x'.repeat(1024 * 1024))).toThrow(
+      'an event is larger than 1 MiB',
+    );
+  });
+
+  it('scans a long line once, not from its start on every piece', () => {
+    // 2,000 pieces of 400 characters: rescanning the line on each would compare 800 million.
+    const parser = new ServerSentEventParser();
+    const piece = 'y'.repeat(400);
+    const started = performance.now();
+    parser.push('data: ');
+    for (let i = 0; i < 2_000; i++) parser.push(piece);
+    expect(parser.push('\n\n')).toEqual([
+      { event: 'message', data: 'y'.repeat(800_000), id: undefined },
+    ]);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('stops reading a body at an event past the cap, and cancels it', async () => {
+    let cancelled = false;
+    let pulled = 0;
+    const piece = new TextEncoder().encode('z'.repeat(1_000));
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        // 2 MB in all: read whole when nothing stops it.
+        if (pulled === 2_000) return c.close();
+        pulled++;
+        c.enqueue(piece);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const events = readServerSentEvents(body, { maxEventLength: 10_000 });
+    await expect(events.next()).rejects.toThrow(EventTooLargeError);
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThanOrEqual(12);
   });
 
   it('reads nothing from an empty body', async () => {

@@ -327,6 +327,23 @@ describe('the local API host', () => {
     });
   });
 
+  it('passes on a control-plane answer it could not read (a 200 too large) as 502, detail kept', async () => {
+    const detail =
+      "the server's answer is larger than 4 MiB, the most read of one answer to GET /account";
+    engine.account = async () => {
+      throw new ApiError({ code: 'bad-response', detail, route: 'GET /account', status: 200 });
+    };
+    const r = await raw(socketPath, 'GET', '/api/v1/account');
+    expect(r.status).toBe(502);
+    expect(r.json).toMatchObject({ status: 502, code: 'bad-response', detail });
+    // A face sees the refusal, not an answer that breaks the contract.
+    expect(await client.account().catch((x: unknown) => x)).toMatchObject({
+      status: 502,
+      code: 'bad-response',
+      detail,
+    });
+  });
+
   it('gives every engine error code a status, and unknown ones 500', async () => {
     for (const code of ENGINE_ERROR_CODES) expect(ENGINE_ERROR_STATUS[code]).toBeGreaterThan(399);
     expect(engineErrorStatus('config-invalid')).toBe(400);

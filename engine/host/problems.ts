@@ -158,7 +158,12 @@ export function problemFor(error: unknown): ProblemAnswer | undefined {
     };
   }
   if (error instanceof ApiError) {
-    const status = error.status ?? CLIENT_CODE_STATUS[error.code] ?? 502;
+    // The control plane's refusal keeps its status; an answer it gave with a 2xx that could not
+    // be read (too large, not JSON) is a failure of the service, never a 2xx of this host.
+    const status =
+      error.status !== undefined && error.status >= 400
+        ? error.status
+        : (CLIENT_CODE_STATUS[error.code] ?? 502);
     const extra = Object.fromEntries(
       Object.entries(error.problem ?? {}).filter(([k]) => !OWN_MEMBERS.has(k)),
     );

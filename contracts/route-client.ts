@@ -209,17 +209,6 @@ function badResponse(route: string, detail: string, status: number, cause?: unkn
   return new ApiError({ code: 'bad-response', detail, route, status, cause });
 }
 
-/** Parses JSON text with a schema; the error names the fields that are wrong, never values. */
-function parseAnswer<S extends z.ZodType>(
-  schema: S,
-  text: string,
-  route: string,
-  status: number,
-  what: string,
-): z.output<S> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
 /** A byte count as people read it: whole MiB when it is, else bytes. */
 function bytesInWords(n: number): string {
   return n % MiB === 0 ? `${n / MiB} MiB` : `${n} bytes`;
@@ -238,6 +227,17 @@ function answerLimit(def: RouteDef): number {
   return def.maxAnswerBytes ?? MAX_ANSWER_BYTES;
 }
 
+/** Parses JSON text with a schema; the error names the fields that are wrong, never values. */
+function parseAnswer<S extends z.ZodType>(
+  schema: S,
+  text: string,
+  route: string,
+  status: number,
+  what: string,
+): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
   } catch (e) {
     throw badResponse(route, `${what} is not JSON`, status, e);
   }
@@ -298,18 +298,6 @@ async function send(ctx: Context, def: RouteDef, input: AnyInput, accept: string
   }
 }
 
-/** Reads the whole answer within the call's limits; a non-2xx answer becomes its ApiError. */
-async function answerText(sent: Sent): Promise<string> {
-  const { response, call, route, timeoutMs } = sent;
-  let text: string;
-  try {
-    // As fetch's text() decodes: UTF-8, a BOM dropped, bad bytes replaced.
-    text = new TextDecoder().decode(await readCapped(sent));
-  } catch (e) {
-    throw call.failure(route, e, timeoutMs);
-  } finally {
-    call.release();
-  }
 /**
  * The body's bytes, up to `limit`: an answer that says (Content-Length) or turns out to be
  * larger is refused the moment that is known, its stream let go (the connection with it).
@@ -352,6 +340,19 @@ async function readCapped(sent: Sent): Promise<Uint8Array> {
   return whole;
 }
 
+/** Reads the whole answer within the call's limits; a non-2xx answer becomes its ApiError. */
+async function answerText(sent: Sent): Promise<string> {
+  const { response, call, route, timeoutMs } = sent;
+  let text: string;
+  try {
+    // As fetch's text() decodes: UTF-8, a BOM dropped, bad bytes replaced.
+    text = new TextDecoder().decode(await readCapped(sent));
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw call.failure(route, e, timeoutMs);
+  } finally {
+    call.release();
+  }
   if (!response.ok) throw errorFromAnswer(route, response.status, response.headers, text);
   return text;
 }
@@ -359,7 +360,6 @@ async function readCapped(sent: Sent): Promise<Uint8Array> {
 async function callJson(ctx: Context, def: RouteDef, input: AnyInput): Promise<unknown> {
   const sent = await send(ctx, def, input, 'application/json');
   const text = await answerText(sent);
-    if (e instanceof ApiError) throw e;
   if (!def.response) return undefined;
   return parseAnswer(def.response, text, sent.route, sent.response.status, 'the answer');
 }
@@ -388,6 +388,7 @@ async function openStream(
   const schemas = def.events;
   async function* events(): AsyncGenerator<unknown, void, undefined> {
     try {
+      // The reader caps each event (sse.ts's MAX_EVENT_LENGTH), not the stream.
       for await (const e of readServerSentEvents(body)) {
         if (!schemas) {
           yield e;
@@ -399,9 +400,15 @@ async function openStream(
         const data = parseAnswer(schema, e.data, route, response.status, `the ${e.event} event`);
         yield { event: e.event, data, id: e.id };
       }
-      // The reader caps each event (sse.ts's MAX_EVENT_LENGTH), not the stream.
     } catch (e) {
       if (e instanceof ApiError) throw e;
+      if (e instanceof EventTooLargeError)
+        throw badResponse(
+          route,
+          `the server sent an event larger than ${bytesInWords(e.maxEventLength)}, the most read of one event`,
+          response.status,
+          e,
+        );
       if (call.endedByCaller) return;
       throw call.failure(route, e, sent.timeoutMs);
     } finally {
@@ -413,13 +420,6 @@ async function openStream(
   return {
     response,
     // Also for a stream never iterated: its connection and the caller's signal are let go.
-      if (e instanceof EventTooLargeError)
-        throw badResponse(
-          route,
-          `the server sent an event larger than ${bytesInWords(e.maxEventLength)}, the most read of one event`,
-          response.status,
-          e,
-        );
     close: () => {
       call.abort('closed');
       call.release();

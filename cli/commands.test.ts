@@ -1,5 +1,8 @@
 // netcli's commands run in process against the in-memory engine through the real host on a
 // temp socket: what a person reads, and the stable JSON a script reads.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalConnectResponse, LocalStatus } from '../contracts/index.js';
 import { FerryError } from '../engine/errors.js';
@@ -9,7 +12,7 @@ import { CliHarness } from './testing/cli-harness.js';
 
 describe('netcli commands', () => {
   const cli = new CliHarness('ferry-cli-');
-  const { ok, json, setUp } = cli;
+  const { ok, json, run, setUp } = cli;
   beforeEach(() => cli.start());
   afterEach(() => cli.close());
 
@@ -23,9 +26,70 @@ describe('netcli commands', () => {
     );
     expect(r.stdout).toBe('Service   https://ferry.example\nProtocol  WireGuard\n');
     expect(r.stderr).toMatch(/netcli account create/);
-    const j = await json('init', '--protocol', 'ferry', '--endpoint', 'http://10.0.0.1:8080');
-    expect(j).toMatchObject({ config: { service: 'http://10.0.0.1:8080', protocol: 'ferry' } });
+    const j = await json('init', '--protocol', 'ferry', '--endpoint', 'https://10.0.0.1:8080');
+    expect(j).toMatchObject({ config: { service: 'https://10.0.0.1:8080', protocol: 'ferry' } });
     expect(cli.engine.config.protocol).toBe('ferry');
+  });
+
+  it('init refuses plain http to a control plane on the network unless told --insecure', async () => {
+    await ok('init', '--endpoint', 'https://ferry.example');
+    const refused = await run(['init', '--endpoint', 'http://10.0.0.1:8080']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/service: the service URL must be https/);
+    expect(cli.engine.config.service).toBe('https://ferry.example');
+
+    const accepted = await ok('init', '--endpoint', 'http://10.0.0.1:8080', '--insecure');
+    expect(accepted.stderr).toMatch(/^Warning: plain HTTP: anyone on the path reads/m);
+    expect(cli.engine.config).toMatchObject({
+      service: 'http://10.0.0.1:8080',
+      service_insecure: true,
+    });
+    const status = await ok('status');
+    expect(status.stdout).toMatch(/^Problem: the control plane is reached over plain HTTP/m);
+    expect(await json('status')).toMatchObject({ service_insecure: true });
+
+    // Loopback crosses no network: no --insecure needed, nothing to warn about.
+    const local = await ok('init', '--endpoint', 'http://127.0.0.1:8080');
+    expect(local.stderr).not.toMatch(/Warning/);
+    expect(await json('status')).toMatchObject({ service_insecure: false });
+  });
+
+  it('init --ca-file sends the certificates of the file, read by netcli', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'netcli-ca-'));
+    try {
+      const ca = path.join(dir, 'ca.pem');
+      const pem = `-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n`;
+      writeFileSync(
+        ca,
+        `# our CA\n${pem}-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n`,
+      );
+      await ok('init', '--endpoint', 'https://ferry.example', '--ca-file', ca);
+      // Only the certificate travels: never the key beside it in the file.
+      expect(cli.engine.config.service_ca).toBe(pem);
+      const missing = await run([
+        'init',
+        '--endpoint',
+        'https://ferry.example',
+        '--ca-file',
+        path.join(dir, 'nope.pem'),
+      ]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/cannot read .*nope\.pem \(ENOENT\)/);
+      writeFileSync(path.join(dir, 'empty.pem'), 'nothing here');
+      const empty = await run([
+        'init',
+        '--endpoint',
+        'https://ferry.example',
+        '--ca-file',
+        path.join(dir, 'empty.pem'),
+      ]);
+      expect(empty.stderr).toMatch(/holds no PEM certificate/);
+      // A new init without --ca-file trusts the system's CAs only again.
+      await ok('init', '--endpoint', 'https://ferry.example');
+      expect(cli.engine.config.service_ca).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('account create shows the number to keep; account shows plan, devices and usage', async () => {
@@ -92,13 +156,53 @@ describe('netcli commands', () => {
       account: cli.engine.accounts.get(session.account_number)!,
       deviceId: session.device.id,
     };
-    const list = await ok('devices');
-    expect(list.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+KIND$/);
-    expect(list.stdout).toMatch(
-      new RegExp(`${session.device.id}\\s+fake-host\\s+laptop\\s+\\(this device\\)`),
+    // Each device's live state, as `tailscale status` lists its peers: this one's follows its
+    // connection, the other's is the control plane's.
+    const idle = await ok('devices');
+    expect(idle.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+KIND\s+STATE\s+LATENCY\s+REGION$/);
+    expect(idle.stdout).toMatch(
+      new RegExp(
+        `${session.device.id}\\s+fake-host\\s+laptop\\s+disconnected\\s+-\\s+-\\s+\\(this device\\)\\n`,
+      ),
     );
-    expect(list.stdout).toMatch(new RegExp(`${other.device.id}\\s+phone\\s+laptop\\n`));
-    expect((await json('devices', 'list')).devices).toHaveLength(2);
+    expect(idle.stdout).toMatch(
+      new RegExp(`${other.device.id}\\s+phone\\s+laptop\\s+disconnected\\s+-\\s+-\\n`),
+    );
+    await ok('connect', '--region', 'asia-east');
+    cli.engine.liveStates.set(other.device.id, {
+      status: 'connecting',
+      latency: null,
+      region: 'global',
+    });
+    const list = await ok('devices');
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `${session.device.id}\\s+fake-host\\s+laptop\\s+connected\\s+12ms\\s+asia-east\\s+\\(this device\\)\\n`,
+      ),
+    );
+    expect(list.stdout).toMatch(
+      new RegExp(`${other.device.id}\\s+phone\\s+laptop\\s+connecting\\s+-\\s+global\\n`),
+    );
+    const listed = (await json('devices', 'list')).devices;
+    expect(listed).toHaveLength(2);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          id: session.device.id,
+          current: true,
+          status: 'connected',
+          latency: '12ms',
+          region: 'asia-east',
+        }),
+        expect.objectContaining({
+          id: other.device.id,
+          current: false,
+          status: 'connecting',
+          latency: null,
+          region: 'global',
+        }),
+      ]),
+    );
 
     const renamed = await ok('devices', 'rename', other.device.id, 'old phone');
     expect(renamed.stdout).toBe(`Device ${other.device.id} is now called old phone.\n`);
@@ -242,10 +346,12 @@ describe('netcli commands', () => {
   it('config lists, gets and sets, saying what a live tunnel did', async () => {
     await setUp();
     const list = await ok('config');
-    expect(list.stdout.split('\n').slice(0, 3)).toEqual([
-      'KEY           VALUE',
-      'service       https://ferry.example',
-      'mode          secure',
+    expect(list.stdout.split('\n').slice(0, 5)).toEqual([
+      'KEY               VALUE',
+      'service           https://ferry.example',
+      'service_ca        none',
+      'service_insecure  false',
+      'mode              secure',
     ]);
     expect(await json('config', 'list')).toMatchObject({
       protocol: 'wireguard',

@@ -39,6 +39,12 @@ function startEngine(socketPath: string): string {
 const HINTS: Readonly<Record<string, readonly string[]>> = {
   'not-signed-in': ['netcli account create or netcli login <number>'],
   'service-not-configured': ['netcli init --endpoint <url> [--protocol wireguard|ferry]'],
+  'service-insecure': [
+    'use the service’s https URL: netcli init --endpoint https://<host> [--ca-file <ca.pem>]',
+  ],
+  'untrusted-certificate': [
+    'if the service uses a private CA, give it: netcli init --endpoint <url> --ca-file <ca.pem>',
+  ],
   'invalid-credentials': ['check the number; if the account has a password, add --password'],
   'rule-not-found': ['netcli region list shows the rules'],
   'rule-exists': ['give the rule another --name, or remove it first: netcli region remove <name>'],

@@ -7,6 +7,8 @@ import { FieldError, type ErrorCode } from './problem.js';
 export const CLIENT_ERROR_CODES = [
   /** No answer: the connection failed or broke (DNS, refused, reset). */
   'unreachable',
+  /** The server's TLS certificate is not trusted (unknown CA, expired, another name): no call was made. */
+  'untrusted-certificate',
   /** No whole answer within the call's timeout. */
   'timeout',
   /** The caller cancelled the call (its AbortSignal). */

@@ -7,6 +7,9 @@ import {
   ClientConfig,
   configFieldErrors,
   COUNTRY_CODES,
+  INSECURE_SERVICE_MESSAGE,
+  isLoopbackService,
+  serviceIsInsecure,
   setConfigValue,
   type ClientConfig as Config,
 } from './client-config.js';
@@ -27,6 +30,8 @@ describe('the client configuration', () => {
   it('is complete with defaults when empty, and the defaults are the documented ones', () => {
     expect(defaults()).toEqual({
       service: null,
+      service_ca: null,
+      service_insecure: false,
       mode: 'secure',
       protocol: 'wireguard',
       encryption: 'ChaCha20-Poly1305',
@@ -233,7 +238,8 @@ describe('config set', () => {
 
   it('takes every key of the configuration', () => {
     const samples: Record<string, string> = {
-      service: 'http://10.0.0.1:8080',
+      service: 'https://10.0.0.1:8080',
+      service_insecure: 'on',
       mode: 'stream',
       protocol: 'ferry',
       encryption: 'AES-256-GCM',
@@ -252,6 +258,8 @@ describe('config set', () => {
     for (const [k, v] of Object.entries(samples)) c = setOk(k, v, c);
     expect(c).toEqual({
       ...samples,
+      service_ca: null,
+      service_insecure: true,
       kill_switch: false,
       lockdown: true,
       allow_lan: true,
@@ -286,5 +294,56 @@ describe('the mtu setting', () => {
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error.message).toMatch(/mtu must be auto .* 1280 to 1500/);
     }
+  });
+});
+
+describe('plain HTTP to the control plane', () => {
+  const https = { ...CLIENT_CONFIG_DEFAULTS, service: 'https://ferry.example' };
+
+  it('is refused for a service on the network unless the user accepts it', () => {
+    for (const url of [
+      'http://ferry.example',
+      'http://10.0.0.1:8080/api/v1',
+      'http://[2001:db8::1]',
+    ]) {
+      const r = set('service', url, https);
+      expect(r.ok, url).toBe(false);
+      expect(!r.ok && r.error).toMatchObject({
+        field: 'service',
+        message: INSECURE_SERVICE_MESSAGE,
+      });
+      const p = applyConfigPatch(https, { service: url });
+      expect(p.ok, url).toBe(false);
+      const accepted = applyConfigPatch(https, { service: url, service_insecure: true });
+      expect(accepted.ok, url).toBe(true);
+      expect(serviceIsInsecure(accepted.ok ? accepted.config : https)).toBe(true);
+    }
+    // Taking the consent back while the URL is still plain http is refused too.
+    const insecure = { ...https, service: 'http://ferry.example', service_insecure: true };
+    expect(applyConfigPatch(insecure, { service_insecure: false }).ok).toBe(false);
+  });
+
+  it('is fine on this machine, where it crosses no network', () => {
+    for (const url of [
+      'http://127.0.0.1:8080',
+      'http://localhost:8080',
+      'http://[::1]:8080',
+      'http://127.8.9.1',
+    ]) {
+      expect(set('service', url, https).ok, url).toBe(true);
+      expect(serviceIsInsecure({ service: url }), url).toBe(false);
+    }
+    expect(isLoopbackService('http://127.0.0.1.example.com')).toBe(false);
+    expect(isLoopbackService('http://localhost.evil.example')).toBe(false);
+  });
+
+  it('keeps CA certificates as PEM, and forgets them with system or none', () => {
+    const pem =
+      '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUV0ZmY2E=\n-----END CERTIFICATE-----\n';
+    expect(applyConfigPatch(https, { service_ca: pem }).ok).toBe(true);
+    expect(applyConfigPatch(https, { service_ca: 'not a certificate' }).ok).toBe(false);
+    const kept = { ...https, service_ca: pem };
+    for (const word of ['system', 'none'])
+      expect(setOk('service_ca', word, kept).service_ca).toBeNull();
   });
 });

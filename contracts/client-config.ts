@@ -105,6 +105,53 @@ export const ServiceUrl = z
   })
   .meta({ description: 'The control plane’s URL (with or without /api/v1).' });
 
+/** Whether a service URL names this machine: plain HTTP there crosses no network. */
+export function isLoopbackService(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
+}
+
+/**
+ * Whether a configuration reaches its control plane over plain HTTP across a network: an
+ * on-path attacker reads the account number and token there, and can answer connect with a
+ * node of its own. Allowed only when the user said so (`service_insecure`), and then shown as
+ * a problem by status, the app and diagnose.
+ */
+export function serviceIsInsecure(config: Pick<ClientConfig, 'service'>): boolean {
+  return (
+    config.service !== null &&
+    config.service.startsWith('http:') &&
+    !isLoopbackService(config.service)
+  );
+}
+
+/** The refusal of plain HTTP to a control plane on the network, as a field error. */
+export const INSECURE_SERVICE_MESSAGE =
+  'the service URL must be https: plain http is accepted only on this machine, or when you accept the risk (netcli init --insecure)';
+
+const PEM_CERTIFICATE =
+  /^(?:\s*-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\s*)+$/;
+
+/**
+ * Certificate authorities (PEM) the engine trusts for the control plane in addition to the
+ * system's, for a service with a private CA (`netcli init --ca-file`); null: the system's only.
+ */
+export const ServiceCa = z
+  .string()
+  .max(64 * 1024)
+  .regex(PEM_CERTIFICATE, 'PEM certificates (-----BEGIN CERTIFICATE----- ...)')
+  .meta({ description: 'Extra CA certificates (PEM) trusted for the control plane.' });
+
 /**
  * The tunnel's MTU: `auto` (the node's) or a number of bytes, for a path that drops large packets
  * without saying so (an MTU black hole: `netcli diagnose` finds it and says which to set).
@@ -116,6 +163,8 @@ export const MtuSetting = z
 /** Each key's schema, without defaults: the file, PATCH bodies and `config set` share them. */
 const FIELDS = {
   service: ServiceUrl.nullable(),
+  service_ca: ServiceCa.nullable(),
+  service_insecure: z.boolean(),
   mode: caseInsensitiveEnum(MODES),
   protocol: caseInsensitiveEnum(PROTOCOLS),
   encryption: caseInsensitiveEnum(ENCRYPTIONS),
@@ -137,6 +186,10 @@ export const CONFIG_KEYS = Object.keys(FIELDS) as [ConfigKey, ...ConfigKey[]];
 export interface ClientConfig {
   /** null until `netcli init --endpoint` or `config set service` names one. */
   service: string | null;
+  /** Extra CA certificates (PEM) for the control plane's TLS; null: the system's only. */
+  service_ca: string | null;
+  /** The user accepts plain HTTP to a control plane on the network (netcli init --insecure). */
+  service_insecure: boolean;
   mode: (typeof MODES)[number];
   protocol: (typeof PROTOCOLS)[number];
   encryption: (typeof ENCRYPTIONS)[number];
@@ -161,6 +214,8 @@ export interface ClientConfig {
  */
 export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
   service: null,
+  service_ca: null,
+  service_insecure: false,
   mode: 'secure',
   protocol: 'wireguard',
   encryption: 'ChaCha20-Poly1305',
@@ -180,6 +235,8 @@ export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
 export const ClientConfig = z
   .strictObject({
     service: FIELDS.service.default(CLIENT_CONFIG_DEFAULTS.service),
+    service_ca: FIELDS.service_ca.default(CLIENT_CONFIG_DEFAULTS.service_ca),
+    service_insecure: FIELDS.service_insecure.default(CLIENT_CONFIG_DEFAULTS.service_insecure),
     mode: FIELDS.mode.default(CLIENT_CONFIG_DEFAULTS.mode),
     protocol: FIELDS.protocol.default(CLIENT_CONFIG_DEFAULTS.protocol),
     encryption: FIELDS.encryption.default(CLIENT_CONFIG_DEFAULTS.encryption),
@@ -199,6 +256,8 @@ export const ClientConfig = z
 /** A change of some keys (the local API's PATCH /config): typed values, no defaults. */
 export const ClientConfigPatch = z.strictObject({
   service: FIELDS.service.optional(),
+  service_ca: FIELDS.service_ca.optional(),
+  service_insecure: FIELDS.service_insecure.optional(),
   mode: FIELDS.mode.optional(),
   protocol: FIELDS.protocol.optional(),
   encryption: FIELDS.encryption.optional(),
@@ -221,6 +280,8 @@ export type ClientConfigPatch = Partial<ClientConfig>;
  */
 export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'live' | 'none'>> = {
   service: 'none',
+  service_ca: 'none',
+  service_insecure: 'none',
   mode: 'reconnect',
   protocol: 'reconnect',
   encryption: 'reconnect',
@@ -249,6 +310,14 @@ const BOOLEAN_WORDS = new Map<string, boolean>([
 export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allowed?: string[] }>> =
   {
     service: { expects: 'the control plane’s URL, e.g. https://ferry.example (or none)' },
+    service_ca: {
+      expects:
+        'a file of CA certificates (PEM) trusted for the control plane besides the system’s, or system',
+    },
+    service_insecure: {
+      expects: 'whether plain http to a control plane on the network is accepted (unsafe)',
+      allowed: ['true', 'false'],
+    },
     mode: { expects: 'the mode of use', allowed: [...MODES] },
     protocol: { expects: 'the tunnel protocol', allowed: [...PROTOCOLS] },
     encryption: { expects: 'the cipher', allowed: [...ENCRYPTIONS] },
@@ -269,6 +338,15 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
     mtu: { expects: 'auto (the node’s MTU) or a number of bytes from 1280 to 1500' },
     ui: { expects: 'the face `netcli` opens with no arguments', allowed: [...UI_MODES] },
   };
+
+/**
+ * A configuration that would send the control plane's traffic in the clear without consent;
+ * every change is checked against the whole configuration it makes.
+ */
+export function insecureServiceRefusal(config: ClientConfig): FieldError | undefined {
+  if (!serviceIsInsecure(config) || config.service_insecure) return undefined;
+  return { field: 'service', message: INSECURE_SERVICE_MESSAGE };
+}
 
 function fieldError(key: string, message: string): FieldError {
   const help = CONFIG_KEY_HELP[key as ConfigKey] as (typeof CONFIG_KEY_HELP)[ConfigKey] | undefined;
@@ -348,7 +426,12 @@ export function setConfigValue(
   }
   const text = raw.trim();
   let value: unknown = text;
-  if (key === 'kill_switch' || key === 'lockdown' || key === 'allow_lan') {
+  if (
+    key === 'kill_switch' ||
+    key === 'lockdown' ||
+    key === 'allow_lan' ||
+    key === 'service_insecure'
+  ) {
     value = BOOLEAN_WORDS.get(text.toLowerCase());
     if (value === undefined) {
       return {
@@ -357,6 +440,8 @@ export function setConfigValue(
       };
     }
   } else if (key === 'service' && text.toLowerCase() === 'none') {
+    value = null;
+  } else if (key === 'service_ca' && ['system', 'none'].includes(text.toLowerCase())) {
     value = null;
   } else if (key === 'mtu' && text.toLowerCase() !== 'auto') {
     value = /^\d+$/.test(text) ? Number(text) : text;
@@ -368,6 +453,8 @@ export function setConfigValue(
     return { ok: false, error: fieldError(key, refusal(key, parsed.error.issues[0])) };
   }
   const next = { ...config, ...parsed.data } as ClientConfig;
+  const unsafe = insecureServiceRefusal(next);
+  if (unsafe) return { ok: false, error: unsafe };
   return { ok: true, key, config: next, changed: next[key] !== config[key] };
 }
 
@@ -386,5 +473,7 @@ export function applyConfigPatch(config: ClientConfig, patch: unknown): ConfigPa
     (next as Record<ConfigKey, unknown>)[key] = value;
     changed.push(key);
   }
+  const unsafe = insecureServiceRefusal(next);
+  if (unsafe) return { ok: false, errors: [unsafe] };
   return { ok: true, config: next, changed };
 }

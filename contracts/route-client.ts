@@ -196,6 +196,13 @@ class CallSignal {
     if (this.reason)
       return new ApiError({ code: 'aborted', detail: 'the call was cancelled', route, cause });
     const why = (cause as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+    if (typeof why === 'string' && UNTRUSTED_CERTIFICATE.test(why))
+      return new ApiError({
+        code: 'untrusted-certificate',
+        detail: `the server's TLS certificate is not trusted (${why})`,
+        route,
+        cause,
+      });
     return new ApiError({
       code: 'unreachable',
       detail: `no answer from the server${typeof why === 'string' ? ` (${why})` : ''}`,
@@ -204,6 +211,10 @@ class CallSignal {
     });
   }
 }
+
+/** Node's (OpenSSL's) codes of a certificate that does not verify, and of a name it does not cover. */
+const UNTRUSTED_CERTIFICATE =
+  /^(?:ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_[A-Z_]+)$/;
 
 function badResponse(route: string, detail: string, status: number, cause?: unknown): ApiError {
   return new ApiError({ code: 'bad-response', detail, route, status, cause });

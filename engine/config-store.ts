@@ -9,6 +9,7 @@ import {
   ClientConfigPatch,
   configFieldErrors,
   CONFIG_KEYS,
+  insecureServiceRefusal,
   setConfigValue,
   type ConfigKey,
   type FieldError,
@@ -16,6 +17,7 @@ import {
 import { errnoCode, FerryError } from './errors.js';
 import { DEFAULT_STATE_DIR, ensureStateDir, writeFileAtomic } from './state-dir.js';
 import { SerialQueue } from './serial-queue.js';
+import { checkServiceCa } from './service-trust.js';
 
 export const CONFIG_FILE = 'config.json';
 
@@ -116,6 +118,9 @@ export class ConfigStore {
     const raw = stored.kind === 'object' ? stored.raw : {};
     const before = ClientConfig.safeParse(raw);
     const config = this.validate({ kind: 'object', raw: { ...raw, ...values } });
+    const unsafe = insecureServiceRefusal(config);
+    if (unsafe) throw new FerryError('config-invalid', unsafe.message, { errors: [unsafe] });
+    if (values.service_ca) checkServiceCa(values.service_ca);
     // A file that was invalid and is now fixed counts the keys given as changed.
     const changed = CONFIG_KEYS.filter((k) =>
       before.success ? before.data[k] !== config[k] : k in values,

@@ -45,7 +45,7 @@ describe('the kill switch', () => {
     expect(policy()).toMatchObject({
       block: true,
       blockIpv6: true,
-      controlPlane: [{ address: TEST_SERVICE_ADDRESS, port: 80, protocol: 'tcp' }],
+      controlPlane: [{ address: TEST_SERVICE_ADDRESS, port: 443, protocol: 'tcp' }],
       dns: [],
     });
     const plan = fx.tunnels.plans[0]!;
@@ -115,7 +115,7 @@ describe('the kill switch', () => {
     expect(policy()).toMatchObject({
       block: true,
       nodes: [],
-      controlPlane: [{ address: TEST_SERVICE_ADDRESS, port: 80, protocol: 'tcp' }],
+      controlPlane: [{ address: TEST_SERVICE_ADDRESS, port: 443, protocol: 'tcp' }],
     });
     expect(fx.os.resolver.servers).toBeNull();
     await fx.engine.setConfigKey('lockdown', 'off');

@@ -41,6 +41,8 @@ export const ENGINE_ERROR_CODES = [
   'not-signed-in',
   /** No control-plane URL is configured (netcli init --endpoint URL). */
   'service-not-configured',
+  /** The control plane's URL is plain http on the network, and the user did not accept that. */
+  'service-insecure',
   /** A region rule of that name does not exist, or one already does. */
   'rule-not-found',
   'rule-exists',

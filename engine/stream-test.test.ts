@@ -370,7 +370,7 @@ describe('the engine’s stream-test', () => {
       lookupHost: async () => ['192.0.2.80'],
     });
     await engine.start();
-    await engine.init({ endpoint: 'http://control-plane.test/api/v1' });
+    await engine.init({ endpoint: 'https://control-plane.test/api/v1' });
     await engine.createAccount({});
   });
   afterAll(async () => {

@@ -15,7 +15,10 @@ function integer(min: number, max: number) {
 
 const program = new Command('add-node')
   .description('Add a relay node (admin API) and print its node token')
-  .requiredOption('--control-url <url>', 'the control plane, e.g. http://127.0.0.1:8080')
+  .requiredOption(
+    '--control-url <url>',
+    'the control plane, e.g. https://127.0.0.1:8080 (a private CA: NODE_EXTRA_CA_CERTS)',
+  )
   .requiredOption('--region <id>', 'the region the node serves')
   .requiredOption('--endpoint-host <host>', 'the address clients reach the node at')
   .requiredOption('--wireguard-port <port>', 'its WireGuard UDP port', integer(1, 65535))

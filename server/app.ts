@@ -1,5 +1,6 @@
 // Builds the control-plane server: storage, domain services and the HTTP routes under both prefixes.
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { Server as HttpsServer } from 'node:https';
+import Fastify, { type FastifyHttpsOptions, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import {
   API_PREFIXES,
@@ -75,6 +76,11 @@ export interface ServerOptions {
   platforms?: PlatformTable | undefined;
   /** A node's platform check counts as verified for this long (default 1200 s). */
   platformFreshMs?: number | undefined;
+  /**
+   * Serve HTTPS with this certificate chain and key (PEM). Without it the server speaks plain
+   * HTTP, which clients accept only on loopback or when their user says --insecure.
+   */
+  tls?: { cert: string; key: string } | undefined;
 }
 
 export interface ControlPlane {
@@ -193,7 +199,13 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     allowed: new AllowedMethods(EXTRA_ROUTES),
     logger: opts.logger,
   };
-  const app = Fastify(serverOptions(protocol));
+  // Typed as the plain HTTP instance either way: nothing here depends on which server it is.
+  const app = (opts.tls
+    ? Fastify({
+        ...(serverOptions(protocol) as FastifyHttpsOptions<HttpsServer>),
+        https: { cert: opts.tls.cert, key: opts.tls.key, minVersion: 'TLSv1.2' },
+      })
+    : Fastify(serverOptions(protocol))) as unknown as FastifyInstance;
   installProtocol(app, protocol);
   // Long polls answer and event streams end; new requests get 503 from here on.
   app.addHook('preClose', async () => signals.abortAll());

@@ -48,6 +48,25 @@ function platformsFile(file: string): PlatformTable {
   return read.table;
 }
 
+/** A PEM file's text, read at start (a missing or unreadable file stops the start). */
+function pemFile(value: string): string {
+  let text: string;
+  try {
+    text = readFileSync(value, 'utf8');
+  } catch (e) {
+    throw new InvalidArgumentError(
+      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
+    );
+  }
+  if (!/-----BEGIN [A-Z ]+-----/.test(text)) throw new InvalidArgumentError('not a PEM file');
+  return text;
+}
+
+/** Whether the server listens where only this machine can reach it. */
+function loopbackOnly(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
 function ipv6Probe(value: string): string {
   if (!Ipv6ProbeEndpoint.safeParse(value).success)
     throw new InvalidArgumentError('an IPv6 address and port: [2001:db8::1]:443');
@@ -61,6 +80,12 @@ const program = new Command('ferry-server')
   .version(VERSION)
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0: any free port)', port, 8080)
+  .option(
+    '--tls-cert <file>',
+    'serve HTTPS with this certificate chain (PEM; with --tls-key). Clients refuse plain HTTP to anything but loopback',
+    pemFile,
+  )
+  .option('--tls-key <file>', 'the private key of --tls-cert (PEM)', pemFile)
   .option('--data-dir <dir>', 'where the SQLite database lives', './.ferry-data')
   .option('--database-url <url>', 'use PostgreSQL instead of SQLite (postgres://...)')
   .option('--no-rate-limits', 'turn rate limits off (benchmarks only)')
@@ -118,6 +143,8 @@ program.parse();
 const o = program.opts<{
   host: string;
   port: number;
+  tlsCert?: string;
+  tlsKey?: string;
   dataDir: string;
   databaseUrl?: string;
   rateLimits: boolean;
@@ -138,8 +165,19 @@ if (adminToken !== undefined && adminToken.length < 16) {
   process.exit(2);
 }
 
+if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) {
+  logger.fatal('--tls-cert and --tls-key go together');
+  process.exit(2);
+}
+const tls = o.tlsCert && o.tlsKey ? { cert: o.tlsCert, key: o.tlsKey } : undefined;
+if (tls === undefined && !loopbackOnly(o.host))
+  logger.warn(
+    'serving plain HTTP beyond this machine: clients refuse it unless their user says --insecure (give --tls-cert and --tls-key, or put TLS in front)',
+  );
+
 try {
   const plane = await buildControlPlane({
+    tls,
     dataDir: o.dataDir,
     databaseUrl: o.databaseUrl,
     adminToken,
@@ -162,6 +200,7 @@ try {
     {
       listening: address,
       storage: o.databaseUrl ? 'postgres' : 'sqlite',
+      tls: tls !== undefined,
       admin: adminToken !== undefined,
     },
     'control plane ready',

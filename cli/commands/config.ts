@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { CONFIG_KEYS, parseConfigKey } from '../../contracts/index.js';
 import { CliError } from '../errors.js';
+import { readCaFile } from '../read-ca-file.js';
 import { configValueText, formatConfig, formatConfigChange } from '../format/settings.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
@@ -39,10 +40,15 @@ export function registerConfig(program: Command, rt: Runtime): void {
     .action(async (key: string, value: string, opts: CommonOptions) => {
       const client = await rt.client(opts);
       const before = await client.getConfig();
+      // service_ca names a file: read here, as the user, and its certificates sent.
+      const caFile =
+        parseConfigKey(key) === 'service_ca' && !['none', 'system'].includes(value.toLowerCase());
       const result = await rt.progress(
         opts,
         'Applying',
-        client.setConfigKey({ params: { key }, body: { value }, timeoutMs: 120_000 }),
+        caFile
+          ? client.patchConfig({ body: { service_ca: readCaFile(value) }, timeoutMs: 120_000 })
+          : client.setConfigKey({ params: { key }, body: { value }, timeoutMs: 120_000 }),
       );
       rt.print(opts, result, () => formatConfigChange(before, result));
     });

@@ -64,6 +64,10 @@ export function formatStatus(s: LocalStatus): string[] {
   else if (s.status === 'disconnected' && blocking)
     lines.push('Lockdown: traffic is blocked until you connect (netcli config set lockdown off).');
   else if (s.status === 'disconnected' && s.error) lines.push(`Last attempt: ${s.error.message}`);
+  if (s.service_insecure)
+    lines.push(
+      'Problem: the control plane is reached over plain HTTP: anyone on the path reads your account and can redirect the tunnel (netcli init --endpoint https://...)',
+    );
   if (!s.service_configured) lines.push('Not set up: netcli init --endpoint <url>');
   else if (!s.signed_in)
     lines.push('Not signed in: netcli account create, or netcli login <number>');

@@ -1,10 +1,13 @@
 // netcli's words for the client configuration: the list, one value, and what a change did.
 import type { ClientConfig, ConfigChangeResult, ConfigKey } from '../../contracts/index.js';
 import { CONFIG_KEYS } from '../../contracts/index.js';
+import { describeServiceCa } from '../../engine/service-trust.js';
 import { table } from './table.js';
 
 /** A value as `config set` takes it back: null is `none`, booleans true/false. */
 export function configValueText(value: ClientConfig[ConfigKey]): string {
+  if (typeof value === 'string' && value.includes('-----BEGIN CERTIFICATE-----'))
+    return describeServiceCa(value);
   return value === null ? 'none' : String(value);
 }
 

@@ -73,7 +73,14 @@ describe('netcli service tunnels', () => {
   let deviceId: string;
 
   it('connects the main tunnel to tokyo: every echo service sees tokyo', () => {
-    human('init', '--protocol', 'wireguard', '--endpoint', `${bed.controlUrl}/api/v1`);
+    human(
+      'init',
+      '--protocol',
+      'wireguard',
+      '--endpoint',
+      `${bed.controlUrl}/api/v1`,
+      ...bed.caArgs,
+    );
     const account = json('account', 'create');
     accountNumber = account.account_number;
     deviceId = account.device.id;

@@ -1,7 +1,8 @@
 // The Ferry service on a TestNetwork: a control plane, relays by region, an IP-echo service
 // and WireGuard clients configured from nothing but the API's connect answer.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { z } from 'zod';
@@ -53,6 +54,8 @@ export interface RelayHandle {
   dnsUpstream?: string | undefined;
   /** More options of ferry-relay (e.g. --platforms-file), at each start. */
   extraArgs?: readonly string[] | undefined;
+  /** The networks its devices may reach on purpose (`--allow-network`, see addRelay). */
+  allowNetworks: readonly string[];
   process: ManagedProcess;
 }
 
@@ -89,6 +92,11 @@ export interface TestbedOptions {
   controlPlaneOn: 'access' | 'servers';
   /** Seconds between the relays' own latency rounds through the tunnels (the relay's default: 5). */
   relayTunnelLatencySeconds?: number;
+  /**
+   * The control plane serves https with a certificate of the test's own CA (`caFile`), as a real
+   * one does; false: plain http, for the tests of what clients do with it.
+   */
+  controlPlaneTls: boolean;
 }
 
 /** A connect request as a client writes it (any letter case). */
@@ -106,16 +114,22 @@ export async function refusal(call: Promise<unknown>): Promise<ApiError> {
 }
 
 /**
- * fetch with a connection per call. Tests block the event loop in spawnSync for seconds at a
- * time: a kept-alive socket that the server closed meanwhile would still look usable, take the
- * next request and fail it with "other side closed".
+ * fetch with a connection per call, trusting the test CA (`ca`, PEM) beside the system's roots.
+ * Tests block the event loop in spawnSync for seconds at a time: a kept-alive socket that the
+ * server closed meanwhile would still look usable, take the next request and fail it with
+ * "other side closed".
  */
-const oneShot = new Agent({ pipelining: 0 });
-const freshConnectionFetch: FetchLike = (url, init) =>
-  undiciFetch(url, {
-    ...(init as UndiciRequestInit),
-    dispatcher: oneShot,
-  }) as unknown as Promise<Response>;
+function freshConnectionFetch(ca: string | undefined): FetchLike {
+  const oneShot = new Agent({
+    pipelining: 0,
+    ...(ca === undefined ? {} : { connect: { ca: [...rootCertificates, ca] } }),
+  });
+  return (url, init) =>
+    undiciFetch(url, {
+      ...(init as UndiciRequestInit),
+      dispatcher: oneShot,
+    }) as unknown as Promise<Response>;
+}
 
 /** Fast defaults: status and health follow events within seconds in tests. */
 const TEST_DEFAULTS: TestbedOptions = {
@@ -123,12 +137,17 @@ const TEST_DEFAULTS: TestbedOptions = {
   relayHeartbeatSeconds: 1,
   relayPeerIdleSeconds: 3,
   controlPlaneOn: 'access',
+  controlPlaneTls: true,
 };
 
 export class Testbed {
   readonly net: TestNetwork;
   readonly relays = new Map<string, RelayHandle>();
   private controlProcess?: ManagedProcess;
+  /** The test CA's certificate and the control plane's certificate and key (with TLS). */
+  private tls: { caFile: string; cert: string; key: string } | undefined;
+  /** fetch for the control plane (the test CA trusted), a connection per call. */
+  controlFetch: FetchLike = freshConnectionFetch(undefined);
   /** More options of ferry-server, taken at its next start (e.g. --dns-leak-zone). */
   controlPlaneArgs: readonly string[] = [];
   private nextIf = 0;
@@ -144,8 +163,11 @@ export class Testbed {
     requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl']);
     const bed = new Testbed(TestNetwork.create(), { ...TEST_DEFAULTS, ...options });
     try {
-      if (bed.options.controlPlaneOn === 'servers') bed.net.addServerHost('ctrl');
-      else bed.net.addAccessHost('ctrl');
+      const ctrl =
+        bed.options.controlPlaneOn === 'servers'
+          ? bed.net.addServerHost('ctrl')
+          : bed.net.addAccessHost('ctrl');
+      if (bed.options.controlPlaneTls) bed.makeCertificates(ctrl.address);
       bed.net.addServerHost('echo');
       bed.net.spawn('echo', 'echo', [process.execPath, '-e', ECHO_SERVER]);
       await bed.startControlPlane();
@@ -158,7 +180,33 @@ export class Testbed {
   }
 
   get controlUrl(): string {
-    return `http://${this.net.host('ctrl').address}:${CONTROL_PORT}`;
+    const scheme = this.tls ? 'https' : 'http';
+    return `${scheme}://${this.net.host('ctrl').address}:${CONTROL_PORT}`;
+  }
+
+  /**
+   * The test CA's certificate (PEM file) that signs the control plane's: what `netcli init
+   * --ca-file` and `ferry-relay --ca-file` take. Undefined without TLS.
+   */
+  get caFile(): string | undefined {
+    return this.tls?.caFile;
+  }
+
+  /** `--ca-file <the test CA>` where the control plane has TLS: for netcli init and relays. */
+  get caArgs(): string[] {
+    return this.tls ? ['--ca-file', this.tls.caFile] : [];
+  }
+
+  /** A CA of the test's own and a certificate for the control plane's address (OpenSSL). */
+  private makeCertificates(address: string): void {
+    const dir = path.join(this.net.dir, 'tls');
+    sh('bash', [path.join(ROOT, 'scripts/setup/tls-cert.sh'), dir, address]);
+    this.tls = {
+      caFile: path.join(dir, 'ca.pem'),
+      cert: path.join(dir, 'server.pem'),
+      key: path.join(dir, 'server.key'),
+    };
+    this.controlFetch = freshConnectionFetch(readFileSync(this.tls.caFile, 'utf8'));
   }
 
   get echoUrl(): string {
@@ -213,6 +261,7 @@ export class Testbed {
         '10000',
         '--node-healthy-seconds',
         String(this.options.nodeHealthySeconds),
+        ...(this.tls ? ['--tls-cert', this.tls.cert, '--tls-key', this.tls.key] : []),
         ...this.controlPlaneArgs,
       ],
       { FERRY_ADMIN_TOKEN: ADMIN_TOKEN },
@@ -249,7 +298,7 @@ export class Testbed {
   control(token?: string): ControlClient {
     return createControlClient({
       baseUrl: this.controlUrl,
-      fetch: freshConnectionFetch,
+      fetch: this.controlFetch,
       ...(token === undefined ? {} : { token: () => token }),
     });
   }
@@ -268,6 +317,11 @@ export class Testbed {
       probePort?: number;
       dnsUpstream?: string;
       extraArgs?: readonly string[];
+      /**
+       * Private networks the relay's devices may reach (`--allow-network`). By default the
+       * test network's VPC (vpcSubnet), as its cloud's operator would allow it; [] for none.
+       */
+      allowNetworks?: readonly string[];
     } = {},
   ): Promise<RelayHandle> {
     const h = this.net.addAccessHost(host);
@@ -291,6 +345,7 @@ export class Testbed {
       probePort: opts.probePort,
       dnsUpstream: opts.dnsUpstream,
       extraArgs: opts.extraArgs,
+      allowNetworks: opts.allowNetworks ?? [this.net.vpcSubnet],
       process: undefined as unknown as ManagedProcess,
     };
     this.relays.set(host, relay);
@@ -308,6 +363,7 @@ export class Testbed {
         path.join(ROOT, 'bin/ferry-relay'),
         '--control-url',
         this.controlUrl,
+        ...(this.tls ? this.caArgs : ['--insecure']),
         '--wireguard-port',
         String(WG_PORT),
         '--uplink',
@@ -323,6 +379,7 @@ export class Testbed {
         ...(r.ferry ? ['--ferry-port', String(FERRY_PORT)] : []),
         ...(r.probePort === undefined ? [] : ['--probe-port', String(r.probePort)]),
         ...(r.dnsUpstream === undefined ? [] : ['--dns-upstream', r.dnsUpstream]),
+        ...r.allowNetworks.flatMap((cidr) => ['--allow-network', cidr]),
         ...(this.options.relayTunnelLatencySeconds === undefined
           ? []
           : ['--tunnel-latency-seconds', String(this.options.relayTunnelLatencySeconds)]),
@@ -456,6 +513,8 @@ ${process_.output()}`);
     device: Device,
     body: ConnectBody,
     transport: 'udp' | 'tcp' = 'udp',
+    /** fwmark: a mark on the tunnel's own packets (`ferry-tun --fwmark`), for a policy rule. */
+    opts: { fwmark?: number } = {},
   ): Promise<{ answer: ConnectResponse; process: ManagedProcess; interfaceName: string }> {
     this.net.addAccessHost(host);
     const answer = await this.control(device.token).connect({
@@ -485,6 +544,7 @@ ${process_.output()}`);
       answer.cipher.toLowerCase(),
       '--transport',
       transport,
+      ...(opts.fwmark === undefined ? [] : ['--fwmark', String(opts.fwmark)]),
     ]);
     // ferry-tun creates the interface first and sets it up a moment later: routes need it up.
     await this.net.waitFor(`${interfaceName} to come up`, 10_000, () => {
@@ -711,7 +771,8 @@ ${process_.output()}`);
    */
   echoFrom(host: string | undefined, timeoutSeconds = 3, url = this.echoUrl): string | undefined {
     try {
-      const argv = ['curl', '-s', '--max-time', String(timeoutSeconds), url];
+      const ca = this.tls && url.startsWith('https:') ? ['--cacert', this.tls.caFile] : [];
+      const argv = ['curl', '-s', '--max-time', String(timeoutSeconds), ...ca, url];
       return (
         (host === undefined ? sh(argv[0]!, argv.slice(1)) : this.net.exec(host, argv)).trim() ||
         undefined

@@ -7,6 +7,7 @@ import {
   diagnosticCheck,
   type ControlDiagnostics,
   type DiagnosticCheck,
+  serviceIsInsecure,
   type FetchLike,
 } from '../../contracts/index.js';
 
@@ -77,6 +78,13 @@ function unanswered(host: string, e: unknown, timeoutMs: number): DiagnosticChec
         `${host} did not answer (${e.detail})`,
         fixNetwork,
       );
+    if (e.code === 'untrusted-certificate')
+      return diagnosticCheck(
+        'control-plane',
+        'problem',
+        `${host} did not prove who it is: ${e.detail}`,
+        'if the service uses a private CA, give it: netcli init --endpoint <url> --ca-file <ca.pem>; otherwise someone may be in the way',
+      );
     if (e.code === 'bad-response')
       return diagnosticCheck(
         'control-plane',
@@ -144,12 +152,16 @@ export async function checkControlPlane(
   const t = timing as { sentAt: number; receivedAt: number; date: string | null } | null;
   const serverMs = t?.date ? Date.parse(t.date) : NaN;
   const rtt = t ? Math.round(t.receivedAt - t.sentAt) : null;
+  const answers = `${host} answers${rtt === null ? '' : ` in ${rtt} ms`} (version ${answer.version})`;
   return {
-    controlPlane: diagnosticCheck(
-      'control-plane',
-      'ok',
-      `${host} answers${rtt === null ? '' : ` in ${rtt} ms`} (version ${answer.version})`,
-    ),
+    controlPlane: serviceIsInsecure({ service: deps.service })
+      ? diagnosticCheck(
+          'control-plane',
+          'problem',
+          `${answers}, over plain HTTP: anyone on the path reads your account number and token, and can send you to a node of theirs`,
+          'use the service’s https URL: netcli init --endpoint https://<host> [--ca-file <ca.pem>]',
+        )
+      : diagnosticCheck('control-plane', 'ok', answers),
     // The Date counts whole seconds: the server's moment is somewhere in that second.
     clock:
       t && Number.isFinite(serverMs)

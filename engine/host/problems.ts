@@ -36,6 +36,7 @@ export const ENGINE_ERROR_STATUS = {
   'session-corrupt': 500,
   'not-signed-in': 409,
   'service-not-configured': 409,
+  'service-insecure': 409,
   'rule-not-found': 404,
   'rule-exists': 409,
   superseded: 409,

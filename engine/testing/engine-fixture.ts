@@ -14,7 +14,7 @@ import { createFakeOs, type FakeOs } from '../os/effects.fake.js';
 import { FakeTunnelManager } from '../tunnel/manager.fake.js';
 
 /** The control plane's URL as the engine is told it (requests reach it in process). */
-export const TEST_SERVICE = 'http://control-plane.test';
+export const TEST_SERVICE = 'https://control-plane.test';
 /** The address the fixture's lookups give the control plane's host (for the kill switch). */
 export const TEST_SERVICE_ADDRESS = '192.0.2.80';
 

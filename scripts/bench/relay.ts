@@ -248,6 +248,7 @@ function spawnRelay(bed: Testbed, r: RelayNode): ManagedProcess {
       path.join(REPO, 'bin/ferry-relay'),
       '--control-url',
       bed.controlUrl,
+      ...bed.caArgs,
       '--wireguard-port',
       String(WG_PORT),
       '--uplink',
@@ -616,7 +617,7 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           const wire = { ms: 0, bytes: 0 };
           const measuring: FetchLike = async (url, init) => {
-            const res = await fetch(url, init);
+            const res = await bed.controlFetch(url, init);
             const body = await res.arrayBuffer();
             wire.ms = performance.now() - t0;
             wire.bytes = body.byteLength;

@@ -40,7 +40,7 @@ export async function startServerProcess(
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 15_000);
     const check = () => {
-      const m = /"listening":"(http:\/\/[^"]+)"/.exec(out);
+      const m = /"listening":"(https?:\/\/[^"]+)"/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);

@@ -8,7 +8,10 @@ export function ServiceSetup() {
   const [url, setUrl] = useState('');
   const busy = useEngine((s) => s.busy.session === true);
   const { init } = useActions();
-  const error = useFieldError('endpoint');
+  // The request's own field, or the setting it would change (plain http is refused as `service`).
+  const endpointError = useFieldError('endpoint');
+  const serviceError = useFieldError('service');
+  const error = endpointError ?? serviceError;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!busy) void init(url);

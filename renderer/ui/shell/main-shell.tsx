@@ -5,6 +5,7 @@ import { DiagnosticsScreen } from '../diagnostics/diagnostics-screen.js';
 import { HomeScreen } from '../home/home-screen.js';
 import { SettingsScreen } from '../settings/settings-screen.js';
 import { ErrorBanner } from './error-banner.js';
+import { InsecureServiceBanner } from './insecure-service-banner.js';
 import { LinkBanner } from './link-banner.js';
 import { NewAccountBanner } from './new-account-banner.js';
 import { panelId, ScreenTabs, tabId } from './screen-tabs.js';
@@ -32,6 +33,7 @@ export function MainShell() {
       </header>
       <div className="shell__banners">
         <LinkBanner />
+        <InsecureServiceBanner />
         <ErrorBanner onSignIn={() => setScreen('account')} />
         <NewAccountBanner />
       </div>

@@ -1,0 +1,28 @@
+// Reads a CA file named on the command line (netcli init --ca-file, config set service_ca) as
+// the user who typed it: the engine, which runs as root, never opens a path a user names.
+import { readFileSync } from 'node:fs';
+import { CliError, EXIT_USAGE } from './errors.js';
+
+/** The most a CA bundle of a private service can reasonably hold (the engine refuses more). */
+const MAX_BYTES = 64 * 1024;
+
+export function readCaFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'an I/O error';
+    throw new CliError(`cannot read ${file} (${code})`, [], EXIT_USAGE);
+  }
+  if (Buffer.byteLength(text) > MAX_BYTES)
+    throw new CliError(`${file} is larger than 64 KiB: not a CA file`, [], EXIT_USAGE);
+  // Only the certificates: a bundle may carry comments, and a key must never travel.
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g);
+  if (!blocks)
+    throw new CliError(
+      `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+      [],
+      EXIT_USAGE,
+    );
+  return `${blocks.join('\n')}\n`;
+}

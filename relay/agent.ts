@@ -23,6 +23,7 @@ import { FERRY_MARK, FerryServer } from './ferry/server.js';
 import { RelayHealth } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { Firewall } from './nat/firewall.js';
+import { hostAddresses, localControlPort } from './nat/local-control-plane.js';
 import { PlatformChecker } from './platforms/platform-checker.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
@@ -55,6 +56,11 @@ export interface RelayOptions {
   probePort?: number | null | undefined;
   /** Seconds between the relay's latency rounds through the tunnels; null: none. */
   tunnelLatencySeconds?: number | null | undefined;
+  /**
+   * Private networks (or networks on the uplink's subnets) devices may reach on purpose, in
+   * canonical CIDR (parseAllowedNetwork); all others of those are closed to them.
+   */
+  allowedNetworks?: readonly string[] | undefined;
   /**
    * Where the resolver on the gateway address sends queries; none (or empty): no resolver.
    */
@@ -194,6 +200,9 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       uplink: o.uplink,
       ipv4Cidr: node.tunnel.ipv4_cidr,
       ipv6Cidr: node.tunnel.ipv6_cidr,
+      probePort,
+      controlPort: localControlPort(o.controlUrl, hostAddresses()),
+      allowedNetworks: o.allowedNetworks ?? [],
     });
     const fw = firewall;
     shards = new WireGuardShards({

@@ -11,6 +11,7 @@ import {
 } from '../contracts/index.js';
 import { startRelay } from './agent.js';
 import { isGatewayAddress, systemNameservers, upstreamsOf } from './dns/upstreams.js';
+import { parseAllowedNetwork } from './nat/networks.js';
 import { DEFAULT_PLATFORM_CHECK_SECONDS } from './platforms/platform-checker.js';
 
 function port(value: string): number {
@@ -56,6 +57,15 @@ function addresses(value: string): string[] {
   return list;
 }
 
+/** One more network devices may reach (the option repeats). */
+function allowNetwork(value: string, previous: string[] = []): string[] {
+  try {
+    return [...previous, parseAllowedNetwork(value)];
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
 const program = new Command('ferry-relay')
   .description('Ferry relay node: WireGuard peers from the control plane, NAT out of the uplink')
   .requiredOption('--control-url <url>', 'the control plane, e.g. http://10.0.0.2:8080')
@@ -92,6 +102,11 @@ const program = new Command('ferry-relay')
   )
   .option('--no-dns', 'serve no resolver on the tunnel gateway address')
   .option(
+    '--allow-network <cidr>',
+    'a private network devices may reach through the relay, e.g. the cloud network it runs in (repeatable); other private, link-local and uplink-subnet destinations stay closed to them',
+    allowNetwork,
+  )
+  .option(
     '--platforms-file <file>',
     'streaming platforms to add to the shipped table (or whose entries to replace), in its JSON shape',
     platformsFile,
@@ -127,6 +142,7 @@ const o = program.opts<{
   platformsFile?: PlatformTable;
   platformCheckSeconds: number;
   platformChecks: boolean;
+  allowNetwork?: string[];
 }>();
 
 const log = pino({ base: { component: 'relay' }, level: process.env.FERRY_LOG_LEVEL ?? 'info' });
@@ -156,6 +172,7 @@ try {
     probePort: o.probe ? o.probePort : null,
     tunnelLatencySeconds: o.tunnelLatency ? o.tunnelLatencySeconds : null,
     dnsUpstreams: upstreamsOf(dnsUpstreams),
+    allowedNetworks: o.allowNetwork ?? [],
     platformChecks: o.platformChecks
       ? { table: o.platformsFile ?? SHIPPED_PLATFORMS, intervalSeconds: o.platformCheckSeconds }
       : null,

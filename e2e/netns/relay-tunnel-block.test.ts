@@ -1,6 +1,8 @@
 // A destination inside the tunnel block 10.64.0.0/10 that is no device's address (a relay's
 // cloud network may use the same private range): devices reach it through the relay over
-// WireGuard and over Ferry, while replies still find their way back into each tunnel.
+// WireGuard and over Ferry once the operator allows that network (`--allow-network`; private
+// networks are closed to devices otherwise, see relay-isolation.test.ts), while replies still
+// find their way back into each tunnel.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOf, tunnelOffset } from '../../contracts/index.js';
 import { Testbed } from './testbed.js';
@@ -11,7 +13,12 @@ describe('a destination inside the tunnel block', () => {
   let vpcUrl: string;
   beforeAll(async () => {
     bed = await Testbed.start();
-    tokyo = (await bed.addRelay('tokyo', 'asia-east', { ferry: true })).address;
+    tokyo = (
+      await bed.addRelay('tokyo', 'asia-east', {
+        ferry: true,
+        allowNetworks: [bed.net.vpcSubnet],
+      })
+    ).address;
     vpcUrl = await bed.startVpcEcho();
   }, 120_000);
   afterAll(async () => bed?.stop(), 60_000);

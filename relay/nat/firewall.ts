@@ -1,10 +1,21 @@
-// The relay's nftables rules, as JSON through `nft -j -f -`: NAT out of the uplink, no
-// device-to-device traffic, and per-device rate limits for plans that have one. Every change
-// is one atomic nft transaction.
+// The relay's nftables rules, as JSON through `nft -j -f -`: NAT out of the uplink, what
+// devices may reach (of the relay host: its resolver, ping on the gateway, the probe port and a
+// control plane running beside the relay; beyond it: the internet, not the private and
+// link-local ranges, nor the uplink's own subnets, unless an operator allows a network), no
+// device-to-device traffic, and per-device rate limits for plans that have one. Every change is
+// one atomic nft transaction.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { GATEWAY_IPV4, GATEWAY_IPV6 } from '../../contracts/index.js';
 import { run } from '../system.js';
+import {
+  BLOCKED_IPV4,
+  BLOCKED_IPV6,
+  disjoint,
+  subnetsOf,
+  type InterfaceAddress,
+} from './networks.js';
 
 export interface FirewallOptions {
   /** nft table name; unique per relay on a machine. */
@@ -12,6 +23,18 @@ export interface FirewallOptions {
   uplink: string;
   ipv4Cidr: string;
   ipv6Cidr: string;
+  /** The probe responder's UDP port, which devices may reach through their tunnels; null: none. */
+  probePort: number | null;
+  /**
+   * The TCP port of a control plane on the relay host itself (see localControlPort), which
+   * devices reach through their tunnels as its clients; null: it runs elsewhere.
+   */
+  controlPort: number | null;
+  /**
+   * Networks devices may reach although they are private or on the uplink's subnets (canonical
+   * CIDR, see parseAllowedNetwork): e.g. the cloud network the relay lives in.
+   */
+  allowedNetworks: readonly string[];
 }
 
 type NftCommand = Record<string, unknown>;
@@ -31,6 +54,16 @@ const meta = (key: string, right: string) => ({
 const payload = (protocol: 'ip' | 'ip6', field: 'saddr' | 'daddr') => ({
   payload: { protocol, field },
 });
+const is = (protocol: string, field: string, right: unknown, op = '==') => ({
+  match: { op, left: { payload: { protocol, field } }, right },
+});
+
+/** The subnets of the uplink's addresses as the system has them now. */
+async function uplinkSubnets(uplink: string): Promise<string[]> {
+  const { stdout } = await run('ip', ['-j', 'address', 'show', 'dev', uplink]);
+  const links = JSON.parse(stdout) as { addr_info?: InterfaceAddress[] }[];
+  return subnetsOf(links.flatMap((l) => l.addr_info ?? []));
+}
 
 export class Firewall {
   /** Rate tiers (Mbit/s) whose sets and rules exist. */
@@ -41,6 +74,13 @@ export class Firewall {
   private constructor(private readonly o: FirewallOptions) {}
 
   static async create(o: FirewallOptions): Promise<Firewall> {
+    // Read before anything is changed: an uplink that cannot be read stops the relay here.
+    const blocked = disjoint([
+      ...BLOCKED_IPV4,
+      ...BLOCKED_IPV6,
+      ...(await uplinkSubnets(o.uplink)),
+    ]);
+    const allowed = disjoint(o.allowedNetworks);
     await run('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
     await run('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
     const fw = new Firewall(o);
@@ -85,6 +125,8 @@ export class Firewall {
           },
         },
       },
+      ...fw.destinationCommands(blocked, allowed),
+      ...fw.inputCommands(),
       ...(['ip', 'ip6'] as const).map((protocol) => ({
         add: {
           rule: {
@@ -106,6 +148,107 @@ export class Firewall {
       })),
     ]);
     return fw;
+  }
+
+  /**
+   * Beyond the relay devices reach the internet only: not the private, link-local and other
+   * non-global ranges, nor the neighbours on the uplink's subnets (where a cloud's metadata
+   * service and the provider's other machines are), through NAT or otherwise; the networks
+   * an operator allows are the exception.
+   */
+  private destinationCommands(
+    blocked: { v4: string[]; v6: string[] },
+    allowed: { v4: string[]; v6: string[] },
+  ): NftCommand[] {
+    const t = { family: FAMILY, table: this.o.table };
+    const out: NftCommand[] = [];
+    for (const [protocol, type, v] of [
+      ['ip', 'ipv4_addr', 'v4'],
+      ['ip6', 'ipv6_addr', 'v6'],
+    ] as const) {
+      for (const [name, cidrs] of [
+        [`blocked_${v}`, blocked[v]],
+        [`allowed_${v}`, allowed[v]],
+      ] as const) {
+        out.push({ add: { set: { ...t, name, type, flags: ['interval'] } } });
+        if (cidrs.length > 0)
+          out.push({ add: { element: { ...t, name, elem: cidrs.map((c) => cidr(c)) } } });
+      }
+      out.push({
+        add: {
+          rule: {
+            ...t,
+            chain: 'forward',
+            expr: [
+              meta('iifname', '@tunnels'),
+              is(protocol, 'daddr', `@blocked_${v}`),
+              is(protocol, 'daddr', `@allowed_${v}`, '!='),
+              { drop: null },
+            ],
+          },
+        },
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Of the relay host itself, devices reach only what they need: its resolver and ping (the
+   * engine's tunnel probe) on the gateway address, the latency probe port, and a control plane
+   * that runs on the host. Everything else
+   * the host listens on, on any of its addresses, is closed to them; what the relay itself
+   * started (its echoes to devices) comes back as established.
+   */
+  private inputCommands(): NftCommand[] {
+    const t = { family: FAMILY, table: this.o.table };
+    const fromTunnels = (expr: unknown[]) => ({
+      add: { rule: { ...t, chain: 'from_tunnels', expr } },
+    });
+    const accept = { accept: null };
+    const out: NftCommand[] = [
+      { add: { chain: { ...t, name: 'from_tunnels' } } },
+      {
+        add: {
+          chain: { ...t, name: 'input', type: 'filter', hook: 'input', prio: 0, policy: 'accept' },
+        },
+      },
+      {
+        add: {
+          rule: {
+            ...t,
+            chain: 'input',
+            expr: [meta('iifname', '@tunnels'), { jump: { target: 'from_tunnels' } }],
+          },
+        },
+      },
+      fromTunnels([
+        {
+          match: {
+            op: 'in',
+            left: { ct: { key: 'state' } },
+            right: ['established', 'related'],
+          },
+        },
+        accept,
+      ]),
+    ];
+    for (const [protocol, gateway, icmp] of [
+      ['ip', GATEWAY_IPV4, 'icmp'],
+      ['ip6', GATEWAY_IPV6, 'icmpv6'],
+    ] as const) {
+      for (const l4 of ['udp', 'tcp'])
+        out.push(fromTunnels([is(protocol, 'daddr', gateway), is(l4, 'dport', 53), accept]));
+      out.push(
+        fromTunnels([is(protocol, 'daddr', gateway), is(icmp, 'type', 'echo-request'), accept]),
+      );
+    }
+    // On any of the host's addresses: a device probes its node's public address.
+    if (this.o.probePort !== null)
+      out.push(fromTunnels([is('udp', 'dport', this.o.probePort), accept]));
+    if (this.o.controlPort !== null)
+      out.push(fromTunnels([is('tcp', 'dport', this.o.controlPort), accept]));
+    out.push(fromTunnels([{ drop: null }]));
+    return out;
   }
 
   async addTunnelInterface(name: string): Promise<void> {

@@ -65,6 +65,25 @@ describe('netcli through the spec’s table, in one flow', () => {
     expect(r.stderr).toMatch(/netcli init/);
   });
 
+  it('reaches the control plane only over https it can verify', () => {
+    // Plain http to a control plane on the network is refused before anything is sent.
+    const plain = netcli(
+      'init',
+      '--endpoint',
+      `${bed.controlUrl.replace('https:', 'http:')}/api/v1`,
+    );
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/service: the service URL must be https/);
+    // Without the service's CA, its certificate does not verify: the call stops at the handshake.
+    human('init', '--protocol', 'wireguard', '--endpoint', `${bed.controlUrl}/api/v1`);
+    const untrusted = netcli('account', 'create');
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toMatch(/certificate is not trusted/);
+    expect(untrusted.stderr).toMatch(/--ca-file/);
+    const diagnosis = netcli('diagnose');
+    expect(diagnosis.stdout).toMatch(/^FAIL  Control plane: .* did not prove who it is/m);
+  }, 60_000);
+
   it('inits and creates an account: the account and its one device', () => {
     expect(exitIp()).toBe(laptop.address);
     human(

@@ -65,6 +65,32 @@ describe('the control-plane check', () => {
     expect(r.published).toBeNull();
   });
 
+  it('is a problem when it answers over plain HTTP across a network, and says why', async () => {
+    const r = await run(controlPlane().fetch, 'http://ferry.example:8080');
+    expect(r.controlPlane).toMatchObject({
+      verdict: 'problem',
+      summary: expect.stringMatching(
+        /answers in 0 ms \(version 0\.1\.0\), over plain HTTP: anyone/,
+      ),
+      fix: expect.stringMatching(/^use the service’s https URL/),
+    });
+    // On this machine plain HTTP crosses no network.
+    const local = await run(controlPlane().fetch, 'http://127.0.0.1:8080');
+    expect(local.controlPlane.verdict).toBe('ok');
+  });
+
+  it('is a problem with a fix when its certificate does not verify', async () => {
+    const untrusted: FetchLike = async () => {
+      throw new TypeError('fetch failed', { cause: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } });
+    };
+    expect((await run(untrusted)).controlPlane).toMatchObject({
+      verdict: 'problem',
+      summary:
+        "ferry.example:8443 did not prove who it is: the server's TLS certificate is not trusted (SELF_SIGNED_CERT_IN_CHAIN)",
+      fix: expect.stringMatching(/--ca-file/),
+    });
+  });
+
   it('is a problem with what to do when no control plane is configured', async () => {
     const r = await run(controlPlane().fetch, null);
     expect(r.controlPlane).toMatchObject({

@@ -57,6 +57,8 @@ async function filesUnder(dir: string): Promise<{ file: string; text: string }[]
 }
 
 const privateKeyOf = (config: string) => /^PrivateKey = (\S+)$/m.exec(config)?.[1];
+/** A well-formed WireGuard key that is nobody's. */
+const KEY = Buffer.alloc(32, 7).toString('base64');
 
 describe('adding a phone or tablet', () => {
   it('makes the key here, sends only its public key, and answers the complete config once', async () => {
@@ -145,6 +147,107 @@ describe('adding a phone or tablet', () => {
     );
     expect(broken.code).toBe('bad-response');
     expect((await fx.engine.listDevices()).devices.map((d) => d.name)).toEqual(['laptop']);
+  });
+
+  /** Adds a phone whose config the control plane answers with `change` made to it. */
+  const addWith = (change: (config: string) => string) => {
+    tamper = (body) => {
+      const answer = JSON.parse(body) as { config: string };
+      return JSON.stringify({ ...answer, config: change(answer.config) });
+    };
+    return fx.engine.addDevice({ kind: 'phone', name: 'odd', allow_lan: false });
+  };
+  const names = async () => (await fx.engine.listDevices()).devices.map((d) => d.name);
+
+  it('passes on no line of the control plane’s config beyond its allow-listed fields', async () => {
+    await fx.signIn();
+    const pwned = 'touch /tmp/ferry-pwned';
+    // wg-quick runs these as root, or they change the phone's routing: refused, whatever their
+    // case or place, and the device is revoked again.
+    const hostile: [string, (c: string) => string, RegExp][] = [
+      ['PostUp', (c) => c.replace('[Interface]\n', `[Interface]\nPostUp = ${pwned}\n`), /PostUp/],
+      ['preup', (c) => c.replace('\n[Peer]', `\npreup = ${pwned}\n\n[Peer]`), /preup/],
+      ['PostDown in [Peer]', (c) => `${c}PostDown = ${pwned}\n`, /PostDown/],
+      ['PreDown', (c) => `${c}PreDown=${pwned}\n`, /PreDown/],
+      ['Table', (c) => c.replace('[Interface]\n', '[Interface]\nTable = off\n'), /Table/],
+      [
+        'SaveConfig',
+        (c) => c.replace('[Interface]\n', '[Interface]\nSaveConfig = true\n'),
+        /SaveConfig/,
+      ],
+      ['FwMark', (c) => c.replace('[Interface]\n', '[Interface]\nFwMark = 0x1\n'), /FwMark/],
+      [
+        'a second [Peer]',
+        (c) =>
+          `${c}\n[Peer]\nPublicKey = ${KEY}\nAllowedIPs = 0.0.0.0/0\nEndpoint = 203.0.113.9:51820\n`,
+        /second \[Peer\]/,
+      ],
+      ['another section', (c) => `${c}\n[Hooks]\nPostUp = ${pwned}\n`, /\[Hooks\]/],
+      ['a line before any section', (c) => `PostUp = ${pwned}\n${c}`, /PostUp/],
+      // One reader's line break is another's character: wg-quick splits on LF only, the
+      // Android app on CR too, the Apple apps on every Unicode newline.
+      ['a CR inside a line', (c) => c.replace('\nDNS = ', `\rPostUp = ${pwned}\nDNS = `), /line 4/],
+      [
+        'a line separator',
+        (c) => c.replace('\nDNS = ', `\u2028PostUp = ${pwned}\nDNS = `),
+        /line 4/,
+      ],
+      ['a NEL', (c) => c.replace('\nDNS = ', `\u0085PostUp = ${pwned}\nDNS = `), /line 4/],
+      [
+        'a private key of the service’s',
+        (c) => c.replace('[Interface]\n', `[Interface]\nPrivateKey = ${KEY}\n`),
+        /PrivateKey/,
+      ],
+      [
+        'an endpoint with a command in it',
+        (c) => c.replace(/^Endpoint = .*$/m, 'Endpoint = $(reboot):51820'),
+        /Endpoint/,
+      ],
+      [
+        'an address that is not one',
+        (c) => c.replace(/^Address = .*$/m, 'Address = 10.64.0.300/32'),
+        /Address/,
+      ],
+      ['no peer key', (c) => c.replace(/^PublicKey = .*\n/m, ''), /PublicKey/],
+    ];
+    for (const [what, change, named] of hostile) {
+      const refused = await engineRefusal(addWith(change));
+      expect(refused.code, what).toBe('bad-response');
+      expect((refused as ApiError).detail, what).toMatch(named);
+      expect((refused as ApiError).detail, what).toMatch(/^the service’s config for the device/);
+      expect(await names(), what).toEqual(['laptop']);
+    }
+  });
+
+  it('rebuilds the config from the fields it read: comments, letter case and CRLF of the service’s are not passed on', async () => {
+    await fx.signIn();
+    const added = await addWith((c) =>
+      c
+        .replace('[Interface]\n', '[interface]\n# PostUp = touch /tmp/ferry-pwned\n')
+        .replace('\nMTU = ', '\nmtu=')
+        .replace(/^(Endpoint = .*)$/m, '$1 # PreUp = reboot')
+        .replaceAll('\n', '\r\n'),
+    );
+    expect(added.config).not.toMatch(/PostUp|PreUp|pwned|reboot|#|\r/);
+    // Exactly the allow-listed lines, in the one order this client writes them.
+    expect(added.config.split('\n').map((l) => l.split(' = ')[0])).toEqual([
+      '[Interface]',
+      'PrivateKey',
+      'Address',
+      'DNS',
+      'MTU',
+      '',
+      '[Peer]',
+      'PublicKey',
+      'AllowedIPs',
+      'Endpoint',
+      'PersistentKeepalive',
+      '',
+    ]);
+    expect(added.config).toContain(`Address = ${added.device.tunnel_ipv4}/32, `);
+    expect(added.config).toMatch(/^MTU = \d+$/m);
+    expect(wireguardPublicKey(privateKeyOf(added.config)!)).toBe(added.device.wireguard_public_key);
+    expect(await names()).toEqual(['laptop', 'odd']);
   });
 
   it('needs a signed-in device', async () => {

@@ -39,11 +39,7 @@ import {
   type StopTunnelResponse,
   type Usage,
 } from '../contracts/index.js';
-import {
-  CONFIG_CHANGE_EFFECT,
-  SHIPPED_PLATFORMS,
-  WIREGUARD_PRIVATE_KEY_PLACEHOLDER,
-} from '../contracts/index.js';
+import { CONFIG_CHANGE_EFFECT, SHIPPED_PLATFORMS } from '../contracts/index.js';
 import { ConfigStore, type ConfigChange } from './config-store.js';
 import {
   ConnectionStateMachine,
@@ -86,10 +82,12 @@ import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelManager } from './tunnel/tunnel.js';
 import { TunnelKeyStore } from './tunnel-keys.js';
 import {
-  fillInPrivateKey,
-  generateWireguardPrivateKey,
-  wireguardPublicKey,
-} from './wireguard-keys.js';
+  parseWgQuickConfig,
+  WgQuickConfigError,
+  writeWgQuickConfig,
+  type WgQuickConfig,
+} from './wg-quick-config.js';
+import { generateWireguardPrivateKey, wireguardPublicKey } from './wireguard-keys.js';
 
 export interface EngineDeps {
   stateDir: string;
@@ -1113,15 +1111,21 @@ export class Engine implements EngineApi {
           ...(request.dns === undefined ? {} : { dns: request.dns }),
         },
       });
-      const filled = fillInPrivateKey(answer.config, WIREGUARD_PRIVATE_KEY_PLACEHOLDER, privateKey);
-      if (filled === null) {
+      // Rebuilt from the fields read, never the service's text passed on (wg-quick runs a
+      // PostUp as root): netcli's QR code and files and the app's all come from this.
+      let fields: WgQuickConfig;
+      try {
+        fields = parseWgQuickConfig(answer.config);
+      } catch (e) {
+        if (!(e instanceof WgQuickConfigError)) throw e;
         throw new ApiError({
           code: 'bad-response',
-          detail: 'the config has no single placeholder line for the private key',
+          detail: `the service’s config for the device was refused: ${e.message}`,
           route: 'POST /devices/:id/wireguard-config',
+          cause: e,
         });
       }
-      return { device, config: filled, region: answer.region };
+      return { device, config: writeWgQuickConfig(fields, privateKey), region: answer.region };
     } catch (e) {
       await control
         .revokeDevice({ params: { id: device.id }, timeoutMs: 5_000 })

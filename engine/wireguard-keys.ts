@@ -34,20 +34,3 @@ export function wireguardPublicKey(privateKey: string): string {
   if (spki.length !== SPKI_X25519_LENGTH) throw new Error('unexpected X25519 public key encoding');
   return spki.subarray(spki.length - 32).toString('base64');
 }
-
-/**
- * A wg-quick config from the control plane with the private key filled in where its placeholder
- * line is (the service renders configs without keys), or null when the config has not exactly
- * one such line.
- */
-export function fillInPrivateKey(
-  config: string,
-  placeholder: string,
-  privateKey: string,
-): string | null {
-  const lines = config.split('\n');
-  const at = lines.indexOf(placeholder);
-  if (at < 0 || lines.indexOf(placeholder, at + 1) >= 0) return null;
-  lines[at] = `PrivateKey = ${privateKey}`;
-  return lines.join('\n');
-}

@@ -1,11 +1,14 @@
 // The resolver every relay serves on its tunnel gateway address, end to end: a WireGuard device
 // and a Ferry device resolve a name of the test zone through 10.64.0.1 over UDP and TCP, the
 // zone's server sees the query come from the relay (never from the device), its whoami zone (the
-// DNS leak check's) answers with the relay's address, and the relay's output holds neither the
-// name nor the device's addresses.
+// DNS leak check's) answers with the relay's address, one device's flood leaves the other its
+// answers and reaches the zone at no more than the device's rate, and the relay's output holds
+// neither the name nor the device's addresses.
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_IPV4 } from '../../contracts/index.js';
+import { DNS_DEFAULTS } from '../../relay/dns/forwarder.js';
 import {
   queryFrom,
   startDnsAuthority,
@@ -14,6 +17,27 @@ import {
   type DnsAuthority,
 } from './dns-authority.js';
 import { Testbed, type RelayHandle } from './testbed.js';
+
+/**
+ * Run in a namespace: UDP queries for `<n>.flood.<zone>` to `server` from one socket, `perTick`
+ * every 10 ms for `seconds`; prints how many it sent.
+ */
+const FLOOD = `
+const { server, zone, seconds, perTick, dnsPacket: dnsPacketPath } = JSON.parse(process.argv[1]);
+const dnsPacket = require(dnsPacketPath);
+const s = require('node:dgram').createSocket('udp4');
+s.on('error', () => {});
+let n = 0;
+const end = Date.now() + seconds * 1000;
+const tick = () => {
+  for (let i = 0; i < perTick; i++, n++)
+    s.send(dnsPacket.encode({ type: 'query', id: n & 0xffff, flags: dnsPacket.RECURSION_DESIRED,
+      questions: [{ type: 'A', name: n + '.flood.' + zone }] }), 53, server);
+  if (Date.now() < end) setTimeout(tick, 10);
+  else { console.log(n); setTimeout(() => process.exit(0), 200); }
+};
+tick();
+`;
 
 describe("the resolver on a relay's gateway address", () => {
   let bed: Testbed;
@@ -110,6 +134,39 @@ describe("the resolver on a relay's gateway address", () => {
       expect(new Set(await authority.waitAsked(name))).toEqual(new Set([relay.address]));
     }
   }, 90_000);
+
+  it("answers a device while another floods the resolver, and passes the flood on at the flooder's rate", async () => {
+    const seconds = 4;
+    const flood = bed.net.spawn('laptop', 'dns-flood', [
+      process.execPath,
+      '-e',
+      FLOOD,
+      JSON.stringify({
+        server: GATEWAY_IPV4,
+        zone: TEST_ZONE,
+        seconds,
+        perTick: 20,
+        dnsPacket: createRequire(import.meta.url).resolve('dns-packet'),
+      }),
+    ]);
+    const names = Array.from({ length: 15 }, () => unique());
+    secrets.push(...names);
+    const answers = names.map((name) => {
+      const got = queryFrom(bed, 'fdns', GATEWAY_IPV4, name, { timeoutMs: 2_000 });
+      return got?.addresses[0];
+    });
+    expect(await flood.exited).toBe(0);
+    const sent = Number(flood.output().trim());
+    expect(answers).toEqual(names.map(() => bed.net.host('echo').address));
+    // About 2,000 a second sent; the zone saw the flooder's own rate and burst at most.
+    expect(sent).toBeGreaterThan(1_000 * seconds);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const forwarded = authority.askersUnder(`flood.${TEST_ZONE}`).length;
+    expect(forwarded).toBeGreaterThan(DNS_DEFAULTS.clientQueriesPerSecond);
+    expect(forwarded).toBeLessThanOrEqual(
+      DNS_DEFAULTS.clientBurst + DNS_DEFAULTS.clientQueriesPerSecond * (seconds + 1),
+    );
+  }, 60_000);
 
   it('writes no name asked and no device address', () => {
     expect(secrets.length).toBeGreaterThan(0);

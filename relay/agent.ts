@@ -302,6 +302,11 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   }
   // Stock WireGuard clients report no latency: the relay measures their tunnels itself. Ferry
   // devices are reached through policy routing, not by destination, and their clients report.
+  const wireguardTargets = (ids: readonly string[]) =>
+    ids.flatMap((id): TunnelTarget[] => {
+      const entry = peers.entryOf(id);
+      return entry ? [{ deviceId: id, address: entry.ipv4 }] : [];
+    });
   const tunnelLatencySeconds =
     o.tunnelLatencySeconds === undefined
       ? DEFAULT_TUNNEL_LATENCY.intervalMs / 1000
@@ -313,11 +318,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
           ...DEFAULT_TUNNEL_LATENCY,
           intervalMs: tunnelLatencySeconds * 1000,
           ping: systemPing,
-          targets: () =>
-            heartbeat.freshDevices('wireguard').flatMap((id): TunnelTarget[] => {
-              const entry = peers.entryOf(id);
-              return entry ? [{ deviceId: id, address: entry.ipv4 }] : [];
-            }),
+          targets: () => wireguardTargets(heartbeat.freshDevices('wireguard')),
         });
   const platformFetch: ProbeFetch | undefined =
     platformPool &&
@@ -350,6 +351,14 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       onAnswer: (answer) => {
         if (answer.probe_key) responder?.setKey(answer.probe_key);
         if (answer.check_platforms) platforms?.requestRound();
+      },
+      // A tunnel's status says connected only with a latency: a new WireGuard tunnel is
+      // measured at its first handshake, and the measurement reported at once.
+      onNewTunnels: (plane, ids) => {
+        if (plane !== 'wireguard' || !tunnelLatency) return;
+        void tunnelLatency.measureNow(wireguardTargets(ids)).then((answered) => {
+          if (answered.length > 0 && !stopping.signal.aborted) heartbeat.beatSoon();
+        });
       },
       ...(platforms ? { platforms: () => platforms.results() } : {}),
     },

@@ -84,6 +84,30 @@ describe.each(backends())('events on %s', (backend) => {
     expect(events[2]!.data.latency).toBe('12ms');
   });
 
+  it('streams connected only once a latency exists: a tunnel up without one is connecting', async () => {
+    // A region of its own: the node of the test before is still healthy in global.
+    const node = await h.addHealthyNode('asia-east');
+    const device = await h.signIn(await h.createAccount());
+    const events = await readEvents(`${base}/v1/events`, device.token, 4, async () => {
+      await h.call('POST', '/connect', { token: device.token, body: { region: 'asia-east' } });
+      await new Promise((r) => setTimeout(r, 100));
+      // The node sees the handshake, and has measured nothing yet.
+      await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: device.device.id }] });
+      await new Promise((r) => setTimeout(r, 100));
+      // The client's first report: now it is connected, and the stream says so.
+      await h.call('PUT', '/status/latency', { token: device.token, body: { latency_ms: 9 } });
+      await new Promise((r) => setTimeout(r, 100));
+      await h.call('POST', '/disconnect', { token: device.token });
+    });
+    expect(events.map((e) => `${e.event}:${e.data.status}`)).toEqual([
+      'status:disconnected',
+      'status:connecting',
+      'status:connected',
+      'status:disconnected',
+    ]);
+    expect(events[2]!.data.latency).toBe('9ms');
+  });
+
   it('tells a revoked device and ends its stream', async () => {
     const account = await h.createAccount();
     const a = await h.signIn(account);

@@ -99,13 +99,25 @@ describe.each(backends())('latency on %s', (backend) => {
     it('carries "<n>ms" for a stock WireGuard client from the node’s measurement', async () => {
       const { device, status } = await connected();
       expect(await status()).toMatchObject({ status: 'connecting', latency: null });
+      // The node saw the handshake before it measured the tunnel: connected waits for a latency
+      // (the spec's status carries "<n>ms" whenever it says connected).
+      await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: device.device.id }] });
+      expect(await status()).toMatchObject({
+        status: 'connecting',
+        latency: null,
+        region: 'eu-west',
+      });
       await h.heartbeat(node.token, {
         fresh_handshakes: [{ device_id: device.device.id, latency_ms: 17.4 }],
       });
       expect(await status()).toMatchObject({ status: 'connected', latency: '17ms' });
-      // The node no longer measures it (the client stopped answering): no stale value stays.
+      // The node no longer measures it (the client stopped answering): no stale value stays,
+      // and without one the status is not connected.
       await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: device.device.id }] });
-      expect(await status()).toMatchObject({ status: 'connected', latency: null });
+      expect(await status()).toMatchObject({ status: 'connecting', latency: null });
+      // The client's own report is a latency too.
+      const reported = await h.client(device.token).reportLatency({ body: { latency_ms: 8 } });
+      expect(reported).toMatchObject({ status: 'connected', latency: '8ms' });
     });
 
     it('shows the client’s fresh report over the node’s, and the node’s again after it', async () => {

@@ -89,11 +89,16 @@ describe.each(backends())('the user journey on %s', (backend) => {
     });
 
     // A later heartbeat that no longer lists the phone: its tunnel is gone.
-    await h.heartbeat(node.token, { fresh_handshakes: [{ device_id: laptop.device.id }] });
+    await h.heartbeat(node.token, {
+      fresh_handshakes: [{ device_id: laptop.device.id, latency_ms: 30 }],
+    });
     expect((await h.call('GET', '/status', { token: phone.token })).body.status).toBe('connecting');
     expect((await h.call('GET', '/status', { token: laptop.token })).body.status).toBe('connected');
     await h.heartbeat(node.token, {
-      fresh_handshakes: [{ device_id: phone.device.id }, { device_id: laptop.device.id }],
+      fresh_handshakes: [
+        { device_id: phone.device.id, latency_ms: 40 },
+        { device_id: laptop.device.id, latency_ms: 30 },
+      ],
     });
 
     const bye = await h.call('POST', '/disconnect', { token: phone.token });

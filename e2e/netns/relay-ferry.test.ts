@@ -1,6 +1,7 @@
 // End to end through a relay with the Ferry protocol: `ferry-tun client` configured from
 // POST /connect (protocol ferry) reaches the echo service with the relay's exit address, over
-// UDP and over TCP, and the control plane sees the tunnel up.
+// UDP and over TCP, and the control plane sees the tunnel up (connected once the client reports
+// the round trip its keepalives measure, as the engine does).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Testbed } from './testbed.js';
 
@@ -41,11 +42,19 @@ describe('the Ferry protocol through a relay', () => {
       expect(answer.node.ferry_public_key).toMatch(/=$/);
       const tokyo = bed.relays.get('tokyo')!.address;
       expect(await exitOf(host, tokyo)).toBe(tokyo);
+      // A Ferry client measures its tunnel itself (the relay does not): connected needs its
+      // report. The engine reports its keepalives' round trip; ferry-tun prints it (every 5 s).
+      const rttMs = await bed.net.waitFor('a keepalive round trip', 15_000, () => {
+        const m = /rtt ([\d.]+) ms/.exec(process.output());
+        return m ? Number(m[1]) : undefined;
+      });
+      await bed.control(device.token).reportLatency({ body: { latency_ms: rttMs } });
       const status = await bed.net.waitFor('status connected', 10_000, async () => {
         const s = await bed.control(device.token).status();
         return s.status === 'connected' ? s : undefined;
       });
       expect(status).toMatchObject({ protocol: 'ferry', region: 'asia-east' });
+      expect(status.latency).toMatch(/^\d+ms$/);
       expect(await process.stop()).toBe(0);
     },
     90_000,

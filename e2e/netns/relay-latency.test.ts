@@ -1,7 +1,8 @@
 // Latency end to end through real relays: each relay's probe responder answers a signed-in
 // device's probes and nothing else (a scanner's socket gets no byte back), the control plane's
 // status carries the relay's own measurement for a stock wireguard-go client that reports
-// nothing, and the engine's probeNodes measures every relay of a node list.
+// nothing (measured at its first handshake: never connected without "<n>ms", connected within
+// seconds), and the engine's probeNodes measures every relay of a node list.
 import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,8 @@ import { Testbed, type RelayHandle } from './testbed.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const hmac: HmacSha256 = (k, m) => createHmac('sha256', k).update(m).digest();
 const CUSTOM_PROBE_PORT = 40404;
+/** Between two of a relay's latency rounds through the tunnels. */
+const ROUND_SECONDS = 10;
 
 /**
  * Run in a namespace: sends each datagram from a socket of its own and prints, per datagram,
@@ -52,7 +55,9 @@ describe('latency through real relays', () => {
   let nodes: Node[];
   let token: string;
   beforeAll(async () => {
-    bed = await Testbed.start({ relayTunnelLatencySeconds: 1 });
+    // The relays' rounds are 10 s apart: a status within seconds of a handshake can only come
+    // from the measurement at the handshake itself.
+    bed = await Testbed.start({ relayTunnelLatencySeconds: ROUND_SECONDS });
     tokyo = await bed.addRelay('tokyo', 'asia-east');
     anywhere = await bed.addRelay('anywhere', 'global', { probePort: CUSTOM_PROBE_PORT });
     token = (await bed.newDevice(await bed.newAccount())).token;
@@ -127,42 +132,106 @@ describe('latency through real relays', () => {
     expect(tokyo.process.output()).not.toContain(scanner.address);
   }, 60_000);
 
-  it('shows the relay’s own measurement in GET /status for a client that reports nothing', async () => {
+  /**
+   * A stock wireguard-go client set up as a full tunnel is from its start: its address, and the
+   * gateway (where the relay's echoes come from) routed into the tunnel, before its first
+   * handshake; `bed.connect` then gives it its peer.
+   */
+  async function fullTunnelClient(host: string) {
     const device = await bed.newDevice(await bed.newAccount());
-    const client = await bed.addClient('laptop', device);
-    await bed.connect(client, { region: 'asia-east' });
-    // The replies to the relay's echoes go back through the tunnel, as a full tunnel's would.
+    const client = await bed.addClient(host, device);
+    const ex = (...argv: string[]) => bed.net.exec(host, argv);
+    ex('ip', 'address', 'add', `${device.ipv4}/32`, 'dev', client.interfaceName);
+    ex('ip', 'link', 'set', client.interfaceName, 'up');
     bed.routeGateway(client);
-    // First the client answers no echo: connected, and no latency made up for it.
+    return { device, client, status: () => bed.control(device.token).status() };
+  }
+
+  it('says connected from the first handshake on only with "<n>ms", within seconds of it', async () => {
+    const { client, status } = await fullTunnelClient('stock');
+    // Every answer of GET /status from before the connect until connected (or 15 s).
+    const seen: { ms: number; status: string; latency: string | null }[] = [];
+    let polling = true;
+    const poller = (async () => {
+      const until = Date.now() + 15_000;
+      while (polling && Date.now() < until) {
+        const s = await status();
+        seen.push({ ms: Date.now(), status: s.status, latency: s.latency });
+        if (s.status === 'connected') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    // The first handshake comes during the connect (the peer is set on an interface that is up).
+    const started = Date.now();
+    await bed.connect(client, { region: 'asia-east' });
+    try {
+      await poller;
+    } finally {
+      polling = false;
+    }
+    const described = () =>
+      `${JSON.stringify(seen.map((s) => ({ ...s, ms: s.ms - started })))}\n${bed.diagnostics(client)}`;
+    // The handshake came (the tunnel carries traffic): wg shows when.
+    const latest = Number(
+      bed.net
+        .exec('stock', ['wg', 'show', client.interfaceName, 'latest-handshakes'])
+        .split(/\s+/)[1],
+    );
+    expect(latest, described()).toBeGreaterThan(0);
+    for (const s of seen)
+      if (s.status === 'connected')
+        expect(s, described()).toMatchObject({ latency: expect.stringMatching(/^\d+ms$/) });
+    const connected = seen.find((s) => s.status === 'connected');
+    expect(connected, described()).toBeDefined();
+    // A heartbeat (1 s apart here) sees the handshake, the relay measures the tunnel at once
+    // and reports again: not at its next round, 10 s away.
+    expect(connected!.ms - started, described()).toBeLessThan(3_000);
+    expect(parseInt(connected!.latency!, 10)).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('keeps a client that answers no echo connecting, then shows the relay’s own measurement', async () => {
+    const { client, status } = await fullTunnelClient('laptop');
+    // The client answers no echo: its tunnel is up, but nothing measured it, so it is not
+    // connected (and no latency is made up for it).
     bed.net.exec(
       'laptop',
       ['nft', '-f', '-'],
       'table inet noecho {\n chain input {\n type filter hook input priority 0;\n icmp type echo-request drop\n }\n}\n',
     );
-    const status = () => bed.control(device.token).status();
+    await bed.connect(client, { region: 'asia-east' });
     try {
-      await bed.net.waitFor('the tunnel to count as up', 15_000, async () =>
-        (await status()).status === 'connected' ? true : undefined,
+      await bed.net.waitFor('traffic through the tunnel', 10_000, () =>
+        bed.echoFrom('laptop', 1) ? true : undefined,
       );
     } catch (e) {
       throw new Error(`${(e as Error).message}\n${bed.diagnostics(client)}`);
     }
-    // Several of the relay's rounds (1 s apart) and heartbeats (1 s apart) go by.
+    // Several heartbeats (1 s apart) go by, the measurement at the handshake among them.
     await new Promise((r) => setTimeout(r, 4_000));
-    expect(await status()).toMatchObject({ status: 'connected', latency: null });
+    expect(await status()).toMatchObject({
+      status: 'connecting',
+      latency: null,
+      region: 'asia-east',
+    });
 
     bed.net.exec('laptop', ['nft', 'delete', 'table', 'inet', 'noecho']);
-    const measured = await bed.net.waitFor('the status to carry a latency', 15_000, async () => {
-      const s = await status();
-      return s.latency !== null ? s : undefined;
-    });
+    const measured = await bed.net.waitFor(
+      'the status to carry a latency',
+      (ROUND_SECONDS + 10) * 1000,
+      async () => {
+        const s = await status();
+        return s.latency !== null ? s : undefined;
+      },
+    );
     expect(measured).toMatchObject({ status: 'connected', region: 'asia-east' });
     expect(measured.latency).toMatch(/^\d+ms$/);
     // Within a namespace on one machine the round trip is short; a second is not short.
     expect(parseInt(measured.latency!, 10)).toBeLessThan(1_000);
 
     // The client's own report, when it sends one, is what the status shows.
-    const reported = await bed.control(device.token).reportLatency({ body: { latency_ms: 777 } });
+    const reported = await bed.control(client.device.token).reportLatency({
+      body: { latency_ms: 777 },
+    });
     expect(reported.latency).toBe('777ms');
   }, 90_000);
 

@@ -116,6 +116,28 @@ describe('TunnelLatency', () => {
     expect(many.filter((x) => t.meter.latencyOf(x.deviceId) === 10)).toHaveLength(3);
   });
 
+  it('measures the tunnels that just came up at once, bounded like a round', async () => {
+    const t = setup({ maxPerRound: 3, concurrency: 2 });
+    const fresh = Array.from({ length: 5 }, (_, i) => ({
+      deviceId: `n${i}`,
+      address: `10.64.2.${i + 2}`,
+    }));
+    for (const x of fresh) t.rtt.set(x.address, 7);
+    t.rtt.set('10.64.2.3', null);
+    t.setTargets(fresh);
+    const answered = await t.meter.measureNow(fresh);
+    // At most a round's worth at once (the rounds take the rest), two echoes in flight.
+    expect(t.pinged).toEqual(['10.64.2.2', '10.64.2.3', '10.64.2.4']);
+    expect(t.maxInFlight()).toBe(2);
+    expect(answered.sort()).toEqual(['n0', 'n2']);
+    expect(t.meter.latencyOf('n0')).toBe(7);
+    expect(t.meter.latencyOf('n1')).toBeUndefined();
+    // What it measured counts like a round's sample: the next one is smoothed with it.
+    t.rtt.set('10.64.2.2', 9);
+    await t.meter.round();
+    expect(t.meter.latencyOf('n0')).toBe(8);
+  });
+
   it('runs every round until stopped', async () => {
     const t = setup();
     t.setTargets([{ deviceId: 'a', address: '10.64.0.2' }]);

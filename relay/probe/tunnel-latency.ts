@@ -81,6 +81,21 @@ export class TunnelLatency {
     const start = this.cursor % targets.length;
     const batch = Array.from({ length: count }, (_, i) => targets[(start + i) % targets.length]!);
     this.cursor = (start + count) % targets.length;
+    await this.measure(batch);
+  }
+
+  /**
+   * Measures tunnels that just came up now, between rounds: their status says connected only
+   * once a latency is known, so it should not wait for their turn. At most `maxPerRound` of
+   * them (the rounds take the rest, as after a restart). Returns the devices that answered.
+   */
+  async measureNow(targets: readonly TunnelTarget[]): Promise<string[]> {
+    return this.measure(targets.slice(0, this.o.maxPerRound));
+  }
+
+  /** One echo to each target, `concurrency` at a time; the devices that answered. */
+  private async measure(batch: readonly TunnelTarget[]): Promise<string[]> {
+    const answered: string[] = [];
     let next = 0;
     const worker = async () => {
       while (next < batch.length) {
@@ -91,10 +106,14 @@ export class TunnelLatency {
         } catch {
           rtt = null;
         }
-        if (rtt !== null) this.record(t.deviceId, rtt);
+        if (rtt !== null) {
+          this.record(t.deviceId, rtt);
+          answered.push(t.deviceId);
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.o.concurrency, batch.length) }, worker));
+    return answered;
   }
 
   async run(signal: AbortSignal): Promise<void> {

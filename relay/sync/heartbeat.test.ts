@@ -203,4 +203,63 @@ describe('HeartbeatReporter', () => {
     await reporter.beat();
     expect(answers).toEqual(['k'.repeat(43) + '=']);
   });
+
+  it('hands on each tunnel that just came up, once, so that it is measured at once', async () => {
+    const fresh: [Protocol, string[]][] = [];
+    const { reporter, wg, ferry } = setup({
+      hooks: { onNewTunnels: (plane, ids) => fresh.push([plane, [...ids]]) },
+    });
+    wg.push({ key: 'k', deviceId: 'dev_a', rxBytes: 10, txBytes: 10, lastHandshakeMs: now() });
+    ferry.push({ key: 'dev_b', deviceId: 'dev_b', rxBytes: 1, txBytes: 1, lastHandshakeMs: now() });
+    await reporter.beat();
+    expect(fresh).toEqual([
+      ['wireguard', ['dev_a']],
+      ['ferry', ['dev_b']],
+    ]);
+    // Still up: nothing new.
+    wg[0]!.rxBytes += 10;
+    ferry[0]!.rxBytes += 10;
+    await reporter.beat();
+    expect(fresh).toHaveLength(2);
+    // Another device's first handshake: only it.
+    wg.push({ key: 'k2', deviceId: 'dev_c', rxBytes: 5, txBytes: 5, lastHandshakeMs: now() });
+    wg[0]!.rxBytes += 10;
+    ferry[0]!.rxBytes += 10;
+    await reporter.beat();
+    expect(fresh.slice(2)).toEqual([['wireguard', ['dev_c']]]);
+  });
+
+  it('beats again at once when asked (a new measurement to report), not a whole interval later', async () => {
+    const { sent } = setup();
+    /** Until it resolves, a heartbeat is under way. */
+    let held = Promise.resolve();
+    const client: Pick<ControlClient, 'nodeHeartbeat'> = {
+      nodeHeartbeat: async ({ body }) => {
+        await held;
+        sent.push(body as Sent);
+        return { feed_version: 1, healthy_for_seconds: 30 };
+      },
+    };
+    const reporter = new HeartbeatReporter(
+      client,
+      [],
+      { intervalMs: 60_000, peerIdleMs: 3_000, capacityMbps: 1 },
+      silent,
+    );
+    const stop = new AbortController();
+    const running = reporter.run(stop.signal);
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    reporter.beatSoon();
+    await vi.waitFor(() => expect(sent).toHaveLength(2), { timeout: 2_000 });
+    // Asked while a heartbeat is under way: the next one follows it at once.
+    let release!: () => void;
+    held = new Promise<void>((r) => (release = r));
+    reporter.beatSoon();
+    await new Promise((r) => setTimeout(r, 20));
+    reporter.beatSoon();
+    release();
+    await vi.waitFor(() => expect(sent).toHaveLength(4), { timeout: 2_000 });
+    stop.abort();
+    await running;
+  });
 });

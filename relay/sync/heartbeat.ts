@@ -4,15 +4,15 @@
 // node's latest streaming-platform checks. Every data plane (WireGuard, Ferry) is a traffic source, counted
 // the same way. Totals only: nothing about a session is kept beyond what the next heartbeat needs.
 import type { Logger } from 'pino';
-import type {
-  ControlClient,
-  HeartbeatResponse,
-  PlatformCheckReport,
-  Protocol,
+import {
+  sleepUnlessAborted,
+  type ControlClient,
+  type HeartbeatResponse,
+  type PlatformCheckReport,
+  type Protocol,
 } from '../../contracts/index.js';
 import type { z } from 'zod';
 import { reasonOf } from '../health.js';
-import { sleep } from './feed-follower.js';
 
 /** WireGuard rejects a session 180 s after its handshake (REJECT_AFTER_TIME); Ferry rekeys within 120 s. */
 const HANDSHAKE_VALID_MS = 180_000;
@@ -52,6 +52,11 @@ export interface HeartbeatHooks {
   onAnswer?: (answer: z.output<typeof HeartbeatResponse>) => void;
   /** The node's latest check of each streaming platform; absent: the node checks none. */
   platforms?: () => PlatformCheckReport[];
+  /**
+   * The devices whose tunnel on `plane` is up now and was not at the last heartbeat (a new
+   * handshake): the moment to measure them, rather than at their next turn.
+   */
+  onNewTunnels?: (plane: Protocol, deviceIds: readonly string[]) => void;
 }
 
 interface PeerCounters {
@@ -70,6 +75,8 @@ export class HeartbeatReporter {
   private lastAt = Date.now();
   /** Devices whose tunnel was up at the last heartbeat, per data plane. */
   private readonly freshByPlane = new Map<Protocol, readonly string[]>();
+  /** Cuts the wait before the next heartbeat short (beatSoon). */
+  private wake = new AbortController();
 
   constructor(
     private readonly client: Pick<ControlClient, 'nodeHeartbeat'>,
@@ -84,6 +91,14 @@ export class HeartbeatReporter {
   /** The devices whose tunnel on `plane` counted as up at the last heartbeat. */
   freshDevices(plane: Protocol): readonly string[] {
     return this.freshByPlane.get(plane) ?? [];
+  }
+
+  /**
+   * Sends the next heartbeat now rather than an interval after the last (a new tunnel was just
+   * measured: its status waits for that); right after the current one when one is under way.
+   */
+  beatSoon(): void {
+    this.wake.abort();
   }
 
   async beat(signal?: AbortSignal): Promise<void> {
@@ -131,7 +146,10 @@ export class HeartbeatReporter {
         }
       }
       this.counters.set(source.name, next);
+      const before = new Set(this.freshByPlane.get(source.name));
       this.freshByPlane.set(source.name, freshHere);
+      const arrived = freshHere.filter((id) => !before.has(id));
+      if (arrived.length > 0) this.hooks.onNewTunnels?.(source.name, arrived);
     }
 
     const rxBps = Math.round((rxTotal * 8) / seconds);
@@ -160,13 +178,17 @@ export class HeartbeatReporter {
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
+      // A beatSoon from here on (during this heartbeat too) cuts the wait after it short.
+      if (this.wake.signal.aborted) this.wake = new AbortController();
+      const woken = this.wake.signal;
       try {
         await this.beat(signal);
       } catch (e) {
         if (signal.aborted) return;
         this.log.warn({ err: (e as Error).message }, 'heartbeat failed; will retry');
       }
-      await sleep(this.opts.intervalMs, signal);
+      // (Asked for during the heartbeat, `woken` is aborted already: no wait at all.)
+      await sleepUnlessAborted(this.opts.intervalMs, AbortSignal.any([signal, woken]));
     }
   }
 }

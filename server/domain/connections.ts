@@ -23,7 +23,12 @@ import type { DeviceTunnelService } from './device-tunnels.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { Inventory } from './inventory.js';
-import { isUp, shownLatencyMs, type LiveSessions } from './live-sessions.js';
+import {
+  shownLatencyMs,
+  shownState,
+  type LiveSession,
+  type LiveSessions,
+} from './live-sessions.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { chooseNode, type Candidate } from './routing.js';
@@ -284,18 +289,7 @@ export class ConnectionService {
   /** A device's status by its id: the caller has checked that it may see the device. */
   async statusOf(deviceId: string): Promise<StatusResponse> {
     const s = await this.live.get(deviceId);
-    if (!s) return DISCONNECTED;
-    const now = this.clock.nowMs();
-    const latency = shownLatencyMs(s, now);
-    return {
-      status: isUp(s, now) ? 'connected' : 'connecting',
-      latency: latency === null ? null : `${Math.round(latency)}ms`,
-      region: s.region,
-      session_id: s.sessionId,
-      node_id: s.nodeId,
-      protocol: s.protocol,
-      cipher: s.cipher,
-    };
+    return s ? statusView(s, this.clock.nowMs()) : DISCONNECTED;
   }
 
   /**
@@ -307,13 +301,19 @@ export class ConnectionService {
     latencyMs: number,
     sessionId: string | undefined,
   ): Promise<StatusResponse> {
-    await this.live.reportClientLatency(
+    const before = await this.live.get(auth.deviceId);
+    if (!before) return DISCONNECTED;
+    const taken = await this.live.reportClientLatency(
       auth.deviceId,
       sessionId,
       latencyMs,
       this.clock.nowMs() + CLIENT_LATENCY_FRESH_SECONDS * 1000,
     );
-    return this.status(auth);
+    const after = await this.status(auth);
+    // A tunnel that was up without a latency is connected from this report on: say so.
+    if (taken && after.status !== shownState(before, this.clock.nowMs()))
+      await this.bus.publish({ kind: 'device', deviceId: auth.deviceId, change: 'status' });
+    return after;
   }
 
   async disconnect(auth: DeviceAuth): Promise<void> {
@@ -321,6 +321,20 @@ export class ConnectionService {
       await this.bus.publish({ kind: 'device', deviceId: auth.deviceId, change: 'status' });
     }
   }
+}
+
+/** What GET /status shows of a live session. */
+function statusView(s: LiveSession, nowMs: number): StatusResponse {
+  const latency = shownLatencyMs(s, nowMs);
+  return {
+    status: shownState(s, nowMs),
+    latency: latency === null ? null : `${Math.round(latency)}ms`,
+    region: s.region,
+    session_id: s.sessionId,
+    node_id: s.nodeId,
+    protocol: s.protocol,
+    cipher: s.cipher,
+  };
 }
 
 /** `auto`, a region id, or a rule `<area>[:<strategy>]` → the regions to choose from. */

@@ -52,7 +52,7 @@ export interface LiveSessions {
   /**
    * Applies a node's heartbeat: the reported devices whose session is on this node are up
    * until `upUntilMs`, with the node's latency as reported (none when absent); this node's other
-   * sessions are down. Returns the devices whose up/down state changed.
+   * sessions are down. Returns the devices whose shown state (`shownState`) changed.
    */
   applyHandshakes(
     nodeId: string,
@@ -65,6 +65,17 @@ export interface LiveSessions {
 
 export function isUp(session: LiveSession, nowMs: number): boolean {
   return session.upUntilMs !== null && session.upUntilMs > nowMs;
+}
+
+/**
+ * What a status says of a live session: connected only while the tunnel is up and a latency is
+ * known (the spec's status carries "<n>ms" whenever it says connected); up but not measured yet,
+ * or down, it is still connecting.
+ */
+export function shownState(session: LiveSession, nowMs: number): 'connected' | 'connecting' {
+  return isUp(session, nowMs) && shownLatencyMs(session, nowMs) !== null
+    ? 'connected'
+    : 'connecting';
 }
 
 /**

@@ -1,6 +1,6 @@
 // Live sessions held in process memory (SQLite mode): gone with the session or the process.
 import type { HandshakeReport, LiveSession, LiveSessions } from '../domain/live-sessions.js';
-import { isUp } from '../domain/live-sessions.js';
+import { shownState } from '../domain/live-sessions.js';
 
 export class MemoryLiveSessions implements LiveSessions {
   private readonly byDevice = new Map<string, LiveSession>();
@@ -41,12 +41,12 @@ export class MemoryLiveSessions implements LiveSessions {
     const changed: string[] = [];
     for (const s of this.byDevice.values()) {
       if (s.nodeId !== nodeId) continue;
-      const wasUp = isUp(s, nowMs);
+      const before = shownState(s, nowMs);
       const report = reported.get(s.deviceId);
       // Each heartbeat says what the node measures now: no value, no latency (never a stale one).
       s.nodeLatencyMs = report?.latencyMs ?? null;
       s.upUntilMs = report ? upUntilMs : null;
-      if (wasUp !== isUp(s, nowMs)) changed.push(s.deviceId);
+      if (before !== shownState(s, nowMs)) changed.push(s.deviceId);
     }
     return changed;
   }

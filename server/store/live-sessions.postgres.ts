@@ -149,7 +149,8 @@ export class PostgresLiveSessions implements LiveSessions {
   ): Promise<string[]> {
     const ids = reports.map((r) => r.deviceId);
     const latencies = reports.map((r) => r.latencyMs ?? null);
-    // One statement: compare the old and new up state of every session on this node.
+    // One statement: compare the old and new shown state (domain/live-sessions.ts shownState:
+    // up, and a latency known) of every session on this node.
     const { rows } = await retryOnDeadlock(() =>
       this.pool.query<{ device_id: string }>(
         `with reported as (
@@ -161,10 +162,15 @@ export class PostgresLiveSessions implements LiveSessions {
            from live_sessions old
            left join reported r on r.device_id = old.device_id
           where s.device_id = old.device_id and old.node_id = $1
-          returning s.device_id, (old.up_until_ms is not null and old.up_until_ms > $5) as was_up,
-                    (s.up_until_ms is not null and s.up_until_ms > $5) as is_up
+          returning s.device_id,
+                    (old.up_until_ms is not null and old.up_until_ms > $5 and
+                     (old.node_latency_ms is not null or old.client_latency_ms is not null))
+                      as was_connected,
+                    (s.up_until_ms is not null and s.up_until_ms > $5 and
+                     (s.node_latency_ms is not null or s.client_latency_ms is not null))
+                      as is_connected
        )
-       select device_id from updated where was_up <> is_up`,
+       select device_id from updated where was_connected <> is_connected`,
         [nodeId, ids, latencies, upUntilMs, nowMs],
       ),
     );

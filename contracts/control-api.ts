@@ -69,6 +69,9 @@ export const DeviceInput = z.strictObject({
   ferry_public_key: PublicKey,
 });
 
+/** "<n>ms", the spec's latency text (whole milliseconds, or one decimal below 10 ms). */
+export const LatencyText = z.string().regex(/^\d+(\.\d+)?ms$/);
+
 export const Device = z
   .object({
     id: z.string(),
@@ -112,7 +115,24 @@ export const AccountResponse = z.object({
   }),
 });
 
-export const DevicesResponse = z.object({ devices: z.array(Device) });
+/**
+ * A device as GET /devices lists it: its record and its live state, from the same live session
+ * GET /devices/:id/status reads (nothing of it is stored: it exists while the session does).
+ */
+export const ListedDevice = Device.extend({
+  status: z
+    .enum(CONNECTION_STATES)
+    .describe(
+      'connected: its tunnel is up and measured; connecting: a session, its tunnel not up (or not measured) yet; disconnected: no session.',
+    ),
+  latency: LatencyText.nullable().describe(
+    '"<number>ms" whenever connected (the client\'s report, else the node\'s measurement through the tunnel); else null.',
+  ),
+  region: z.string().nullable().describe("The session's region; null when disconnected."),
+}).meta({ id: 'ListedDevice' });
+export type ListedDevice = z.infer<typeof ListedDevice>;
+
+export const DevicesResponse = z.object({ devices: z.array(ListedDevice) });
 export const DeviceParams = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a device id'),
 });
@@ -376,11 +396,9 @@ export type ConnectResponse = z.infer<typeof ConnectResponse>;
 
 export const StatusResponse = z.object({
   status: z.enum(CONNECTION_STATES),
-  latency: z
-    .string()
-    .regex(/^\d+(\.\d+)?ms$/)
-    .nullable()
-    .describe('"<number>ms"; null while nothing has measured it.'),
+  latency: LatencyText.nullable().describe(
+    '"<number>ms" whenever connected; null while nothing has measured it.',
+  ),
   region: z.string().nullable(),
   session_id: z.string().nullable(),
   node_id: z.string().nullable(),

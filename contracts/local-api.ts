@@ -15,6 +15,8 @@ import {
   Device,
   DeviceName,
   DeviceParams,
+  LatencyText,
+  ListedDevice,
   Notice,
   Region,
   RenameDeviceRequest,
@@ -67,9 +69,6 @@ export const ENGINE_STATES = [
   'error',
 ] as const;
 export type EngineState = (typeof ENGINE_STATES)[number];
-
-/** "<n>ms", the spec's latency text (whole milliseconds, or one decimal below 10 ms). */
-export const LatencyText = z.string().regex(/^\d+(\.\d+)?ms$/);
 
 /** A tunnel address's owner never appears here: only the node's public facts. */
 export const LocalNode = z.object({
@@ -215,7 +214,8 @@ export const LoginRequest = z.strictObject({
 export const LogoutResponse = z.object({ signed_in: z.literal(false) });
 
 export const LocalAccountResponse = AccountResponse.extend({ device: Device });
-export const LocalDevicesResponse = z.object({ devices: z.array(Device) });
+/** The account's devices with their live state, as the control plane lists them. */
+export const LocalDevicesResponse = z.object({ devices: z.array(ListedDevice) });
 
 /** The devices `netcli devices add` sets up: those that run the official WireGuard apps. */
 export const ADDED_DEVICE_KINDS = ['phone', 'tablet'] as const;

@@ -13,6 +13,7 @@ import {
   type ConfigChangeResult,
   type ConfigKey,
   type Device,
+  type ListedDevice,
   type LocalAddDeviceRequest,
   type LocalAddDeviceResponse,
   type LocalConnectRequest,
@@ -459,9 +460,30 @@ export class FakeEngine implements EngineApi {
     };
   }
 
+  /**
+   * The other devices' live state as the control plane would list it (a test control); a device
+   * not in it is disconnected. This device's follows the fake's own connection.
+   */
+  readonly liveStates = new Map<string, Pick<ListedDevice, 'status' | 'latency' | 'region'>>();
+
   async listDevices(): Promise<Answer<'listDevices'>> {
     const { account, deviceId } = this.requireSession();
-    return { devices: account.devices.map((d) => ({ ...d, current: d.id === deviceId })) };
+    const own = this.current;
+    const ownState: Pick<ListedDevice, 'status' | 'latency' | 'region'> =
+      own.status === 'connected'
+        ? { status: 'connected', latency: own.latency, region: own.region }
+        : own.status === 'connecting' || own.status === 'reconnecting'
+          ? { status: 'connecting', latency: null, region: own.region }
+          : { status: 'disconnected', latency: null, region: null };
+    return {
+      devices: account.devices.map((d) => ({
+        ...d,
+        current: d.id === deviceId,
+        ...(d.id === deviceId
+          ? ownState
+          : (this.liveStates.get(d.id) ?? { status: 'disconnected', latency: null, region: null })),
+      })),
+    };
   }
 
   /** The private keys addDevice made, in order (the real engine keeps none: tests look). */

@@ -97,6 +97,103 @@ describe.each(backends())('devices on %s', (backend) => {
     expect(empty.status).toBe(400);
   });
 
+  it('lists each device with its live state, latency and region, as its status shows them', async () => {
+    const node = await h.addHealthyNode('asia-east');
+    const account = await h.createAccount();
+    const laptop = await h.signIn(account, { kind: 'laptop', name: 'laptop' });
+    const desktop = await h.signIn(account, { kind: 'desktop', name: 'desktop' });
+    const asLaptop = h.client(laptop.token);
+    // A phone on the official app: added from the laptop, its session started by its config.
+    const phone = await asLaptop.addDevice({
+      body: {
+        name: 'phone',
+        kind: 'phone',
+        wireguard_public_key: newPublicKey(),
+        ferry_public_key: newPublicKey(),
+      },
+    });
+    await asLaptop.wireguardConfig({ params: { id: phone.id }, body: { region: 'asia-east' } });
+    await asLaptop.connect({ body: { region: 'asia-east' } });
+    // The node sees both tunnels; it has measured the laptop's only.
+    await h.heartbeat(node.token, {
+      fresh_handshakes: [
+        { device_id: laptop.device.id, latency_ms: 21.2 },
+        { device_id: phone.id },
+      ],
+    });
+
+    const listed = async () => {
+      const r = await h.call('GET', '/devices', { token: laptop.token });
+      expect(r.status).toBe(200);
+      return new Map<string, Record<string, unknown>>(
+        r.body.devices.map((d: { name: string }) => [d.name, d]),
+      );
+    };
+    const first = await listed();
+    expect(first.get('laptop')).toMatchObject({
+      current: true,
+      status: 'connected',
+      latency: '21ms',
+      region: 'asia-east',
+    });
+    // Up, but nothing measured it yet: connecting, as its status says.
+    expect(first.get('phone')).toMatchObject({
+      current: false,
+      status: 'connecting',
+      latency: null,
+      region: 'asia-east',
+    });
+    expect(first.get('desktop')).toMatchObject({
+      status: 'disconnected',
+      latency: null,
+      region: null,
+    });
+    // The record and its live state; nothing else (no address it came from, no time).
+    expect(Object.keys(first.get('phone')!).sort()).toEqual(
+      [
+        'current',
+        'ferry_public_key',
+        'id',
+        'kind',
+        'latency',
+        'name',
+        'region',
+        'status',
+        'tunnel_ipv4',
+        'tunnel_ipv6',
+        'wireguard_public_key',
+      ].sort(),
+    );
+
+    await h.heartbeat(node.token, {
+      fresh_handshakes: [
+        { device_id: laptop.device.id, latency_ms: 21.2 },
+        { device_id: phone.id, latency_ms: 48.6 },
+      ],
+    });
+    const typed = (await h.client(desktop.token).listDevices()).devices;
+    const phoneNow = typed.find((d) => d.id === phone.id)!;
+    expect(phoneNow).toMatchObject({ status: 'connected', latency: '49ms', region: 'asia-east' });
+    // The same live data GET /devices/:id/status shows.
+    const status = await h.client(desktop.token).deviceStatus({ params: { id: phone.id } });
+    expect({ status: phoneNow.status, latency: phoneNow.latency, region: phoneNow.region }).toEqual(
+      {
+        status: status.status,
+        latency: status.latency,
+        region: status.region,
+      },
+    );
+    expect(typed.find((d) => d.id === desktop.device.id)).toMatchObject({ current: true });
+
+    // The laptop disconnects: its entry says so at once.
+    await asLaptop.disconnect();
+    expect((await listed()).get('laptop')).toMatchObject({
+      status: 'disconnected',
+      latency: null,
+      region: null,
+    });
+  });
+
   it("never lets one account read, rename, revoke or re-key another's devices", async () => {
     const mine = await h.signIn(await h.createAccount(), { name: 'mine' });
     const theirs = await h.signIn(await h.createAccount(), { name: 'theirs' });

@@ -1,5 +1,10 @@
 // netcli's words for the account, the sign-in and the account's devices.
-import type { Device, LocalAddDeviceResponse, LocalSession } from '../../contracts/index.js';
+import type {
+  Device,
+  ListedDevice,
+  LocalAddDeviceResponse,
+  LocalSession,
+} from '../../contracts/index.js';
 import { table } from './table.js';
 
 /** "1234 5678 9012 3456": the number as people copy it. */
@@ -50,11 +55,20 @@ export function formatAccount(a: AccountView): string[] {
   ];
 }
 
-export function formatDevices(devices: readonly Device[]): string[] {
+/** The account's devices with their live state, as `tailscale status` lists its peers. */
+export function formatDevices(devices: readonly ListedDevice[]): string[] {
   if (devices.length === 0) return ['No devices.'];
   return table(
-    ['ID', 'NAME', 'KIND', ''],
-    devices.map((d) => [d.id, d.name, d.kind, d.current ? '(this device)' : '']),
+    ['ID', 'NAME', 'KIND', 'STATE', 'LATENCY', 'REGION', ''],
+    devices.map((d) => [
+      d.id,
+      d.name,
+      d.kind,
+      d.status,
+      d.latency ?? '-',
+      d.region ?? '-',
+      d.current ? '(this device)' : '',
+    ]),
   );
 }
 

@@ -5,7 +5,7 @@
 // key is the one whose public half the account's new device holds; the engine lists the phone;
 // "Save as file" gives the same bytes under the CSP; the page fits a window at 200% zoom; after
 // Done nothing of the configuration is left in the page; the keyboard alone adds a tablet; the
-// plan's device limit is said in words.
+// plan's device limit is said in words; the Account screen shows each device's live state.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator } from 'playwright-core';
@@ -22,6 +22,9 @@ interface ListedDevice {
   kind: string;
   wireguard_public_key: string;
   current: boolean;
+  status: string;
+  latency: string | null;
+  region: string | null;
 }
 
 describe('adding a phone from the desktop app against the real engine', () => {
@@ -158,4 +161,26 @@ describe('adding a phone from the desktop app against the real engine', () => {
     await app.page.getByRole('button', { name: 'Cancel', exact: true }).click();
     expect(await app.errorText()).toBeNull();
   }, 60_000);
+
+  it('shows each device’s state: the phone connecting until its app starts, this laptop connected with its latency', async () => {
+    const shownFor = async (name: string) =>
+      (await app.devicesShown()).find((row) => row.startsWith(`${name} (`)) ?? '';
+    // The phone's session began with its configuration; its app never started here.
+    expect(await shownFor('Anna-phone')).toMatch(/\| Connecting… · Asia East/);
+    expect(await shownFor('laptop')).toMatch(/This device \| Disconnected \|/);
+    // The laptop connects while the Account screen stays open: its row follows by itself.
+    laptop.json('connect', '--region', 'asia-east');
+    await expect
+      .poll(() => shownFor('laptop'), { timeout: 30_000, interval: 1_000 })
+      .toMatch(/This device \| Connected · \d+(\.\d+)? ms · Asia East/);
+    // netcli says the same, by the same control plane.
+    expect(devices().find((d) => d.name === 'laptop')).toMatchObject({
+      current: true,
+      status: 'connected',
+      region: 'asia-east',
+      latency: expect.stringMatching(/^\d+(\.\d+)?ms$/),
+    });
+    await keepScreenshot(app.page, 'account-devices');
+    laptop.json('disconnect');
+  }, 90_000);
 });

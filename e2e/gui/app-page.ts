@@ -347,6 +347,22 @@ export class AppPage {
     return (await config.textContent()) ?? '';
   }
 
+  /**
+   * The Account screen's devices as shown, one line each, its rendered lines joined by " | ":
+   * "laptop (laptop)This device | Connected · 23 ms · Asia East (Tokyo) | Revoke".
+   */
+  async devicesShown(): Promise<string[]> {
+    await this.openAccount();
+    const items = this.page.getByRole('list', { name: 'Devices' }).getByRole('listitem');
+    return (await items.allInnerTexts()).map((t) =>
+      t
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' | '),
+    );
+  }
+
   /** Presses Done under the new device's QR code and waits until the code is gone. */
   async finishAddDevice(): Promise<void> {
     await this.page.getByRole('button', { name: 'Done', exact: true }).click();

@@ -3,10 +3,11 @@
 // that file with the official `wg-quick` (userspace wireguard-go), DNS line included (the
 // namespace has its own resolv.conf and a resolvconf that wg-quick calls). Names resolve through
 // the relay's resolver, HTTP exits at the relay, the control plane shows the phone connected with
-// a latency, and `netcli devices revoke` cuts it within 2 s. No request `netcli devices add` makes
-// carries the private key (the control plane's interface is captured), the control plane refuses
-// one that does, and the QR code decodes to exactly the config. A laptop on netcli, a phone and a
-// tablet of one account carry traffic at once.
+// a latency (so does `netcli devices list`), and `netcli devices revoke` cuts it within 2 s. No
+// request `netcli devices add` makes carries the private key (the control plane's interface is
+// captured), the control plane refuses one that does, and the QR code decodes to exactly the
+// config. A laptop on netcli, a phone and a tablet of one account carry traffic at once, each
+// listed connected with its latency.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -153,6 +154,17 @@ describe('phones and tablets from netcli devices add, on the official wg-quick',
     ]);
   }
 
+  /** The account's devices as `netcli devices list --json` on the laptop gives them. */
+  const listedDevices = () =>
+    laptop.json('devices').devices as {
+      id: string;
+      name: string;
+      current: boolean;
+      status: string;
+      latency: string | null;
+      region: string | null;
+    }[];
+
   /** The phone's status as the control plane shows it to the account's other devices. */
   const statusOf = (id: string) => bed.control(laptopToken()).deviceStatus({ params: { id } });
 
@@ -282,6 +294,13 @@ describe('phones and tablets from netcli devices add, on the official wg-quick',
       protocol: 'wireguard',
     });
     expect(status.latency).toMatch(/^\d+ms$/);
+    // netcli devices list says the same of it.
+    expect(listedDevices().find((d) => d.id === phone.id)).toMatchObject({
+      status: 'connected',
+      latency: expect.stringMatching(/^\d+ms$/),
+      region: 'asia-east',
+      current: false,
+    });
   }, 90_000);
 
   it('carries a laptop on netcli, the phone and a tablet of one account at once, each exiting at the relay', async () => {
@@ -348,6 +367,19 @@ describe('phones and tablets from netcli devices add, on the official wg-quick',
     expect(laptop.json('status')).toMatchObject({ status: 'connected', region: 'asia-east' });
     expect((await statusOf(phone.id)).status).toBe('connected');
     expect((await statusOf(tablet.device.id)).status).toBe('connected');
+    // netcli devices list: each device's state and latency, as `tailscale status` lists its
+    // peers (the laptop's from its engine's reports, the phone's and tablet's from the relay).
+    await bed.net.waitFor('every device listed as connected', 10_000, () =>
+      listedDevices().every((d) => d.status === 'connected') ? true : undefined,
+    );
+    const table = laptop.human('devices').trimEnd().split('\n');
+    expect(table[0]).toMatch(/^ID\s+NAME\s+KIND\s+STATE\s+LATENCY\s+REGION$/);
+    const rowOf = (name: string) => table.find((l) => l.split(/\s+/)[1] === name) ?? '';
+    expect(rowOf('laptop')).toMatch(
+      /\slaptop\s+desktop\s+connected\s+\d+ms\s+asia-east\s+\(this device\)$/,
+    );
+    expect(rowOf('phone')).toMatch(/\sphone\s+connected\s+\d+ms\s+asia-east$/);
+    expect(rowOf('tablet')).toMatch(/\stablet\s+connected\s+\d+ms\s+asia-east$/);
   }, 120_000);
 
   it('cuts the phone within 2 s of netcli devices revoke, and only the phone', async () => {

@@ -1,7 +1,7 @@
 // The account: signing in (or creating an account) and out, the account and its devices,
 // revoking one, and adding a phone or tablet (its config kept only until the form is closed,
 // its failure shown in that form rather than as the error).
-import type { Device } from '../../contracts/control-api.js';
+import type { ListedDevice } from '../../contracts/control-api.js';
 import type { FaceValue } from '../../contracts/ipc.js';
 import type { ADDED_DEVICE_KINDS, LocalAddDeviceResponse } from '../../contracts/local-api.js';
 import { sentence, type ShownError } from './error-words.js';
@@ -22,7 +22,8 @@ export interface AddDeviceInput {
 
 export interface AccountReplica {
   account: Account | null;
-  devices: Device[] | null;
+  /** The account's devices with their live state (read again while the Account screen is open). */
+  devices: ListedDevice[] | null;
   /**
    * The phone or tablet just added: its device and its wg-quick config, private key included.
    * Kept only until the person closes it (finishAddDevice); the key is then forgotten here.

@@ -5,7 +5,7 @@ import {
   type ClientConfig,
   type ConfigKey,
 } from '../../contracts/client-config.js';
-import type { Device } from '../../contracts/control-api.js';
+import type { Device, ListedDevice } from '../../contracts/control-api.js';
 import { diagnosticCheck, diagnosticsReport } from '../../contracts/diagnostics.js';
 import type { FaceValue } from '../../contracts/ipc.js';
 import { idleStatus, type LocalStatus } from '../../contracts/local-api.js';
@@ -85,6 +85,14 @@ export const OTHER_DEVICE: Device = {
   current: false,
 };
 
+/** A device as the engine lists it: its record and its live state (disconnected unless given). */
+export function listed(
+  device: Device,
+  state: Partial<Pick<ListedDevice, 'status' | 'latency' | 'region'>> = {},
+): ListedDevice {
+  return { ...device, status: 'disconnected', latency: null, region: null, ...state };
+}
+
 /** A phone just added, and its config with the (made-up) private key the engine filled in. */
 export const NEW_PHONE: Device = {
   ...THIS_DEVICE,
@@ -148,7 +156,7 @@ export function signedInEngine(status: LocalStatus = statusOf()): FakeTransport 
     .answer('getConfig', () => CONFIG)
     .answer('listRegions', () => REGIONS)
     .answer('account', () => ACCOUNT)
-    .answer('listDevices', () => ({ devices: [THIS_DEVICE, OTHER_DEVICE] }))
+    .answer('listDevices', () => ({ devices: [listed(THIS_DEVICE), listed(OTHER_DEVICE)] }))
     .answer('diagnose', () => REPORT);
 }
 

@@ -14,6 +14,7 @@ import {
   OTHER_DEVICE,
   configAnswer,
   connectedStatus,
+  listed,
   signedInEngine,
   statusOf,
 } from './engine-answers.fake.js';
@@ -62,7 +63,7 @@ describe('reading the engine', () => {
     expect(s.config).toEqual(CONFIG);
     expect(s.regions).toEqual(REGIONS);
     expect(s.account).toEqual(ACCOUNT);
-    expect(s.devices).toEqual([THIS_DEVICE, OTHER_DEVICE]);
+    expect(s.devices).toEqual([listed(THIS_DEVICE), listed(OTHER_DEVICE)]);
   });
 
   it('asks nothing that needs a session of a device that is not signed in', async () => {
@@ -331,13 +332,13 @@ describe('account and session', () => {
   it('revokes another device and reads the list again', async () => {
     const engine = signedInEngine().answer('revokeDevice', () => undefined);
     const store = await upAndRead(engine);
-    engine.answer('listDevices', () => ({ devices: [THIS_DEVICE] }));
+    engine.answer('listDevices', () => ({ devices: [listed(THIS_DEVICE)] }));
     await store.getState().actions.revokeDevice(OTHER_DEVICE.id);
     expect(engine.calls[0]).toEqual({
       id: 'revokeDevice',
       payload: { params: { id: OTHER_DEVICE.id } },
     });
-    expect(store.getState().devices).toEqual([THIS_DEVICE]);
+    expect(store.getState().devices).toEqual([listed(THIS_DEVICE)]);
   });
 
   it('reads the whole picture again after revoking this very device', async () => {
@@ -363,7 +364,9 @@ describe('adding a phone or tablet', () => {
   it('asks the engine, keeps the config until closed, then forgets it; reads the list again', async () => {
     const engine = signedInEngine().answer('addDevice', () => ADDED_PHONE);
     const store = await upAndRead(engine);
-    engine.answer('listDevices', () => ({ devices: [THIS_DEVICE, OTHER_DEVICE, NEW_PHONE] }));
+    engine.answer('listDevices', () => ({
+      devices: [listed(THIS_DEVICE), listed(OTHER_DEVICE), listed(NEW_PHONE)],
+    }));
     const { addDevice, finishAddDevice } = store.getState().actions;
     expect(
       await addDevice({
@@ -382,7 +385,7 @@ describe('adding a phone or tablet', () => {
     expect(engine.ids()).toEqual(expect.arrayContaining(['account', 'listDevices']));
     expect(store.getState().addedDevice).toEqual(ADDED_PHONE);
     expect(store.getState().addedDevice?.config).toMatch(/^PrivateKey = /m);
-    expect(store.getState().devices).toContainEqual(NEW_PHONE);
+    expect(store.getState().devices).toContainEqual(listed(NEW_PHONE));
     expect(store.getState().busy.addDevice).toBeUndefined();
 
     finishAddDevice();
@@ -391,7 +394,7 @@ describe('adding a phone or tablet', () => {
     expect(after.addDeviceError).toBeNull();
     // Nothing of the config is left anywhere in the replica.
     expect(JSON.stringify({ ...after, actions: undefined })).not.toContain('PrivateKey');
-    expect(after.devices).toContainEqual(NEW_PHONE);
+    expect(after.devices).toContainEqual(listed(NEW_PHONE));
   });
 
   it('leaves out the region when none was chosen: the engine uses this device’s setting', async () => {

@@ -15,6 +15,7 @@ import {
   REPORT,
   THIS_DEVICE,
   connectedStatus,
+  listed,
   statusOf,
 } from '../store/engine-answers.fake.js';
 import { createEngineStore, type EngineReplica } from '../store/engine-store.js';
@@ -24,6 +25,7 @@ import { App } from './app.js';
 import { DiagnosticsScreen } from './diagnostics/diagnostics-screen.js';
 import { HomeScreen } from './home/home-screen.js';
 import { SettingsScreen } from './settings/settings-screen.js';
+import { InsecureServiceBanner } from './shell/insecure-service-banner.js';
 import { EngineStoreProvider } from './store-context.js';
 
 function render(screen: ReactNode, replica: Partial<EngineReplica>): string {
@@ -166,7 +168,7 @@ describe('Account and Diagnostics', () => {
     const html = render(<AccountScreen />, {
       status: statusOf(),
       account: ACCOUNT,
-      devices: [THIS_DEVICE, OTHER_DEVICE],
+      devices: [listed(THIS_DEVICE), listed(OTHER_DEVICE)],
     });
     expect(html).toContain('1234 5678 1234 5678');
     expect(html).toContain('Basic');
@@ -175,11 +177,37 @@ describe('Account and Diagnostics', () => {
     expect(html).toContain('This device');
   });
 
+  it('account: each device’s state, latency and region, as the engine lists them', () => {
+    const html = render(<AccountScreen />, {
+      status: connectedStatus(),
+      account: ACCOUNT,
+      devices: [
+        listed(THIS_DEVICE, { status: 'connected', latency: '23ms', region: 'asia-east' }),
+        listed(OTHER_DEVICE, { status: 'connecting', region: 'global' }),
+        listed(ADDED_PHONE.device),
+      ],
+    });
+    /** The text of the list item that names `name`, tags stripped. */
+    const row = (name: string) => {
+      const item = [...html.matchAll(/<li class="device">(.*?)<\/li>/g)]
+        .map((m) => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' '))
+        .find((t) => t.includes(name));
+      if (!item) throw new Error(`no device ${name} in ${html}`);
+      return item;
+    };
+    // A region by its name where the list of regions has it (else its id), the latency as the
+    // app writes it everywhere.
+    expect(row('Laptop')).toMatch(/This device .*Connected · 23 ms · Asia East/);
+    expect(row('Phone')).toMatch(/Connecting… · global/);
+    expect(row('Anna’s phone')).toMatch(/Disconnected/);
+    expect(row('Anna’s phone')).not.toMatch(/ms/);
+  });
+
   it('account: a button adds a phone or tablet', () => {
     const html = render(<AccountScreen />, {
       status: statusOf(),
       account: ACCOUNT,
-      devices: [THIS_DEVICE, OTHER_DEVICE],
+      devices: [listed(THIS_DEVICE), listed(OTHER_DEVICE)],
     });
     expect(html).toContain('<h2 class="card__title" id="add-device-title">Phones and tablets</h2>');
     expect(buttons(html)).toContain('Add a phone or tablet');
@@ -243,7 +271,7 @@ describe('Account and Diagnostics', () => {
     const html = render(<AccountScreen />, {
       status: statusOf(),
       account: ACCOUNT,
-      devices: [THIS_DEVICE, OTHER_DEVICE, ADDED_PHONE.device],
+      devices: [listed(THIS_DEVICE), listed(OTHER_DEVICE), listed(ADDED_PHONE.device)],
       addedDevice: ADDED_PHONE,
     });
     expect(html).toContain('Scan Anna’s phone with the WireGuard app');
@@ -293,6 +321,28 @@ describe('App', () => {
     expect(labelled(noService, 'Service address')).toMatch(/type="url"/);
     const noAccount = render(<App />, { status: statusOf({ signed_in: false }) });
     expect(labelled(noAccount, 'Account number')).toMatch(/^<input/);
+  });
+
+  it('warns while the service is reached over plain HTTP, and not otherwise', () => {
+    // The signed-in shell's banner (the shell itself reads the window's address: no DOM here).
+    const insecure = render(<InsecureServiceBanner />, {
+      status: statusOf({ service_insecure: true }),
+    });
+    expect(insecure).toContain(
+      '<p role="alert" class="banner__text">Ferry reaches its service over plain HTTP.',
+    );
+    expect(render(<InsecureServiceBanner />, { status: statusOf({}) })).toBe('');
+  });
+
+  it('first run: plain http refused by the engine is said at the address field', () => {
+    const html = render(<App />, {
+      status: statusOf({ service_configured: false, signed_in: false }),
+      fieldErrors: [{ field: 'service', message: 'the service URL must be https' }],
+    });
+    expect(html).toMatch(
+      /<p id="[^"]+" role="alert" class="field-error">The service URL must be https/,
+    );
+    expect(labelled(html, 'Service address')).toContain('aria-invalid="true"');
   });
 
   it('says so when the link to the engine broke after it answered', () => {

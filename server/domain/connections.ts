@@ -2,7 +2,9 @@
 import type {
   ConnectRequest,
   ConnectResponse,
+  Device,
   Encryption,
+  ListedDevice,
   Notice,
   Protocol,
   RegionStrategy,
@@ -290,6 +292,21 @@ export class ConnectionService {
   async statusOf(deviceId: string): Promise<StatusResponse> {
     const s = await this.live.get(deviceId);
     return s ? statusView(s, this.clock.nowMs()) : DISCONNECTED;
+  }
+
+  /**
+   * The account's devices, each with its live state as its status shows it: one read of the
+   * live sessions for the whole list. The caller has checked that it may see the devices.
+   */
+  async withLiveState(devices: readonly Device[]): Promise<ListedDevice[]> {
+    const sessions = await this.live.getMany(devices.map((d) => d.id));
+    const byDevice = new Map(sessions.map((s) => [s.deviceId, s]));
+    const now = this.clock.nowMs();
+    return devices.map((d) => {
+      const session = byDevice.get(d.id);
+      const { status, latency, region } = session ? statusView(session, now) : DISCONNECTED;
+      return { ...d, status, latency, region };
+    });
   }
 
   /**

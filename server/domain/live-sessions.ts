@@ -36,6 +36,8 @@ export interface HandshakeReport {
  */
 export interface LiveSessions {
   get(deviceId: string): Promise<LiveSession | undefined>;
+  /** The live sessions of these devices (those that have one), in no particular order. */
+  getMany(deviceIds: readonly string[]): Promise<LiveSession[]>;
   put(session: LiveSession): Promise<void>;
   /** Returns whether a session existed. */
   delete(deviceId: string): Promise<boolean>;

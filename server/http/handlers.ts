@@ -65,7 +65,8 @@ export function buildHandlers(s: Services): HandlerTable {
     createAccount: ({ body }) => s.accounts.createAccount(body.password),
     createSession: ({ body }) => s.accounts.signIn(body),
     getAccount: async ({ auth }) => ok(await s.accounts.describe(auth)),
-    listDevices: async ({ auth }) => ok({ devices: await s.devices.list(auth) }),
+    listDevices: async ({ auth }) =>
+      ok({ devices: await s.connections.withLiveState(await s.devices.list(auth)) }),
     addDevice: ({ auth, body }) => s.accounts.addDevice(auth, body),
     getDevice: ({ auth, params }) => s.devices.get(auth, params.id),
     renameDevice: ({ auth, params, body }) => s.devices.rename(auth, params.id, body.name),

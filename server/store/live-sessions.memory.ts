@@ -10,6 +10,13 @@ export class MemoryLiveSessions implements LiveSessions {
     return s && { ...s };
   }
 
+  async getMany(deviceIds: readonly string[]): Promise<LiveSession[]> {
+    return deviceIds.flatMap((id) => {
+      const s = this.byDevice.get(id);
+      return s ? [{ ...s }] : [];
+    });
+  }
+
   async put(session: LiveSession): Promise<void> {
     this.byDevice.set(session.deviceId, { ...session });
   }

@@ -77,6 +77,16 @@ export class PostgresLiveSessions implements LiveSessions {
     return rows[0] && fromRow(rows[0]);
   }
 
+  async getMany(deviceIds: readonly string[]): Promise<LiveSession[]> {
+    if (deviceIds.length === 0) return [];
+    const { rows } = await this.pool.query<Row>({
+      name: 'ferry-live-get-many',
+      text: `select ${LIVE_SESSION_COLUMNS} from live_sessions where device_id = any($1::text[])`,
+      values: [deviceIds],
+    });
+    return rows.map(fromRow);
+  }
+
   put(session: LiveSession): Promise<void> {
     return this.puts.call(session);
   }

@@ -8,13 +8,20 @@ import { ConfirmButton } from './confirm-button.js';
 import { DeviceList } from './device-list.js';
 import { SignInPanel } from './sign-in-panel.js';
 
+/** While the screen is open, the devices' live state (connected, latency) is read this often. */
+export const DEVICE_STATES_REFRESH_MS = 10_000;
+
 export function AccountScreen() {
   const signedIn = useEngine((s) => s.status?.signed_in === true);
   const busy = useEngine((s) => s.busy.session === true);
   const { loadAccount, logout } = useActions();
-  // Opening the screen reads the account again: devices and use change elsewhere.
+  // Opening the screen reads the account again: devices and use change elsewhere, and the
+  // devices' states change by themselves (a phone comes up), so they are read again while open.
   useEffect(() => {
-    if (signedIn) void loadAccount();
+    if (!signedIn) return undefined;
+    void loadAccount();
+    const timer = setInterval(() => void loadAccount(), DEVICE_STATES_REFRESH_MS);
+    return () => clearInterval(timer);
   }, [signedIn, loadAccount]);
   if (!signedIn) return <SignInPanel />;
   return (

@@ -1,12 +1,16 @@
-// The account's devices, each revocable (this one too: that signs it out).
+// The account's devices with their live state (connected, its latency and region), each
+// revocable (this one too: that signs it out).
 import { useActions, useEngine } from '../store-context.js';
+import { deviceStateWords } from '../words/device-words.js';
 import { ConfirmButton } from './confirm-button.js';
 
 export function DeviceList() {
   const devices = useEngine((s) => s.devices);
+  const regions = useEngine((s) => s.regions);
   const revoking = useEngine((s) => s.busy.revoke === true);
   const { revokeDevice } = useActions();
   if (!devices) return <p className="muted">Loading the devices…</p>;
+  const regionName = (id: string) => regions?.regions.find((r) => r.id === id)?.name;
   return (
     <ul className="devices" aria-label="Devices">
       {devices.map((d) => (
@@ -14,6 +18,7 @@ export function DeviceList() {
           <div>
             <strong>{d.name}</strong> <span className="muted">({d.kind})</span>
             {d.current ? <span className="tag">This device</span> : null}
+            <div className="device__state">{deviceStateWords(d, regionName)}</div>
           </div>
           <ConfirmButton
             label={`Revoke ${d.name}`}

@@ -2,6 +2,7 @@
 // resolver on the gateway address, the peer feed and heartbeats (with the data planes' health,
 // the latency to each device and the streaming-platform checks), the latency probe responder,
 // and a clean teardown.
+import { rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import {
@@ -9,6 +10,7 @@ import {
   MAX_SHARDS,
   createControlClient,
   type ControlClient,
+  type FetchLike,
   type PlatformTable,
   type ProbeFetch,
 } from '../contracts/index.js';
@@ -40,6 +42,8 @@ import { WireGuardShards } from './wireguard/shards.js';
 
 export interface RelayOptions {
   controlUrl: string;
+  /** CA certificates (PEM) trusted for the control plane's https besides the system's. */
+  controlCa?: string | undefined;
   nodeToken: string;
   wireguardPort: number;
   /** UDP (and TCP) port of the Ferry protocol server; none without it. */
@@ -144,9 +148,22 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const stopping = new AbortController();
   const keys = loadOrCreateKey(o.stateDir, 'wireguard');
   const ferryKeys = o.ferryPort === undefined ? undefined : loadOrCreateKey(o.stateDir, 'ferry');
+  // Node verifies the control plane's certificate and name; `ca` replaces the default roots,
+  // so they are given again beside the extra ones.
+  const controlPool =
+    o.controlCa === undefined
+      ? undefined
+      : new Agent({ connect: { ca: [...rootCertificates, o.controlCa] } });
+  const controlFetch: FetchLike = controlPool
+    ? (url, init) =>
+        undiciFetch(url, {
+          ...(init as UndiciRequestInit),
+          dispatcher: controlPool,
+        }) as unknown as Promise<Response>
+    : fetch;
   const client = createControlClient({
     baseUrl: o.controlUrl,
-    fetch,
+    fetch: controlFetch,
     token: () => o.nodeToken,
   });
   // Bound before the port is published, so that a port in use stops the relay before any
@@ -187,6 +204,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const teardown = async () => {
     stopping.abort();
     await platformPool?.destroy().catch(() => undefined);
+    await controlPool?.destroy().catch(() => undefined);
     await responder?.close();
     await dns?.close();
     await ferryReplies?.close();

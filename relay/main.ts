@@ -4,6 +4,7 @@ import net from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
+  isLoopbackService,
   SHIPPED_PLATFORMS,
   platformsFileProblem,
   readPlatformsFile,
@@ -66,9 +67,33 @@ function allowNetwork(value: string, previous: string[] = []): string[] {
   }
 }
 
+/** The certificates of a CA file (PEM), read at start. */
+function caFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InvalidArgumentError(
+      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
+    );
+  }
+  if (!/-----BEGIN CERTIFICATE-----/.test(text))
+    throw new InvalidArgumentError('no PEM certificate in it');
+  return text;
+}
+
 const program = new Command('ferry-relay')
   .description('Ferry relay node: WireGuard peers from the control plane, NAT out of the uplink')
-  .requiredOption('--control-url <url>', 'the control plane, e.g. http://10.0.0.2:8080')
+  .requiredOption('--control-url <url>', 'the control plane, e.g. https://ferry.example')
+  .option(
+    '--ca-file <file>',
+    "CA certificates (PEM) that sign the control plane's certificate, for a private CA",
+    caFile,
+  )
+  .option(
+    '--insecure',
+    'accept a plain http:// control plane beyond this machine (unsafe: the node token and the peers travel in the clear)',
+  )
   .requiredOption('--wireguard-port <port>', 'UDP port of the WireGuard interface', port)
   .requiredOption('--uplink <iface>', 'the interface towards the internet (NAT goes out of it)')
   .option('--node-token <token>', 'the node token from POST /admin/nodes (or FERRY_NODE_TOKEN)')
@@ -125,6 +150,8 @@ const program = new Command('ferry-relay')
 program.parse();
 const o = program.opts<{
   controlUrl: string;
+  caFile?: string;
+  insecure?: boolean;
   wireguardPort: number;
   uplink: string;
   nodeToken?: string;
@@ -152,6 +179,17 @@ if (!nodeToken) {
   process.exit(2);
 }
 
+if (
+  o.controlUrl.toLowerCase().startsWith('http:') &&
+  !isLoopbackService(o.controlUrl) &&
+  !o.insecure
+) {
+  log.fatal(
+    'the control plane URL must be https: plain http is accepted only on this machine, or with --insecure',
+  );
+  process.exit(2);
+}
+
 const dnsUpstreams = o.dns ? (o.dnsUpstream ?? systemNameservers()) : [];
 if (o.dns && dnsUpstreams.length === 0)
   log.warn(
@@ -161,6 +199,7 @@ if (o.dns && dnsUpstreams.length === 0)
 try {
   const relay = await startRelay({
     controlUrl: o.controlUrl,
+    controlCa: o.caFile,
     nodeToken,
     wireguardPort: o.wireguardPort,
     ferryPort: o.ferryPort,

@@ -7,6 +7,7 @@ import {
   ClientConfig,
   ClientConfigPatch,
   RegionSetting,
+  ServiceCa,
   ServiceUrl,
 } from './client-config.js';
 import {
@@ -134,6 +135,11 @@ export const LocalStatus = z
     signed_in: z.boolean(),
     /** Whether a control-plane URL is configured (connect needs one). */
     service_configured: z.boolean(),
+    service_insecure: z
+      .boolean()
+      .describe(
+        'The control plane is reached over plain HTTP across a network (the user said --insecure): an on-path attacker can read and change what it says.',
+      ),
     notices: z.array(Notice),
     protection: ProtectionStatus,
   })
@@ -194,6 +200,15 @@ export const ConfigSetRequest = z.strictObject({
 export const InitRequest = z.strictObject({
   endpoint: ServiceUrl,
   protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
+  ca: ServiceCa.optional().describe(
+    'CA certificates (PEM) to trust for this service besides the system’s (netcli init --ca-file).',
+  ),
+  insecure: z
+    .boolean()
+    .optional()
+    .describe(
+      'Accept plain http to a control plane on the network (unsafe; netcli init --insecure).',
+    ),
 });
 
 /** The signed-in device and account, as this host knows them. */
@@ -587,6 +602,7 @@ export function idleStatus(
   signedIn: boolean,
   serviceConfigured: boolean,
   protection: ProtectionStatus = IDLE_PROTECTION,
+  serviceInsecure = false,
 ): LocalStatus {
   return {
     status: 'disconnected',
@@ -602,6 +618,7 @@ export function idleStatus(
     error: null,
     signed_in: signedIn,
     service_configured: serviceConfigured,
+    service_insecure: serviceInsecure,
     notices: [],
     protection: { ...protection, dns: [...protection.dns] },
   };

@@ -251,7 +251,7 @@ describe('adding a phone or tablet', () => {
   });
 
   it('needs a signed-in device', async () => {
-    await fx.engine.init({ endpoint: 'http://control-plane.test' });
+    await fx.engine.init({ endpoint: 'https://control-plane.test' });
     const r = await engineRefusal(
       fx.engine.addDevice({ kind: 'phone', name: 'x', allow_lan: false }),
     );

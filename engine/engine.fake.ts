@@ -8,6 +8,7 @@ import {
   applyConfigPatch,
   findPlatform,
   idleStatus,
+  serviceIsInsecure,
   setConfigValue,
   type ClientConfig,
   type ConfigChangeResult,
@@ -162,6 +163,7 @@ export class FakeEngine implements EngineApi {
       ...next,
       signed_in: this.session !== null,
       service_configured: this.config.service !== null,
+      service_insecure: serviceIsInsecure(this.config) && this.config.service_insecure,
     };
     this.emit({ type: 'status', status: this.status() });
   }
@@ -352,9 +354,13 @@ export class FakeEngine implements EngineApi {
   async init(request: {
     endpoint: string;
     protocol?: ClientConfig['protocol'] | undefined;
+    ca?: string | undefined;
+    insecure?: boolean | undefined;
   }): Promise<ConfigChangeResult> {
     return this.patchConfig({
       service: request.endpoint,
+      service_ca: request.ca ?? null,
+      service_insecure: request.insecure ?? false,
       ...(request.protocol ? { protocol: request.protocol } : {}),
     });
   }

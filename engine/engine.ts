@@ -10,6 +10,8 @@ import {
   MODE_OF_USAGE,
   createControlClient,
   idleStatus,
+  INSECURE_SERVICE_MESSAGE,
+  serviceIsInsecure,
   latencyText,
   type ClientConfig,
   type ConfigChangeResult,
@@ -97,6 +99,11 @@ export interface EngineDeps {
   isThisMachine?: (host: string) => Promise<boolean>;
   /** Drops the transport's pooled connections: called whenever a tunnel came or went. */
   resetConnections?: () => void;
+  /**
+   * The CA certificates (PEM) the transport trusts for the control plane besides the system's
+   * (null: the system's only); told before each call, so a change of the setting holds at once.
+   */
+  trustServiceCa?: (pem: string | null) => void;
   tunnels: TunnelManager;
   /** Key generation for the Ferry keys (the native data plane, or its fake). */
   ferryKeys: FerryKeys;
@@ -196,6 +203,8 @@ export class Engine implements EngineApi {
   #notices: Notice[] = [];
   #signedIn = false;
   #serviceConfigured = false;
+  /** Plain HTTP to a control plane on the network, which the user accepted (status says so). */
+  #serviceInsecure = false;
   #closed = false;
   /** The address the service saw before the tunnel (the home country's evidence). */
   #exitBefore: string | null = null;
@@ -250,7 +259,7 @@ export class Engine implements EngineApi {
   /** Reads the state dir (so the status is right from the start) and removes a crash's leftovers. */
   async start(): Promise<void> {
     const [config, session] = await Promise.all([this.config.load(), this.sessions.info()]);
-    this.#serviceConfigured = config.service !== null;
+    this.noteService(config);
     this.#signedIn = session !== null;
     await this.deps.tunnels.cleanupLeftovers();
     this.#unwatch = this.deps.networkWatch?.watch(() => this.onNetworkChange()) ?? null;
@@ -278,7 +287,12 @@ export class Engine implements EngineApi {
   status(): LocalStatus {
     const snap = this.#machine.snapshot;
     const c = this.#connection;
-    const base = idleStatus(this.#signedIn, this.#serviceConfigured, this.protectionStatus());
+    const base = idleStatus(
+      this.#signedIn,
+      this.#serviceConfigured,
+      this.protectionStatus(),
+      this.#serviceInsecure,
+    );
     const tunnel = snap.tunnel;
     return {
       ...base,
@@ -338,15 +352,25 @@ export class Engine implements EngineApi {
 
   // ---- the control plane --------------------------------------------------------------------
 
+  /** What the status says of the configured service, and how the transport trusts it. */
+  private noteService(config: ClientConfig): void {
+    this.#serviceConfigured = config.service !== null;
+    this.#serviceInsecure = serviceIsInsecure(config) && config.service_insecure;
+    this.deps.trustServiceCa?.(config.service_ca);
+  }
+
   private async control(): Promise<ControlClient> {
     const config = await this.config.load();
-    this.#serviceConfigured = config.service !== null;
+    this.noteService(config);
     if (config.service === null) {
       throw new FerryError(
         'service-not-configured',
         'no service is configured: run netcli init --endpoint <url>',
       );
     }
+    // A file written before https was required may name plain http: never used without consent.
+    if (serviceIsInsecure(config) && !config.service_insecure)
+      throw new FerryError('service-insecure', INSECURE_SERVICE_MESSAGE);
     return createControlClient({
       baseUrl: config.service,
       fetch: this.deps.fetch,
@@ -918,10 +942,18 @@ export class Engine implements EngineApi {
     return this.applyChange(() => this.config.set(key, value));
   }
 
-  init(request: { endpoint: string; protocol?: ClientConfig['protocol'] | undefined }) {
+  /** The service and how it is trusted, all at once: what a previous init said is replaced. */
+  init(request: {
+    endpoint: string;
+    protocol?: ClientConfig['protocol'] | undefined;
+    ca?: string | undefined;
+    insecure?: boolean | undefined;
+  }) {
     return this.applyChange(() =>
       this.config.patch({
         service: request.endpoint,
+        service_ca: request.ca ?? null,
+        service_insecure: request.insecure ?? false,
         ...(request.protocol ? { protocol: request.protocol } : {}),
       }),
     );
@@ -935,7 +967,7 @@ export class Engine implements EngineApi {
    */
   private async applyChange(change: () => Promise<ConfigChange>): Promise<ConfigChangeResult> {
     const { config, changed, given } = await change();
-    this.#serviceConfigured = config.service !== null;
+    this.noteService(config);
     const overridden = (Object.keys(this.#overrides) as (keyof Overrides)[]).filter(
       (k): k is Exclude<keyof Overrides, 'platform'> =>
         k !== 'platform' && given.includes(k) && this.#overrides[k] !== config[k],
@@ -1403,6 +1435,7 @@ export async function createEngine(opts: {
     stateDir: opts.stateDir,
     fetch: transport.fetch,
     resetConnections: () => transport.reset(),
+    trustServiceCa: (pem) => transport.trust(pem),
     tunnels,
     ferryKeys: nativeDataPlane,
     platforms,

@@ -217,11 +217,15 @@ describe('the engine’s tunnel manager in a namespace', () => {
 
       expect(bed.echoFrom(host)).toBe(relayAddress);
       const rules = bed.net.exec(host, ['ip', '-4', 'rule']);
+      // Main's specific routes count for the LAN ranges only (not for every destination).
       expect(rules).toMatch(
         new RegExp(
-          `^${SUPPRESS_RULE_PRIORITY}:\\s+from all lookup main suppress_prefixlength 0`,
+          `^${SUPPRESS_RULE_PRIORITY}:\\s+from all to 192\\.168\\.0\\.0/16 lookup main suppress_prefixlength 0`,
           'm',
         ),
+      );
+      expect(rules).not.toMatch(
+        new RegExp(`^${SUPPRESS_RULE_PRIORITY}:\\s+from all lookup main`, 'm'),
       );
       expect(rules).toMatch(
         new RegExp(

@@ -147,8 +147,17 @@ describe('protection: no leak', () => {
     net.exec('laptop', ['ip', 'link', 'set', 'eth0', 'down']);
     await settle(3_000);
     net.exec('laptop', ['ip', 'link', 'set', 'eth0', 'up']);
-    // The default route went with the link; a network's DHCP would give it back.
-    net.exec('laptop', ['ip', 'route', 'replace', 'default', 'via', net.accessGateway]);
+    // The default route went with the link; a network's DHCP would give it back, on eth0.
+    net.exec('laptop', [
+      'ip',
+      'route',
+      'replace',
+      'default',
+      'via',
+      net.accessGateway,
+      'dev',
+      'eth0',
+    ]);
     await flows('traffic after the link came back');
     net.renumber('laptop');
     await flows('traffic from the new address');

@@ -369,7 +369,9 @@ export class TestNetwork {
         : `10.120.${this.n}.${k}`;
     sh('ip', ['-n', host.ns, 'address', 'flush', 'dev', 'eth0']);
     sh('ip', ['-n', host.ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
-    sh('ip', ['-n', host.ns, 'route', 'replace', 'default', 'via', gateway]);
+    // On eth0, as a DHCP client puts it: without a device the kernel finds the gateway by the
+    // policy rules in force, and a full tunnel's would find it through the tunnel.
+    sh('ip', ['-n', host.ns, 'route', 'replace', 'default', 'via', gateway, 'dev', 'eth0']);
     host.address = address;
     if (host.address6 !== undefined) {
       // The flush took the IPv6 address (and with it the IPv6 default route) too.
@@ -381,6 +383,27 @@ export class TestNetwork {
       );
     }
     return address;
+  }
+
+  /**
+   * Gives a host's eth0 address a wider prefix (`prefixLength`, e.g. 15), as a rogue DHCP
+   * server's lease would (TunnelCrack's LocalNet), keeping its address and default route, and
+   * has the router answer ARP for every address of that prefix it routes elsewhere (proxy ARP),
+   * as the rogue network's gateway would: the host then reaches them "on the link". Returns the
+   * prefix.
+   */
+  widenLease(name: string, prefixLength: number): string {
+    const host = this.host(name);
+    const gateway = this.gateways.get(name)!;
+    const bridge = gateway === this.accessGateway ? 'access' : 'servers';
+    sh('ip', ['-n', host.ns, '-4', 'address', 'flush', 'dev', 'eth0']);
+    sh('ip', ['-n', host.ns, 'address', 'add', `${host.address}/${prefixLength}`, 'dev', 'eth0']);
+    sh('ip', ['-n', host.ns, 'route', 'replace', 'default', 'via', gateway, 'dev', 'eth0']);
+    sh('ip', ['netns', 'exec', this.inet, 'sysctl', '-qw', `net.ipv4.conf.${bridge}.proxy_arp=1`]);
+    const route = JSON.parse(
+      sh('ip', ['-n', host.ns, '-j', '-4', 'route', 'show', 'dev', 'eth0', 'scope', 'link']),
+    ) as { dst: string }[];
+    return route[0]!.dst;
   }
 
   /**

@@ -184,9 +184,11 @@ function normalRoute(r: Route): Route {
 }
 
 function sameRule(a: PolicyRule, b: PolicyRule): boolean {
+  const to = (r: PolicyRule) => (r.to === undefined ? undefined : hostPrefix(r.to));
   return (
     a.family === b.family &&
     a.priority === b.priority &&
+    to(a) === to(b) &&
     a.table === b.table &&
     a.fwmark === b.fwmark &&
     a.fwmask === b.fwmask &&
@@ -262,6 +264,8 @@ export class FakeRoutes extends Faults implements Routes {
   async addRule(rule: PolicyRule): Promise<void> {
     this.begin('addRule', [rule]);
     checkInteger(rule.priority, 1, 32765, 'a rule priority');
+    if (rule.to !== undefined && prefixFamily(rule.to, 'rule destination') !== rule.family)
+      throw new TypeError('the rule destination is not of the rule’s family');
     if (this.rules.some((r) => sameRule(r, rule)))
       throw refused('add a routing rule', 'File exists');
     this.rules.push({ ...rule });

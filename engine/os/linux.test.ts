@@ -131,6 +131,13 @@ describe('LinuxRoutes', () => {
       notFwmark: true,
     });
     await routes.addRule({ family: 6, priority: 99, table: 'main', suppressPrefixLength: 0 });
+    await routes.addRule({
+      family: 4,
+      priority: 98,
+      to: '10.0.0.0/8',
+      table: 'main',
+      suppressPrefixLength: 0,
+    });
     await routes.deleteRule({ family: 4, priority: 101, table: 7, fwmark: 0x10, fwmask: 0xff });
     expect(calls.map((c) => [c.tool, ...c.args].join(' '))).toEqual([
       'ip -4 route add 198.51.100.0/24 via 10.64.0.1 dev ferry0 table 51820 metric 5 src 10.64.0.2',
@@ -139,6 +146,7 @@ describe('LinuxRoutes', () => {
       'ip -4 route delete 0.0.0.0/0 table 51820',
       'ip -4 rule add priority 100 not fwmark 0xca6c table 51820',
       'ip -6 rule add priority 99 table main suppress_prefixlength 0',
+      'ip -4 rule add priority 98 to 10.0.0.0/8 table main suppress_prefixlength 0',
       'ip -4 rule delete priority 101 fwmark 0x10/0xff table 7',
     ]);
   });
@@ -156,7 +164,9 @@ describe('LinuxRoutes', () => {
       {
         stdout: JSON.stringify([
           { priority: 0, src: 'all', table: 'local' },
+          { priority: 98, src: 'all', dst: '10.0.0.0', dstlen: 8, table: 'main' },
           { priority: 99, src: 'all', table: 'main', suppress_prefixlen: 0 },
+          { priority: 99, src: 'all', dst: '192.0.2.7', table: 'main' },
           { priority: 100, not: null, src: 'all', fwmark: '0xca6c', table: '51820' },
           { priority: 101, src: 'all', fwmark: '0x10', fwmask: '0xff', table: '51820' },
         ]),
@@ -177,7 +187,9 @@ describe('LinuxRoutes', () => {
       },
     ]);
     expect((await routes.listRules(4)).slice(1)).toEqual([
+      { family: 4, priority: 98, to: '10.0.0.0/8', table: 'main' },
       { family: 4, priority: 99, table: 'main', suppressPrefixLength: 0 },
+      { family: 4, priority: 99, to: '192.0.2.7/32', table: 'main' },
       { family: 4, priority: 100, table: 51820, fwmark: 0xca6c, notFwmark: true },
       { family: 4, priority: 101, table: 51820, fwmark: 0x10, fwmask: 0xff },
     ]);

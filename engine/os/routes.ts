@@ -27,12 +27,14 @@ export interface Route {
 
 /**
  * A policy-routing rule in the style of wg-quick: packets with (or without: `notFwmark`) a
- * mark look up `table`; `suppressPrefixLength` ignores routes of that prefix length or less
- * there (0: the table's default route).
+ * mark, or to a prefix (`to`), look up `table`; `suppressPrefixLength` ignores routes of that
+ * prefix length or less there (0: the table's default route).
  */
 export interface PolicyRule {
   family: Family;
   priority: number;
+  /** Only packets to this prefix (`addr/len`, of the rule's family). */
+  to?: string;
   table: RouteTable;
   fwmark?: number;
   fwmask?: number;
@@ -91,6 +93,11 @@ function routeArgs(r: Route): string[] {
 
 function ruleArgs(r: PolicyRule): string[] {
   const args = ['priority', String(checkInteger(r.priority, 1, 32765, 'a rule priority'))];
+  if (r.to !== undefined) {
+    if (prefixFamily(r.to, 'rule destination') !== r.family)
+      throw new TypeError('the rule destination is not of the rule’s family');
+    args.push('to', r.to);
+  }
   if (r.fwmark !== undefined) {
     const mark = checkInteger(r.fwmark, 0, 0xffffffff, 'a firewall mark');
     const mask =
@@ -124,6 +131,9 @@ interface IpRoute {
 
 interface IpRule {
   priority: number;
+  /** The destination prefix's address, and its length unless it is a host's. */
+  dst?: string;
+  dstlen?: number;
   not?: null;
   fwmark?: string;
   fwmask?: string;
@@ -152,6 +162,8 @@ function toRoute(r: IpRoute, family: Family, table: RouteTable): Route {
 
 function toRule(r: IpRule, family: Family): PolicyRule {
   const rule: PolicyRule = { family, priority: r.priority, table: toTable(r.table) };
+  if (r.dst !== undefined && r.dst !== 'all')
+    rule.to = `${r.dst}/${r.dstlen ?? (family === 4 ? 32 : 128)}`;
   if (r.fwmark !== undefined) rule.fwmark = Number(r.fwmark);
   if (r.fwmask !== undefined) rule.fwmask = Number(r.fwmask);
   if ('not' in r) rule.notFwmark = true;

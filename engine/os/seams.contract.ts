@@ -167,10 +167,11 @@ export function routesContract(links: () => Links, routes: () => Routes): void {
     }
   });
 
-  it('adds and deletes the rules of a full tunnel (not fwmark, suppress_prefixlength)', async () => {
+  it('adds and deletes the rules of a full tunnel (not fwmark, to, suppress_prefixlength)', async () => {
     const rules: PolicyRule[] = [
       { family: 4, priority: 7301, table, fwmark: 0xca6c, notFwmark: true },
       { family: 4, priority: 7300, table: 'main', suppressPrefixLength: 0 },
+      { family: 4, priority: 7300, to: '10.0.0.0/8', table: 'main', suppressPrefixLength: 0 },
       { family: 6, priority: 7301, table, fwmark: 0x10, fwmask: 0xff },
     ];
     for (const r of rules) await routes().addRule(r);
@@ -181,6 +182,7 @@ export function routesContract(links: () => Links, routes: () => Routes): void {
         );
       expect(await mine(4)).toEqual([
         { family: 4, priority: 7300, table: 'main', suppressPrefixLength: 0 },
+        { family: 4, priority: 7300, to: '10.0.0.0/8', table: 'main', suppressPrefixLength: 0 },
         { family: 4, priority: 7301, table, fwmark: 0xca6c, notFwmark: true },
       ]);
       expect(await mine(6)).toEqual([

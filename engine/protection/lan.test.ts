@@ -14,7 +14,7 @@ describe('the LAN', () => {
   it('is the subnets of the host’s links, not loopback’s or a tunnel’s, with link scope', () => {
     const lan = lanCidrs([
       link('lo', ['127.0.0.1/8', '::1/128']),
-      link('eth0', ['192.168.1.23/24', '2001:db8:5::17/64', 'fe80::1/64']),
+      link('eth0', ['192.168.1.23/24', 'fd12:3456::17/64', 'fe80::1/64']),
       link('fytmain0a1b2c', ['10.64.0.2/32']),
       link('wlan0', ['10.1.2.3/32']),
     ]);
@@ -24,7 +24,29 @@ describe('the LAN', () => {
       '255.255.255.255/32',
       '192.168.1.0/24',
     ]);
-    expect(lan.v6).toEqual(['fe80::/10', 'ff00::/8', '2001:db8:5::/64']);
+    expect(lan.v6).toEqual(['fe80::/10', 'ff00::/8', 'fd12:3456::/64']);
+  });
+
+  it('takes only the private, link-local and ULA parts of a subnet: a rogue lease claims nothing public', () => {
+    const lan = lanCidrs([
+      // TunnelCrack's LocalNet: a DHCP lease of a /15 that holds foreign addresses.
+      link('eth0', ['198.18.3.7/15', '2001:db8:5::17/64']),
+      // A prefix wider than a private range: only the private range of it.
+      link('eth1', ['10.1.2.3/7', '172.20.0.9/11']),
+      link('eth2', ['0.0.0.1/0', 'fd00::1/7']),
+    ]);
+    expect(lan.v4).toEqual([
+      '169.254.0.0/16',
+      '224.0.0.0/4',
+      '255.255.255.255/32',
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '169.254.0.0/16',
+    ]);
+    expect(lan.v6).toEqual(['fe80::/10', 'ff00::/8', 'fc00::/7']);
   });
 
   it('drops prefixes inside others and duplicates: nft refuses overlapping elements', () => {

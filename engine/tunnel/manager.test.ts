@@ -317,8 +317,10 @@ describe('a WireGuard tunnel', () => {
   it('routes only the service’s destinations for an `only` tunnel, with no rules', async () => {
     const plan = testPlan('wireguard', { routes: { kind: 'only', cidrs: ['198.51.100.0/24'] } });
     const tunnel = await upWireguard(plan);
+    // In main, and beside a full tunnel's default route (which no rule reads without one).
     expect([...os.routes.routes.values()]).toMatchObject([
       { destination: '198.51.100.0/24', dev: plan.interfaceName, table: 'main' },
+      { destination: '198.51.100.0/24', dev: plan.interfaceName, table: FERRY_ROUTE_TABLE },
     ]);
     expect(os.routes.rules).toEqual([]);
     await tunnel.close();
@@ -375,7 +377,14 @@ describe('the manager', () => {
     expect(leftovers()).toEqual({
       ...NOTHING,
       links: ['fytnewcccccc'],
-      routes: [expect.objectContaining({ destination: '198.51.100.0/24', dev: 'fytnewcccccc' })],
+      routes: [
+        expect.objectContaining({ destination: '198.51.100.0/24', dev: 'fytnewcccccc' }),
+        expect.objectContaining({
+          destination: '198.51.100.0/24',
+          dev: 'fytnewcccccc',
+          table: FERRY_ROUTE_TABLE,
+        }),
+      ],
     });
     await mine.close();
     expect(leftovers()).toEqual(NOTHING);

@@ -18,8 +18,9 @@ export const FERRY_FWMARK = 0x6665;
 
 /**
  * The full tunnel's policy rules, below the main table's 32766 and above wg-quick's default
- * 32764/32765: `lookup main suppress_prefixlength 0` first (specific routes such as the LAN stay
- * direct), then `not fwmark FERRY_FWMARK lookup FERRY_ROUTE_TABLE`.
+ * 32764/32765: `to <LAN range> lookup main suppress_prefixlength 0` first (the LAN's specific
+ * routes stay direct, a public prefix's do not: see fullTunnelRules), then
+ * `not fwmark FERRY_FWMARK lookup FERRY_ROUTE_TABLE`.
  */
 export const SUPPRESS_RULE_PRIORITY = 32700;
 export const TUNNEL_RULE_PRIORITY = 32701;

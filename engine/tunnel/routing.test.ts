@@ -48,6 +48,12 @@ describe('the routing plan', () => {
         { kind: 'mtu', mtu: 1420 },
         { kind: 'up' },
         { kind: 'route', route: { destination: '198.51.100.0/24', dev: DEV, table: 'main' } },
+        // A full tunnel's table sends everything but the LAN ranges into the full tunnel: the
+        // service's IPv4 routes are there too, so that they win over its default route.
+        {
+          kind: 'route',
+          route: { destination: '198.51.100.0/24', dev: DEV, table: FERRY_ROUTE_TABLE },
+        },
         { kind: 'route', route: { destination: '2001:db8::/32', dev: DEV, table: 'main' } },
       ],
     });
@@ -58,9 +64,22 @@ describe('the routing plan', () => {
     expect(() => routingPlan(plan, false)).toThrow(FerryError);
   });
 
-  it('has wg-quick’s two rules: main without default routes, then unmarked into our table', () => {
+  it('lets only the LAN ranges follow main’s routes, then sends the unmarked into our table', () => {
+    // Not wg-quick's `lookup main suppress_prefixlength 0` for every destination: with it, a
+    // link's on-link route for a public prefix (a rogue /15 lease, TunnelCrack's LocalNet) wins
+    // over the tunnel. Only the private, link-local ranges may follow main's specific routes.
+    const lan = (to: string) => ({
+      family: 4,
+      priority: 32700,
+      to,
+      table: 'main',
+      suppressPrefixLength: 0,
+    });
     expect(fullTunnelRules()).toEqual([
-      { family: 4, priority: 32700, table: 'main', suppressPrefixLength: 0 },
+      lan('10.0.0.0/8'),
+      lan('172.16.0.0/12'),
+      lan('192.168.0.0/16'),
+      lan('169.254.0.0/16'),
       {
         family: 4,
         priority: 32701,
@@ -74,6 +93,10 @@ describe('the routing plan', () => {
       isOurRule({ family: 4, priority: 32765, table: 51820, fwmark: 51820, notFwmark: true }),
     ).toBe(false);
     expect(isOurRule({ family: 4, priority: 32700, table: 'main' })).toBe(false);
+    // An older version's rule for every destination is a leftover of ours (removed at start).
+    expect(isOurRule({ family: 4, priority: 32700, table: 'main', suppressPrefixLength: 0 })).toBe(
+      true,
+    );
   });
 });
 
@@ -94,6 +117,7 @@ describe('applying it', () => {
     });
     expect([...os.routes.routes.values()]).toMatchObject([
       { destination: '198.51.100.0/24', dev: DEV, table: 'main' },
+      { destination: '198.51.100.0/24', dev: DEV, table: FERRY_ROUTE_TABLE },
     ]);
     await applied.undo();
     expect(os.routes.routes.size).toBe(0);
@@ -143,10 +167,16 @@ describe('applying it', () => {
   it('adds the shared rules once and removes them all', async () => {
     await ensureFullTunnelRules(os.routes);
     await ensureFullTunnelRules(os.routes);
-    expect(os.routes.rules).toHaveLength(2);
+    expect(os.routes.rules).toEqual(fullTunnelRules());
     await os.routes.addRule({ family: 4, priority: 100, table: 'main' });
     await removeFullTunnelRules(os.routes);
     expect(os.routes.rules).toEqual([{ family: 4, priority: 100, table: 'main' }]);
     await removeFullTunnelRules(os.routes);
+  });
+
+  it('replaces an older version’s rule for every destination with the LAN ranges’ rules', async () => {
+    await os.routes.addRule({ family: 4, priority: 32700, table: 'main', suppressPrefixLength: 0 });
+    await ensureFullTunnelRules(os.routes);
+    expect(os.routes.rules).toEqual(fullTunnelRules());
   });
 });

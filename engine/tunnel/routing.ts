@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 
 import type { Links, PolicyRule, Route, Routes } from '../os/effects.js';
 import { FerryError } from '../errors.js';
+import { LAN_RANGES } from '../protection/lan.js';
 import {
   FERRY_FWMARK,
   FERRY_ROUTE_TABLE,
@@ -28,13 +29,25 @@ export interface RoutingPlan {
 }
 
 /**
- * The full tunnel's rules, as wg-quick makes them (IPv4): main's specific routes first, then
- * everything unmarked into FERRY_ROUTE_TABLE, whose default route is the tunnel. The tunnel's own
- * sockets carry FERRY_FWMARK and so take main's default route to the node.
+ * The full tunnel's rules (IPv4), after wg-quick's: main's specific routes first, but only for
+ * the LAN ranges (LAN_RANGES: the LAN, a container's bridge, link-local), then everything
+ * unmarked into FERRY_ROUTE_TABLE, whose default route is the tunnel. wg-quick lets main's
+ * specific routes win for every destination (`suppress_prefixlength 0` alone), and so a link's
+ * on-link route for a public prefix too: a rogue DHCP lease of a /15 then sends the foreign
+ * addresses in it around the tunnel (TunnelCrack's LocalNet). The tunnel's own sockets carry
+ * FERRY_FWMARK and so take main's routes to the node (the fall-through to main's own rule); the
+ * split tunnel's marked packets reach main by their rule (SPLIT_RULE_PRIORITY); a service
+ * tunnel's routes are also in FERRY_ROUTE_TABLE (see routingPlan).
  */
 export function fullTunnelRules(): PolicyRule[] {
   return [
-    { family: 4, priority: SUPPRESS_RULE_PRIORITY, table: 'main', suppressPrefixLength: 0 },
+    ...LAN_RANGES.v4.map((to): PolicyRule => ({
+      family: 4,
+      priority: SUPPRESS_RULE_PRIORITY,
+      to,
+      table: 'main',
+      suppressPrefixLength: 0,
+    })),
     {
       family: 4,
       priority: TUNNEL_RULE_PRIORITY,
@@ -45,7 +58,10 @@ export function fullTunnelRules(): PolicyRule[] {
   ];
 }
 
-/** Whether a rule is one of fullTunnelRules (a leftover of ours when found at start). */
+/**
+ * Whether a rule is one of fullTunnelRules, or was one in an earlier version (wg-quick's rule
+ * for every destination): a leftover of ours when found at start.
+ */
 export function isOurRule(rule: PolicyRule): boolean {
   if (rule.family !== 4) return false;
   if (rule.priority === TUNNEL_RULE_PRIORITY) return rule.table === FERRY_ROUTE_TABLE;
@@ -55,6 +71,9 @@ export function isOurRule(rule: PolicyRule): boolean {
     rule.suppressPrefixLength === 0
   );
 }
+
+const sameRule = (a: PolicyRule, b: PolicyRule) =>
+  a.priority === b.priority && a.to === b.to && a.table === b.table;
 
 /**
  * The steps of one tunnel. `configureLink`: the link's addresses, MTU and state are ours to set
@@ -85,8 +104,13 @@ export function routingPlan(
       route: { destination: '0.0.0.0/0', dev, table: FERRY_ROUTE_TABLE },
     });
   } else {
-    for (const destination of cidrs)
+    for (const destination of cidrs) {
       steps.push({ kind: 'route', route: { destination, dev, table: 'main' } });
+      // While a full tunnel is up, main's routes count for the LAN ranges only: the service's
+      // IPv4 routes go beside the full tunnel's default route too, where they win over it.
+      if (isIP(destination.split('/')[0] ?? '') === 4)
+        steps.push({ kind: 'route', route: { destination, dev, table: FERRY_ROUTE_TABLE } });
+    }
   }
   return { steps, fullTunnel: plan.routes.kind === 'all' };
 }
@@ -129,9 +153,10 @@ export class AppliedRouting {
         return;
       case 'route': {
         // A default route in our own table is ours alone: replace takes over from a full tunnel
-        // still closing (its delete names its device, so it cannot remove ours). A route in main
+        // still closing (its delete names its device, so it cannot remove ours). Any other route
         // must not steal another's destination: add refuses.
-        if (step.route.table === FERRY_ROUTE_TABLE) await routes.replace(step.route);
+        const isDefault = step.route.destination === '0.0.0.0/0';
+        if (step.route.table === FERRY_ROUTE_TABLE && isDefault) await routes.replace(step.route);
         else await routes.add(step.route);
         const route = step.route;
         this.undos.push(async () => {
@@ -163,11 +188,17 @@ export class AppliedRouting {
   }
 }
 
-/** Adds the full tunnel's rules that are missing (they are shared by every full tunnel). */
+/**
+ * Adds the full tunnel's rules that are missing (they are shared by every full tunnel), and
+ * removes rules of ours that are not among them (an earlier version's, left by a crash).
+ */
 export async function ensureFullTunnelRules(routes: Routes): Promise<void> {
+  const want = fullTunnelRules();
   const have = (await routes.listRules(4)).filter(isOurRule);
-  for (const rule of fullTunnelRules()) {
-    if (!have.some((r) => r.priority === rule.priority)) await routes.addRule(rule);
+  for (const rule of have.filter((r) => !want.some((w) => sameRule(w, r))))
+    await routes.deleteRule(rule);
+  for (const rule of want) {
+    if (!have.some((r) => sameRule(r, rule))) await routes.addRule(rule);
   }
 }
 

@@ -1,29 +1,150 @@
 // The engine's HTTP transport to the control plane: fetch over a connection pool that the engine
 // drops whenever the routes change (a tunnel came or went). A kept-alive connection opened
 // before a full tunnel would otherwise carry on with the old source address through the tunnel
-// and hang; browsers drop their pools on a network change for the same reason.
-import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+// and hang; browsers drop their pools on a network change for the same reason. Every connection
+// leaves from a socket with the engine's control-plane mark (CONTROL_FWMARK), which is what the kill switch lets
+// out to the control plane: no other process gets through by that allowance.
+import { lookup } from 'node:dns/promises';
+import { isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tls';
+import {
+  Agent,
+  fetch as undiciFetch,
+  type buildConnector,
+  type RequestInit as UndiciRequestInit,
+} from 'undici';
 import type { FetchLike } from '../contracts/index.js';
+import { connectMarkedTcp, openMarkedSocket, type MarkedSocketOpener } from './os/marked-socket.js';
+import { CONTROL_FWMARK } from './protection/firewall-policy.js';
 
 export interface ControlTransport {
   fetch: FetchLike;
   /** Drops every pooled connection; calls under way fail and the next ones open new ones. */
   reset(): void;
+  /**
+   * Trusts these CA certificates (PEM) for https besides the system's (null: the system's
+   * only). A change drops the pool: no connection verified under other trust is reused.
+   */
+  trust(ca: string | null): void;
   close(): Promise<void>;
 }
 
-export function createControlTransport(): ControlTransport {
-  let agent = new Agent();
+export interface ControlTransportOptions {
+  /** CA certificates (PEM) trusted for https besides the system's (null: the system's only). */
+  ca?: string | null;
+  /**
+   * Makes the marked sockets (the seam; default: the native addon's). There is no unmarked
+   * fallback: a socket that cannot be marked fails the call.
+   */
+  openSocket?: MarkedSocketOpener;
+}
+
+/** How long one connection (TCP and TLS) may take before the call fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** The addresses of a URL's host: a literal as it is, a name through the system's resolver. */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host) !== 0) return [host];
+  return (await lookup(host, { all: true, order: 'verbatim' })).map((a) => a.address);
+}
+
+/**
+ * undici's connector, with the engine's marked socket under it: the host's addresses in turn
+ * (net would open sockets of its own for a name), then for https TLS over that socket with the
+ * host name checked against the system's roots and the configured CA.
+ */
+function markedConnector(
+  open: MarkedSocketOpener,
+  ca: () => string | null,
+): buildConnector.connector {
+  return (opts, callback) => {
+    const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
+    const https = opts.protocol === 'https:';
+    const port = Number(opts.port) || (https ? 443 : 80);
+    let done = false;
+    let pending: Socket | null = null;
+    const finish = (error: Error | null, socket?: Socket | TLSSocket) => {
+      if (done) {
+        socket?.destroy();
+        return;
+      }
+      done = true;
+      clearTimeout(timer);
+      if (error) {
+        pending?.destroy();
+        callback(error, null);
+      } else callback(null, socket!);
+    };
+    const timer = setTimeout(() => {
+      const e = Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), {
+        code: 'UND_ERR_CONNECT_TIMEOUT',
+      });
+      finish(e);
+    }, CONNECT_TIMEOUT_MS);
+    timer.unref();
+    const connectTcp = async (): Promise<Socket> => {
+      let last: unknown = new Error(`${host} has no address`);
+      for (const address of await addressesOf(host)) {
+        if (done) break;
+        try {
+          return await connectMarkedTcp(address, port, CONTROL_FWMARK, open);
+        } catch (e) {
+          last = e;
+        }
+      }
+      throw last;
+    };
+    connectTcp().then(
+      (tcp) => {
+        if (!https) return finish(null, tcp);
+        pending = tcp;
+        const extra = ca();
+        // Without a servername an IP literal's certificate is checked by its address.
+        const servername = isIP(host) === 0 ? (opts.servername ?? host) : undefined;
+        const tls = tlsConnect({
+          socket: tcp,
+          host,
+          ...(servername ? { servername } : {}),
+          ALPNProtocols: ['http/1.1'],
+          // `ca` replaces the default roots: they are given again beside the extra ones.
+          ...(extra === null ? {} : { ca: [...rootCertificates, extra] }),
+        });
+        const onError = (e: Error) => {
+          tls.destroy();
+          finish(e);
+        };
+        tls.once('error', onError);
+        tls.once('secureConnect', () => {
+          tls.off('error', onError);
+          finish(null, tls);
+        });
+      },
+      (e: unknown) => finish(e instanceof Error ? e : new Error(String(e))),
+    );
+  };
+}
+
+export function createControlTransport(options: ControlTransportOptions = {}): ControlTransport {
+  let ca = options.ca ?? null;
+  const connect = markedConnector(options.openSocket ?? openMarkedSocket, () => ca);
+  const makeAgent = () => new Agent({ connect });
+  let agent = makeAgent();
+  const replace = () => {
+    const old = agent;
+    agent = makeAgent();
+    old.destroy().catch(() => undefined);
+  };
   return {
     fetch: (url, init) =>
       undiciFetch(url, {
         ...(init as UndiciRequestInit),
         dispatcher: agent,
       }) as unknown as Promise<Response>,
-    reset() {
-      const old = agent;
-      agent = new Agent();
-      old.destroy().catch(() => undefined);
+    reset: replace,
+    trust(next) {
+      if (next === ca) return;
+      ca = next;
+      replace();
     },
     close: () => agent.destroy(),
   };

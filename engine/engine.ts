@@ -422,14 +422,13 @@ export class Engine implements EngineApi {
 
   /**
    * After sleep, a link down and up, a new address or default route: a recovery under way tries
-   * again at once, and the LAN the kill switch lets out is read again.
+   * again at once, and the links the protections follow (the LAN, DHCP's) are read again.
    */
   private onNetworkChange(): void {
     if (this.#closed) return;
     this.#recovery.hurry();
     const facts = this.guard.facts;
-    if ((facts.stage !== 'off' || facts.lockdown) && (facts.allowLan || !facts.killSwitch))
-      void this.guard.update({}).catch(() => undefined);
+    if (facts.stage !== 'off' || facts.lockdown) void this.guard.update({}).catch(() => undefined);
   }
 
   /** One failover attempt of the recovery, in turn with the user's commands. */

@@ -71,8 +71,8 @@ export class NodeLatencies {
   }
 
   /**
-   * The probe targets the kill switch lets out (to the nodes' responders only, UDP): while it
-   * holds, a node whose address is on this host's own network is reached outside the tunnel.
+   * The probe targets the kill switch lets out (to the nodes' responders only, UDP, from the
+   * engine's probe sockets): probes go around the tunnel, the way the tunnel's own packets go.
    */
   private async allowProbes(targets: ProbeTarget[]): Promise<ProbeTarget[]> {
     if (this.guard.facts.stage === 'off') return targets;

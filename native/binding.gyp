@@ -25,6 +25,7 @@
           "src/core/endpoint.cc",
           "src/core/engine-base.cc",
           "src/core/handshake-worker.cc",
+          "src/core/marked-socket.cc",
           "src/core/packet-pipe.cc",
           "src/core/peer-registry.cc",
           "src/core/server-engine.cc",
@@ -32,7 +33,11 @@
           "src/core/tun.linux.cc",
           "src/core/tunnel.cc"
         ]}],
-        ["OS!='linux'", {"sources": ["src/core/tun.unsupported.cc", "src/core/tunnel.unsupported.cc"]}]
+        ["OS!='linux'", {"sources": [
+          "src/core/marked-socket.unsupported.cc",
+          "src/core/tun.unsupported.cc",
+          "src/core/tunnel.unsupported.cc"
+        ]}]
       ]
     }
   ]

@@ -1,9 +1,11 @@
 // Tests of the typed wrapper over the real addon: key handling, option validation and error codes.
+import { execFileSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 
 import { describe, expect, it } from 'vitest';
 
-import { NativeTunnelError, nativeDataPlane } from './index.js';
+import { NativeTunnelError, markedSocket, nativeDataPlane } from './index.js';
 import { FakeDataPlane } from './tunnel.fake.js';
 
 const goodClient = () => ({
@@ -97,5 +99,45 @@ describe('option validation (real and fake alike)', () => {
         () => undefined,
       ),
     ).toThrow(/duplicate peer public key/);
+  });
+});
+
+describe('marked sockets', () => {
+  /** The mark the kernel holds for a local UDP port (ss -e shows it). */
+  const markOf = (port: number) =>
+    /fwmark:(0x[0-9a-f]+)/.exec(
+      execFileSync('ss', ['-uane', `sport = :${port}`], { encoding: 'utf8' }),
+    )?.[1];
+
+  it('hands out a socket that carries the mark from its first packet', async () => {
+    const fd = markedSocket(4, 'udp', 0x6667);
+    const socket = createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind({ fd }, resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('error', reject);
+        socket.send(Buffer.from('x'), 9, '127.0.0.1', (e) => (e ? reject(e) : resolve()));
+      });
+      expect(markOf(socket.address().port)).toBe('0x6667');
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('refuses what is not a family, kind and mark, with ERR_FERRY_OPTIONS', () => {
+    for (const [family, kind, mark] of [
+      [5, 'udp', 1],
+      [4, 'sctp', 1],
+      [4, 'tcp', 0],
+      [6, 'tcp', 2 ** 32],
+      [4, 'tcp', 1.5],
+    ] as const) {
+      try {
+        markedSocket(family as 4, kind as 'tcp', mark);
+        expect.unreachable(`${family} ${kind} ${mark} was taken`);
+      } catch (e) {
+        expect((e as NativeTunnelError).code).toBe('ERR_FERRY_OPTIONS');
+      }
+    }
   });
 });

@@ -39,6 +39,7 @@ interface NativeModule {
   startServer(options: ServerTunnelOptions, onEvent: TunnelEventListener): NativeHandle;
   generatePrivateKey(): string;
   publicKey(privateKey: string): string;
+  markedSocket(family: 4 | 6, kind: 'tcp' | 'udp', mark: number): number;
 }
 
 const ADDON = 'ferry_native.node';
@@ -58,6 +59,7 @@ const NATIVE_CODES: readonly NativeErrorCode[] = [
   'ERR_FERRY_KEY',
   'ERR_FERRY_TUN',
   'ERR_FERRY_START',
+  'ERR_FERRY_MARK',
 ];
 
 function translate(err: unknown): NativeTunnelError {
@@ -162,3 +164,17 @@ export const nativeDataPlane: DataPlane = {
     }
   },
 };
+
+/**
+ * A new socket (neither bound nor connected, non-blocking) whose every packet carries `mark`
+ * (SO_MARK, set before the descriptor is handed out), for `new net.Socket({ fd })` or a dgram
+ * socket's `bind({ fd })`; the caller owns the descriptor. Needs CAP_NET_ADMIN: without it,
+ * ERR_FERRY_MARK (never an unmarked socket).
+ */
+export function markedSocket(family: 4 | 6, kind: 'tcp' | 'udp', mark: number): number {
+  try {
+    return load().markedSocket(family, kind, mark);
+  } catch (err) {
+    throw translate(err);
+  }
+}

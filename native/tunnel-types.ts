@@ -190,7 +190,9 @@ export type NativeErrorCode =
   | 'ERR_FERRY_TUN'
   | 'ERR_FERRY_START'
   | 'ERR_FERRY_UNSUPPORTED'
-  | 'ERR_FERRY_NOT_BUILT';
+  | 'ERR_FERRY_NOT_BUILT'
+  /** A socket could not be made or marked (SO_MARK needs CAP_NET_ADMIN). */
+  | 'ERR_FERRY_MARK';
 
 export class NativeTunnelError extends Error {
   readonly code: NativeErrorCode;

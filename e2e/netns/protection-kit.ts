@@ -26,7 +26,7 @@ export const HOME = 'DE';
 const WG_PORT = 51820;
 const FERRY_PORT = 51900;
 /** The relays' latency probe responders (the WireGuard port + 64, the relay's default). */
-const PROBE_PORT = WG_PORT + 64;
+export const PROBE_PORT = WG_PORT + 64;
 const CONTROL_PORT = 8080;
 
 export interface ProtectionBedOptions {
@@ -99,7 +99,14 @@ export class ProtectionBed {
 
   /** init, account create and a region rule `work` over both relays. */
   setUp(): void {
-    this.laptop.human('init', '--protocol', 'wireguard', '--endpoint', this.bed.controlUrl);
+    this.laptop.human(
+      'init',
+      '--protocol',
+      'wireguard',
+      '--endpoint',
+      this.bed.controlUrl,
+      ...this.bed.caArgs,
+    );
     this.laptop.human('account', 'create', '--device-name', 'laptop');
     this.laptop.human('region', 'add', '--area', 'asia', '--name', 'work');
   }

@@ -1,6 +1,7 @@
 // Probing nodes over real UDP sockets on loopback, against stand-in nodes that answer as the
 // relay's responder does (or drop, or answer wrongly): what is measured, what counts as lost,
 // and that a round ends by its deadline or its signal.
+import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { performance } from 'node:perf_hooks';
@@ -15,6 +16,8 @@ const hmac: HmacSha256 = (k, m) => createHmac('sha256', k).update(m).digest();
 interface FakeNode {
   target: ProbeTarget;
   received: number;
+  /** With `marks`: the mark of each probe's socket as the kernel holds it (ss -e). */
+  marks: (string | undefined)[];
 }
 
 const sockets: dgram.Socket[] = [];
@@ -29,6 +32,7 @@ afterEach(() => {
 async function fakeNode(
   id: string,
   answer: (n: number) => 'ok' | 'drop' | 'wrong-key' | 'echo' | number = () => 'ok',
+  opts: { marks?: boolean } = {},
 ): Promise<FakeNode> {
   const key = randomBytes(32);
   const socket = dgram.createSocket('udp4');
@@ -36,10 +40,15 @@ async function fakeNode(
   const node: FakeNode = {
     target: { id, region: 'r', host: '127.0.0.1', port: 0, key: key.toString('base64') },
     received: 0,
+    marks: [],
   };
   socket.on('message', (msg, rinfo) => {
     const req = openProbeRequest(msg, key, hmac);
     if (!req) return;
+    if (opts.marks) {
+      const ss = execFileSync('ss', ['-uane', `sport = :${rinfo.port}`], { encoding: 'utf8' });
+      node.marks.push(/fwmark:(0x[0-9a-f]+)/.exec(ss)?.[1]);
+    }
     const what = answer(node.received++);
     const send = (d: Uint8Array) => socket.send(d, rinfo.port, rinfo.address);
     if (what === 'ok') send(encodeProbeReply(key, req.nonce, hmac));
@@ -93,6 +102,23 @@ describe('probeNode', () => {
         await probeNode({ ...silent.target, key }, { count: 2, timeoutMs: 100 }),
       ).toMatchObject({ samples: 0, loss: 1 });
     }
+  });
+
+  it('sends from a socket with the tunnel sockets’ mark (around the tunnel; the kill switch lets probes out by it)', async () => {
+    const node = await fakeNode('m', () => 'ok', { marks: true });
+    await probeNode(node.target, { count: 2, intervalMs: 10, timeoutMs: 500 });
+    expect(node.marks).toEqual(['0x6665', '0x6665']);
+  });
+
+  it('fails, sending nothing, when its socket cannot be marked', async () => {
+    const node = await fakeNode('u');
+    const cannot = () => {
+      throw new Error('cannot set the socket mark: Operation not permitted');
+    };
+    await expect(
+      probeNode(node.target, { count: 2, timeoutMs: 100, openSocket: cannot }),
+    ).rejects.toThrow(/socket mark/);
+    expect(node.received).toBe(0);
   });
 
   it('rejects with the signal’s reason when aborted', async () => {

@@ -2,6 +2,7 @@
 // of nodes in flight, and the whole round bounded in time.
 import { performance } from 'node:perf_hooks';
 import type { Node, NodeLatency } from '../../contracts/index.js';
+import type { MarkedSocketOpener } from '../os/marked-socket.js';
 import {
   DEFAULT_PROBE_INTERVAL_MS,
   DEFAULT_PROBE_TIMEOUT_MS,
@@ -29,6 +30,8 @@ export interface ProbeNodesOptions {
   signal?: AbortSignal;
   /** Called with each node's result as it is ready (progress on a TTY, live lists). */
   onResult?: (result: NodeLatency, index: number) => void;
+  /** Makes the probes' marked sockets (see ProbeNodeOptions.openSocket). */
+  openSocket?: MarkedSocketOpener;
 }
 
 export const DEFAULT_PROBE_CONCURRENCY = 16;
@@ -37,7 +40,8 @@ const LEAST_USEFUL_MS = 5;
 
 /**
  * Every node's latency, in the order given. A node that could not be reached, or that the
- * budget left no time for, shows loss 1 (and `samples` says how many probes went out).
+ * budget left no time for, shows loss 1 (and `samples` says how many probes went out). Rejects
+ * when aborted, or when the probes' sockets cannot be marked.
  */
 export async function probeNodes(
   targets: readonly ProbeTarget[],
@@ -65,6 +69,7 @@ export async function probeNodes(
               intervalMs,
               deadline,
               ...(opts.signal ? { signal: opts.signal } : {}),
+              ...(opts.openSocket ? { openSocket: opts.openSocket } : {}),
             });
       opts.onResult?.(results[i]!, i);
     }

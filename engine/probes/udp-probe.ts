@@ -1,8 +1,10 @@
 // Times authenticated latency probes (docs/latency-probes.md) to one node over UDP: `count`
 // probes a little apart, each with a fresh nonce, each answered or lost within its timeout.
-// Answers that do not carry one of our nonces under the node's key are ignored.
+// Answers that do not carry one of our nonces under the node's key are ignored. The socket carries
+// the tunnel sockets' mark (FERRY_FWMARK): a probe takes the path the tunnel's own packets take,
+// around the tunnel, and the kill switch lets probes out by that mark, no other process's.
 import { createHmac, randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
+import type dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +15,8 @@ import {
   openProbeReply,
   type HmacSha256,
 } from '../../contracts/probe.js';
+import { markedUdpSocket, openMarkedSocket, type MarkedSocketOpener } from '../os/marked-socket.js';
+import { FERRY_FWMARK } from '../tunnel/names.js';
 import { round2, summarizeRtts } from './statistics.js';
 
 export const PROBE_METHOD = 'authenticated UDP probe';
@@ -41,12 +45,20 @@ export interface ProbeNodeOptions {
   deadline?: number;
   /** Aborting rejects with the signal's reason and closes the socket. */
   signal?: AbortSignal;
+  /**
+   * Makes the marked socket (the seam; default: the native addon's). A socket that cannot be
+   * marked rejects the probe, nothing sent: never an unmarked probe.
+   */
+  openSocket?: MarkedSocketOpener;
 }
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 1_000;
 export const DEFAULT_PROBE_INTERVAL_MS = 150;
 
-/** Probes one node; what it could not measure shows as loss, never as an error. */
+/**
+ * Probes one node; what it could not measure shows as loss. Rejects only when aborted, or when
+ * this host cannot make a marked socket (the engine lacks CAP_NET_ADMIN).
+ */
 export async function probeNode(target: ProbeTarget, opts: ProbeNodeOptions): Promise<NodeLatency> {
   opts.signal?.throwIfAborted();
   const key = probeKeyBytes(target.key);
@@ -99,7 +111,12 @@ function timeProbes(
 ): Promise<(number | null)[]> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const intervalMs = opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
-  const socket = dgram.createSocket(isIP(address) === 6 ? 'udp6' : 'udp4');
+  // Made before the promise: a socket that cannot be marked rejects the probe with that error.
+  const socket: dgram.Socket = markedUdpSocket(
+    isIP(address) === 6 ? 6 : 4,
+    FERRY_FWMARK,
+    opts.openSocket ?? openMarkedSocket,
+  );
   const rtts: (number | null)[] = [];
   const pending = new Map<string, Pending>();
   const timers = new Set<NodeJS.Timeout>();

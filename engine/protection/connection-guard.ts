@@ -6,8 +6,14 @@ import { isIP } from 'node:net';
 import type { ClientConfig, ConnectResponse } from '../../contracts/index.js';
 import type { Links } from '../os/links.js';
 import type { Resolver } from '../os/resolver.js';
-import type { Endpoint, FamilySets, NftSetElement, ProtectionPolicy } from './firewall-policy.js';
-import { lanCidrs, lanElements } from './lan.js';
+import type {
+  DhcpLink,
+  Endpoint,
+  FamilySets,
+  NftSetElement,
+  ProtectionPolicy,
+} from './firewall-policy.js';
+import { dhcpLinks, lanCidrs, lanElements } from './lan.js';
 import type { Protection } from './protection.js';
 
 /**
@@ -46,23 +52,33 @@ export interface GuardFacts {
  * disconnected with lockdown; without it, a tunnel still gets the split tunnel and the IPv6
  * block, and an error leaves the host as it was before connecting.
  */
-export function guardPolicy(f: GuardFacts, lan: FamilySets): ProtectionPolicy | null {
-  const block = f.killSwitch && (f.stage !== 'off' || f.lockdown);
-  const tunnel = f.stage === 'connected' || f.stage === 'reconnecting';
-  if (!block && !tunnel) return null;
+export function guardPolicy(
+  f: GuardFacts,
+  lan: FamilySets,
+  dhcp: readonly DhcpLink[] = [],
+): ProtectionPolicy | null {
+  if (!holdsPolicy(f)) return null;
+  const block = blocks(f);
+  const tunnel = hasTunnel(f);
   return {
     block,
     blockIpv6: true,
     nodes: [...(f.stage === 'off' ? [] : f.nodes), ...Object.values(f.serviceNodes).flat()],
-    // Into the tunnel once there is one, unless a node is on this host's own network.
+    // The engine's probes go around the tunnel (they measure the path it takes), by their mark.
     probes: f.stage === 'off' ? [] : f.probes,
     controlPlane: f.controlPlane,
     // Without the kill switch nothing blocks the LAN; its IPv6 must not fall to the IPv6 block.
     lan: f.allowLan || !f.killSwitch ? lan : null,
+    dhcpLinks: dhcp,
     dns: tunnel ? f.dns : [],
     split: f.split && { ...f.split, pinned: f.pinned },
   };
 }
+
+const blocks = (f: GuardFacts) => f.killSwitch && (f.stage !== 'off' || f.lockdown);
+const hasTunnel = (f: GuardFacts) => f.stage === 'connected' || f.stage === 'reconnecting';
+/** Whether the facts call for a policy at all (guardPolicy is null otherwise). */
+const holdsPolicy = (f: GuardFacts) => blocks(f) || hasTunnel(f);
 
 /** The settings of the configuration the protections follow. */
 export function guardSettings(
@@ -125,9 +141,11 @@ export class ConnectionGuard {
   async update(change: Partial<GuardFacts>): Promise<void> {
     this.#facts = { ...this.#facts, ...change };
     const f = this.#facts;
+    // The LAN's sets and DHCP's links follow this host's links as they are now.
+    const links = holdsPolicy(f) ? await this.deps.links.list() : [];
     const wantsLan = f.allowLan || !f.killSwitch;
-    const lan = wantsLan ? lanElements(lanCidrs(await this.deps.links.list())) : { v4: [], v6: [] };
-    await this.deps.protection.enforce(guardPolicy(f, lan));
+    const lan = wantsLan ? lanElements(lanCidrs(links)) : { v4: [], v6: [] };
+    await this.deps.protection.enforce(guardPolicy(f, lan, dhcpLinks(links)));
   }
 
   /** Lets a service tunnel's node endpoints out (null: the tunnel is gone). */

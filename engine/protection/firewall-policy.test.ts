@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { replaceTableCommands } from '../os/firewall.js';
 import { FERRY_FWMARK } from '../tunnel/names.js';
 import {
+  CONTROL_FWMARK,
   PROTECTION_TABLE,
   SPLIT_FWMARK,
   protectionTable,
@@ -16,6 +17,7 @@ const BLOCKING: ProtectionPolicy = {
   probes: [{ address: '198.51.100.7', port: 51884, protocol: 'udp' }],
   controlPlane: [{ address: '203.0.113.5', port: 443, protocol: 'tcp' }],
   lan: null,
+  dhcpLinks: [{ name: 'eth0', v4: ['192.168.1.0/24'] }],
   dns: ['10.64.0.1'],
   split: null,
 };
@@ -83,6 +85,63 @@ describe('the protection table', () => {
     expect(setNamed(open, 'lan4')?.elem).toEqual([{ prefix: { addr: '192.168.1.0', len: 24 } }]);
   });
 
+  it('lets the control plane and the probe responders out only for the engine’s marked sockets', () => {
+    const out = rules(protectionTable(BLOCKING), 'guard_out').map(text);
+    const mark = (left: string, value: number) =>
+      `{"match":{"op":"==","left":${left},"right":${value}}}`;
+    const control = out.filter((r) => r.includes('203.0.113.5'));
+    // The control plane's calls by their mark, or by their connection's when the split tunnel
+    // sent them directly (marking their packets for routing).
+    expect(control).toHaveLength(2);
+    expect(control[0]).toContain(mark('{"meta":{"key":"mark"}}', CONTROL_FWMARK));
+    expect(control[1]).toContain(mark('{"ct":{"key":"mark"}}', CONTROL_FWMARK));
+    // The probes by the mark they go around the tunnel with, the tunnel sockets'.
+    const probes = out.filter((r) => r.includes('51884'));
+    expect(probes).toHaveLength(1);
+    expect(probes[0]).toContain(mark('{"meta":{"key":"mark"}}', FERRY_FWMARK));
+    // The control plane's mark routes nothing by itself: it is neither the tunnel's nor the split's.
+    expect(new Set([CONTROL_FWMARK, FERRY_FWMARK, SPLIT_FWMARK]).size).toBe(3);
+  });
+
+  it('lets DHCP out only by the LAN’s links, to broadcast or the link’s own subnet', () => {
+    const out = rules(protectionTable(BLOCKING), 'guard_out').map(text);
+    const dhcp = out.filter((r) => /"right":(67|547)\}/.test(r));
+    expect(dhcp).toEqual([
+      JSON.stringify([
+        { match: { op: '==', left: { meta: { key: 'oifname' } }, right: 'eth0' } },
+        { match: { op: '==', left: { payload: { protocol: 'udp', field: 'sport' } }, right: 68 } },
+        { match: { op: '==', left: { payload: { protocol: 'udp', field: 'dport' } }, right: 67 } },
+        {
+          match: {
+            op: '==',
+            left: { payload: { protocol: 'ip', field: 'daddr' } },
+            right: { set: ['255.255.255.255', { prefix: { addr: '192.168.1.0', len: 24 } }] },
+          },
+        },
+        { accept: null },
+      ]),
+      JSON.stringify([
+        { match: { op: '==', left: { meta: { key: 'oifname' } }, right: 'eth0' } },
+        { match: { op: '==', left: { payload: { protocol: 'udp', field: 'sport' } }, right: 546 } },
+        { match: { op: '==', left: { payload: { protocol: 'udp', field: 'dport' } }, right: 547 } },
+        {
+          match: {
+            op: '==',
+            left: { payload: { protocol: 'ip6', field: 'daddr' } },
+            right: { set: ['ff02::1:2', { prefix: { addr: 'fe80::', len: 10 } }] },
+          },
+        },
+        { accept: null },
+      ]),
+    ]);
+    // No link, no DHCP; a link name that could read as something else is a bug.
+    const none = rules(protectionTable({ ...BLOCKING, dhcpLinks: [] }), 'guard_out').map(text);
+    expect(none.filter((r) => /"right":(67|547)\}/.test(r))).toEqual([]);
+    expect(() =>
+      protectionTable({ ...BLOCKING, dhcpLinks: [{ name: 'eth0" accept', v4: [] }] }),
+    ).toThrow(TypeError);
+  });
+
   it('lets forwarded flows (containers, VMs) on only through a tunnel, those begun before it too', () => {
     const fwd = rules(protectionTable(BLOCKING), 'guard_forward').map(text);
     // A flow begun before the kill switch is "established": it must not pass for that alone, or
@@ -142,6 +201,17 @@ describe('the protection table', () => {
     const allow = rules(body, 'guard_out').find((r) => text(r).includes('@split_private4'))!;
     expect(text(allow)).toContain(`"right":${SPLIT_FWMARK}`);
     expect(text(allow)).toContain('"op":"!="');
+    // The engine's control-plane sockets are routed by the split as any socket is (their mark
+    // routes nothing), and their connection keeps saying whose it is.
+    const engine = text(rules(body, 'split_route')[2]!);
+    expect(engine).toContain(`"right":${CONTROL_FWMARK}`);
+    expect(engine).toContain('"@split_route4"');
+    expect(engine).toContain(`{"mangle":{"key":{"meta":{"key":"mark"}},"value":${SPLIT_FWMARK}}}`);
+    expect(engine).toContain(`{"mangle":{"key":{"ct":{"key":"mark"}},"value":${CONTROL_FWMARK}}}`);
+    // Replies of both kinds of direct connection get the split's mark back.
+    expect(text(rules(body, 'split_restore')[0]!)).toContain(
+      `"right":{"set":[${SPLIT_FWMARK},${CONTROL_FWMARK}]}`,
+    );
   });
 
   it('refuses an endpoint that is not an address and port', () => {

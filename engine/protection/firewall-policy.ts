@@ -2,9 +2,11 @@
 // marks and the IPv6 block, worked out from what may leave this host; applied in one transaction.
 import { isIP } from 'node:net';
 
+import { checkInterfaceName } from '../os/arguments.js';
 import type { NftObject, NftTable } from '../os/firewall.js';
 import type { NftSetElement } from '../split/intervals.js';
 import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
+import { prefixElements } from './lan.js';
 
 /** The one table every protection lives in (design.md: "one nftables table, `inet ferry`"). */
 export const PROTECTION_TABLE: NftTable = { family: 'inet', name: 'ferry' };
@@ -14,6 +16,16 @@ export const PROTECTION_TABLE: NftTable = { family: 'inet', name: 'ferry' };
  * main table (around the tunnel). Beside FERRY_FWMARK (0x6665, the tunnel's own sockets).
  */
 export const SPLIT_FWMARK = 0x6666;
+
+/**
+ * The mark on the engine's control-plane sockets (set by the native addon before their first
+ * packet): the kill switch lets the control plane out only for it, not for any process. No
+ * routing rule reads it: the calls go the way any socket's go (through the tunnel when one is
+ * up, the exit check needs that; around it by the split tunnel's mark). The engine's latency
+ * probes carry FERRY_FWMARK instead: they measure the path the tunnel's own packets take, around
+ * the tunnel (a probe to the node in use through its own tunnel would measure nothing useful).
+ */
+export const CONTROL_FWMARK = 0x6667;
 
 /** Every tunnel interface of the engine (main and service tunnels): nft's wildcard. */
 const TUNNEL_INTERFACES = `${TUNNEL_INTERFACE_PREFIX}*`;
@@ -26,6 +38,13 @@ export interface Endpoint {
 }
 
 export type { NftSetElement } from '../split/intervals.js';
+
+/** A link of this host's that DHCP may leave by (see ProtectionPolicy.dhcpLinks). */
+export interface DhcpLink {
+  name: string;
+  /** Its IPv4 subnets, as CIDRs (where its DHCP server is). */
+  v4: readonly string[];
+}
 
 export interface FamilySets {
   v4: readonly NftSetElement[];
@@ -40,12 +59,18 @@ export interface ProtectionPolicy {
   blockIpv6: boolean;
   /** The engine's own tunnel sockets (marked FERRY_FWMARK) may reach these, and nothing else may. */
   nodes: readonly Endpoint[];
-  /** Reachable by any process while blocking: the nodes' latency probe responders (UDP). */
+  /** The nodes' latency probe responders (UDP): reachable while blocking by the engine's probes (FERRY_FWMARK). */
   probes: readonly Endpoint[];
-  /** Reachable over TCP by any process while blocking (sign-in, connect, the exit check). */
+  /** Reachable over TCP while blocking by the engine's sockets (CONTROL_FWMARK): sign-in, connect, the exit check. */
   controlPlane: readonly Endpoint[];
   /** The LAN (its subnets, link-local, multicast, broadcast) may be reached; null: it may not. */
   lan: FamilySets | null;
+  /**
+   * The host's own links (not loopback, not the tunnels) with their IPv4 subnets: DHCP leaves
+   * only by them, to the limited broadcast or the link's subnet (its server), and DHCPv6 to
+   * ff02::1:2 or a link-local address. None (or absent): no DHCP leaves.
+   */
+  dhcpLinks?: readonly DhcpLink[];
   /**
    * While blocking, DNS (53 and 853, UDP and TCP) may go only to these resolvers, whatever the
    * interface: a query to any other resolver is dropped even inside the tunnel.
@@ -150,8 +175,17 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
         { mangle: { key: meta('mark'), value: SPLIT_FWMARK } },
         { mangle: { key: { ct: { key: 'mark' } }, value: SPLIT_FWMARK } },
       ),
+      // The engine's control-plane sockets are split as any socket is; their connection keeps
+      // their mark, by which the kill switch still knows them once the packet's says split.
+      rule(
+        'split_route',
+        eq(meta('mark'), CONTROL_FWMARK),
+        eq(daddr(4), '@split_route4'),
+        { mangle: { key: meta('mark'), value: SPLIT_FWMARK } },
+        { mangle: { key: { ct: { key: 'mark' } }, value: CONTROL_FWMARK } },
+      ),
       chain('split_restore', 'filter', 'prerouting', -150),
-      rule('split_restore', eq({ ct: { key: 'mark' } }, SPLIT_FWMARK), {
+      rule('split_restore', eq({ ct: { key: 'mark' } }, { set: [SPLIT_FWMARK, CONTROL_FWMARK] }), {
         mangle: { key: meta('mark'), value: SPLIT_FWMARK },
       }),
       chain('split_nat', 'nat', 'postrouting', 100),
@@ -195,14 +229,48 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
       ACCEPT,
     );
   if (policy.block) {
-    for (const c of control)
-      out(eq(daddr(familyOf(c.address)), c.address), eq(port('tcp', 'dport'), c.port), ACCEPT);
+    // The engine's own sockets only. Its control-plane calls by their mark, or (when the split
+    // sent the connection directly, marking its packets for routing) by their connection's.
+    for (const mark of [
+      eq(meta('mark'), CONTROL_FWMARK),
+      eq({ ct: { key: 'mark' } }, CONTROL_FWMARK),
+    ])
+      for (const c of control)
+        out(
+          mark,
+          eq(daddr(familyOf(c.address)), c.address),
+          eq(port('tcp', 'dport'), c.port),
+          ACCEPT,
+        );
+    // Its latency probes by the tunnel sockets' mark, which they carry to go around the tunnel.
     for (const p of probes)
-      out(eq(daddr(familyOf(p.address)), p.address), eq(port(p.protocol, 'dport'), p.port), ACCEPT);
+      out(
+        eq(meta('mark'), FERRY_FWMARK),
+        eq(daddr(familyOf(p.address)), p.address),
+        eq(port(p.protocol, 'dport'), p.port),
+        ACCEPT,
+      );
   }
-  // DHCP and DHCPv6: the lease that keeps this host on its network.
-  out(eq(port('udp', 'sport'), 68), eq(port('udp', 'dport'), 67), ACCEPT);
-  out(eq(port('udp', 'sport'), 546), eq(port('udp', 'dport'), 547), ACCEPT);
+  // DHCP and DHCPv6: the lease that keeps this host on its network, by its own links only, to
+  // their servers (on the link's subnet, or link-local) or by broadcast, never anywhere else.
+  for (const link of policy.dhcpLinks ?? []) {
+    const oif = eq(meta('oifname'), checkInterfaceName(link.name));
+    const servers4 = prefixElements(['255.255.255.255/32', ...link.v4]);
+    out(
+      oif,
+      eq(port('udp', 'sport'), 68),
+      eq(port('udp', 'dport'), 67),
+      eq(daddr(4), { set: servers4 }),
+      ACCEPT,
+    );
+    out(
+      oif,
+      eq(port('udp', 'sport'), 546),
+      eq(port('udp', 'dport'), 547),
+      eq(daddr(6), { set: ['ff02::1:2', { prefix: { addr: 'fe80::', len: 10 } }] }),
+      ACCEPT,
+    );
+  }
   if (policy.lan) {
     out(eq(daddr(4), '@lan4'), ACCEPT);
     out(eq(daddr(6), '@lan6'), ACCEPT);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { lanCidrs, lanElements, prefixElements } from './lan.js';
+import { dhcpLinks, lanCidrs, lanElements, prefixElements } from './lan.js';
 
 const link = (name: string, addresses: string[]) => ({
   name,
@@ -65,6 +65,22 @@ describe('the LAN', () => {
     ]);
     expect(lanElements({ v4: [], v6: ['fe80::/10', 'fe80::/64'] }).v6).toEqual([
       { prefix: { addr: 'fe80::', len: 10 } },
+    ]);
+  });
+
+  it('lets DHCP out by every link but loopback and the tunnels, with its IPv4 subnets', () => {
+    expect(
+      dhcpLinks([
+        link('lo', ['127.0.0.1/8']),
+        link('eth0', ['198.18.3.7/24', '10.1.2.3/32', 'fe80::1/64']),
+        link('wlan0', []),
+        link('fytmain0a1b2c', ['10.64.0.2/32']),
+        // A name that could read as more than a name gets no rule (and breaks no other).
+        link('odd"name', ['192.168.9.1/24']),
+      ]),
+    ).toEqual([
+      { name: 'eth0', v4: ['198.18.3.0/24'] },
+      { name: 'wlan0', v4: [] },
     ]);
   });
 });

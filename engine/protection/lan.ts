@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 
 import type { LinkInfo } from '../os/links.js';
 import { isTunnelInterfaceName } from '../tunnel/names.js';
-import type { FamilySets, NftSetElement } from './firewall-policy.js';
+import type { DhcpLink, FamilySets, NftSetElement } from './firewall-policy.js';
 
 export interface LanCidrs {
   v4: string[];
@@ -72,6 +72,30 @@ export function lanCidrs(links: readonly LinkInfo[]): LanCidrs {
     }
   }
   return { v4, v6 };
+}
+
+/** A name nft is given as it is (os/arguments' check): a link of another name gets no DHCP rule. */
+const USABLE_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,14}$/;
+
+/**
+ * The links DHCP may leave by (every link but loopback and the engine's tunnels), with their
+ * IPv4 subnets, where their DHCP servers are.
+ */
+export function dhcpLinks(links: readonly LinkInfo[]): DhcpLink[] {
+  return links
+    .filter((l) => l.name !== 'lo' && !isTunnelInterfaceName(l.name) && USABLE_NAME.test(l.name))
+    .map((l) => ({
+      name: l.name,
+      v4: l.addresses.flatMap((a) => {
+        try {
+          const [address, len] = ipaddr.parseCIDR(a);
+          if (address.kind() !== 'ipv4' || len >= 32) return [];
+          return [`${ipaddr.IPv4.networkAddressFromCIDR(a).toString()}/${len}`];
+        } catch {
+          return [];
+        }
+      }),
+    }));
 }
 
 /**

@@ -9,7 +9,13 @@
 #include <string>
 #include <vector>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <system_error>
+
 #include "../src/core/crypto.h"
+#include "../src/core/marked-socket.h"
 #include "../src/core/offload.h"
 #include "../src/core/protocol.h"
 #include "../src/core/replay-window.h"
@@ -537,6 +543,41 @@ static void test_secret_memory() {
   CHECK(acc == 0);
 }
 
+// The engine's own sockets carry their mark from the start (the kill switch lets them out by it). Setting a
+// mark needs CAP_NET_ADMIN: without it the call fails with EPERM rather than give an unmarked socket.
+static void test_marked_socket() {
+  const bool privileged = geteuid() == 0;
+  for (int family : {4, 6}) {
+    for (SocketKind kind : {SocketKind::kTcp, SocketKind::kUdp}) {
+      try {
+        const int fd = open_marked_socket(family, kind, 0x6667);
+        CHECK(privileged);
+        uint32_t mark = 0;
+        socklen_t len = sizeof mark;
+        CHECK(getsockopt(fd, SOL_SOCKET, SO_MARK, &mark, &len) == 0 && mark == 0x6667);
+        int type = 0;
+        len = sizeof type;
+        CHECK(getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0);
+        CHECK(type == (kind == SocketKind::kTcp ? SOCK_STREAM : SOCK_DGRAM));
+        sockaddr_storage addr{};
+        len = sizeof addr;
+        CHECK(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+        CHECK(addr.ss_family == (family == 4 ? AF_INET : AF_INET6));
+        ::close(fd);
+      } catch (const std::system_error& e) {
+        CHECK(!privileged && e.code().value() == EPERM);
+      }
+    }
+  }
+  bool refused = false;
+  try {
+    open_marked_socket(5, SocketKind::kUdp, 1);
+  } catch (const std::invalid_argument&) {
+    refused = true;
+  }
+  CHECK(refused);
+}
+
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--print-vectors") == 0) {
     print_vectors();
@@ -555,6 +596,7 @@ int main(int argc, char** argv) {
   test_ip_length();
   test_segmentation();
   test_secret_memory();
+  test_marked_socket();
   std::printf("%d checks, %d failures\n", g_checks, g_failures);
   return g_failures == 0 ? 0 : 1;
 }

@@ -8,10 +8,13 @@
 #include <openssl/crypto.h>
 
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <mutex>
+#include <system_error>
 
 #include "../core/crypto.h"
+#include "../core/marked-socket.h"
 #include "../core/tun.h"
 #include "../core/tunnel.h"
 
@@ -430,6 +433,26 @@ Napi::Value PublicKey(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, ferry::base64_encode(pub.data(), pub.size()));
 }
 
+// markedSocket(family 4|6, kind 'tcp'|'udp', mark): a new socket's descriptor, for net.Socket / dgram.
+Napi::Value MarkedSocket(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsNumber() || !info[1].IsString() || !info[2].IsNumber())
+    fail(env, "ERR_FERRY_OPTIONS", "expected (family, kind, mark)");
+  const double family = info[0].As<Napi::Number>().DoubleValue();
+  const std::string kind = info[1].As<Napi::String>().Utf8Value();
+  const double mark = info[2].As<Napi::Number>().DoubleValue();
+  if (family != 4 && family != 6) fail(env, "ERR_FERRY_OPTIONS", "the address family is 4 or 6");
+  if (kind != "tcp" && kind != "udp") fail(env, "ERR_FERRY_OPTIONS", "the socket kind is tcp or udp");
+  if (!(mark >= 1 && mark <= 4294967295.0) || std::floor(mark) != mark)
+    fail(env, "ERR_FERRY_OPTIONS", "the mark is a whole number from 1 to 2^32-1");
+  try {
+    const auto k = kind == "tcp" ? ferry::SocketKind::kTcp : ferry::SocketKind::kUdp;
+    return Napi::Number::New(env, ferry::open_marked_socket(int(family), k, uint32_t(mark)));
+  } catch (const std::system_error& e) {
+    fail(env, "ERR_FERRY_MARK", e.what());
+  }
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = TunnelHandle::Define(env);
   env.SetInstanceData(new Napi::FunctionReference(Napi::Persistent(ctor)));
@@ -437,6 +460,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("startServer", Napi::Function::New(env, StartServer));
   exports.Set("generatePrivateKey", Napi::Function::New(env, GeneratePrivateKey));
   exports.Set("publicKey", Napi::Function::New(env, PublicKey));
+  exports.Set("markedSocket", Napi::Function::New(env, MarkedSocket));
   return exports;
 }
 

@@ -96,7 +96,8 @@ function markedConnector(
     };
     connectTcp().then(
       (tcp) => {
-        if (!https) return finish(null, tcp);
+        // Timed out meanwhile: finish lets the late socket go.
+        if (!https || done) return finish(null, tcp);
         pending = tcp;
         const extra = ca();
         // Without a servername an IP literal's certificate is checked by its address.

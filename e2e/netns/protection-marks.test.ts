@@ -2,7 +2,7 @@
 // failed connect leaves), the engine still reaches the control plane and the nodes' probe
 // responders from its marked sockets, but any other process trying the same addresses and ports
 // gets nothing out of eth0; DHCP leaves only to the link (broadcast, the link's subnet), never
-// to an address elsewhere.
+// to an address elsewhere; netcli diagnose's reach of a node, the engine's own, gets out.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePacket } from './leak-watch.js';
@@ -119,6 +119,16 @@ describe('protection: the allowances are the engine’s own', () => {
     // The engine's did.
     expect(out.some((x) => x.dst === ctrl && x.dport === ctrlPort)).toBe(true);
     expect(out.some((x) => x.dst === relay && x.dport === PROBE_PORT)).toBe(true);
+    // The diagnostics' own reach of a node (its probe, a TCP connect to its Ferry port) are the
+    // engine's sockets too: the kill switch lets them out.
+    const report = JSON.parse(p.laptop.run('diagnose', '--json').stdout) as {
+      checks: { id: string; verdict: string; summary: string }[];
+    };
+    for (const id of ['node-udp', 'node-tcp'])
+      expect(
+        report.checks.find((c) => c.id === id),
+        id,
+      ).toMatchObject({ verdict: 'ok' });
     p.laptop.human('disconnect');
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import {
 import type { OsEffects } from '../os/effects.js';
 import type { ConnectionGuard } from '../protection/connection-guard.js';
 import { PROTECTION_TABLE, type Endpoint } from '../protection/firewall-policy.js';
+import { FERRY_FWMARK } from '../tunnel/names.js';
 import { gatewayOf } from '../tunnel/probe.js';
 import { hostProbes, type HostProbes } from './host-probes.js';
 import type { NodeTarget } from './node-reach.js';
@@ -162,8 +163,9 @@ export async function diagnoseDeps(s: DiagnoseSources): Promise<DiagnoseDeps> {
           .catch(() => undefined);
       },
       probeUdp: (target, signal) => probes.probeUdp(target, signal),
+      // The engine's own probe of the node: marked, as the probes are (let out by the mark).
       connectTcp: (address, port, signal) =>
-        probes.connectTcp(address, port, TCP_TIMEOUT_MS, signal),
+        probes.connectTcp(address, port, TCP_TIMEOUT_MS, signal, { mark: FERRY_FWMARK }),
     },
     dns: {
       connected,

@@ -1,6 +1,8 @@
-// The real host probes where they need no privileges: TCP connects to a local listener and a
-// closed port, a lookup through the system resolver, ping's and ip's argv and answers read.
-import { createServer, type Server } from 'node:net';
+// The real host probes on this host: TCP connects to a local listener and a closed port (and, as
+// root, from a marked socket), a lookup through the system resolver, ping's and ip's argv and
+// answers read.
+import { execFileSync } from 'node:child_process';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandOutput } from '../os/command.js';
@@ -37,6 +39,24 @@ describe('connectTcp', () => {
     expect(tcpOutcomeOf('EACCES')).toBe('blocked');
     expect(tcpOutcomeOf('ETIMEDOUT')).toBe('timeout');
     expect(tcpOutcomeOf('ENETUNREACH')).toBe('unreachable');
+  });
+
+  it('connects from a socket with a mark when given one (the node check, which the kill switch lets out by it)', async () => {
+    const marks: (string | undefined)[] = [];
+    const marked = createServer((s: Socket) => {
+      const ss = execFileSync('ss', ['-tane', `sport = :${s.remotePort}`], { encoding: 'utf8' });
+      marks.push(/fwmark:(0x[0-9a-f]+)/.exec(ss)?.[1]);
+      s.destroy();
+    });
+    await new Promise<void>((r) => marked.listen(0, '127.0.0.1', r));
+    try {
+      const at = (marked.address() as AddressInfo).port;
+      expect(await connectTcp('127.0.0.1', at, 2_000, signal, { mark: 0x6665 })).toBe('connected');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(marks).toEqual(['0x6665']);
+    } finally {
+      await new Promise((r) => marked.close(r));
+    }
   });
 
   it('rejects with the reason when aborted', async () => {

@@ -3,21 +3,27 @@
 // Don't Fragment through a tunnel, and the authenticated UDP latency probe. Nothing of what
 // they send or get is logged.
 import { lookup } from 'node:dns/promises';
-import { createConnection, isIP } from 'node:net';
+import { createConnection, isIP, type Socket } from 'node:net';
 
 import { addressFamily, checkInterfaceName } from '../os/arguments.js';
 import { runCommand, type CommandRunner } from '../os/command.js';
+import { connectMarkedTcp } from '../os/marked-socket.js';
 import { probeNode } from '../probes/index.js';
 import { TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
 import type { NodeTarget, TcpOutcome } from './node-reach.js';
 
 export interface HostProbes {
-  /** A TCP connect within `timeoutMs`; how it ended. Rejects only when `signal` aborts. */
+  /**
+   * A TCP connect within `timeoutMs`; how it ended. Rejects only when `signal` aborts. With
+   * `mark`, from a socket that carries it (the node check: the kill switch lets the engine's
+   * probes out by the tunnel sockets' mark, and they go around the tunnel as the tunnel does).
+   */
   connectTcp(
     address: string,
     port: number,
     timeoutMs: number,
     signal: AbortSignal,
+    opts?: { mark?: number },
   ): Promise<TcpOutcome>;
   /** The system resolver's IPv4 addresses for `name`; rejects when it gave none in time. */
   lookupIpv4(name: string, timeoutMs: number, signal: AbortSignal): Promise<string[]>;
@@ -50,25 +56,41 @@ export function connectTcp(
   port: number,
   timeoutMs: number,
   signal: AbortSignal,
+  opts: { mark?: number } = {},
 ): Promise<TcpOutcome> {
   signal.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: address, port, family: addressFamily(address) });
+    let socket: Socket | null = null;
     let done = false;
     const finish = (outcome: TcpOutcome | { error: unknown }) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
-      socket.destroy();
+      socket?.destroy();
       if (typeof outcome === 'string') resolve(outcome);
       else reject(outcome.error);
     };
     const onAbort = () => finish({ error: signal.reason });
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
-    socket.once('connect', () => finish('connected'));
-    socket.once('error', (e: NodeJS.ErrnoException) => finish(tcpOutcomeOf(e.code)));
+    if (opts.mark !== undefined) {
+      // A socket that cannot be marked is an error of this host, not the node's.
+      connectMarkedTcp(address, port, opts.mark).then(
+        (s) => {
+          socket = s;
+          if (done) s.destroy();
+          else finish('connected');
+        },
+        (e: NodeJS.ErrnoException) =>
+          e.code === 'ERR_FERRY_MARK' ? finish({ error: e }) : finish(tcpOutcomeOf(e.code)),
+      );
+      return;
+    }
+    const plain = createConnection({ host: address, port, family: addressFamily(address) });
+    socket = plain;
+    plain.once('connect', () => finish('connected'));
+    plain.once('error', (e: NodeJS.ErrnoException) => finish(tcpOutcomeOf(e.code)));
   });
 }
 

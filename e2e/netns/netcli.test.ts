@@ -81,7 +81,7 @@ describe('netcli through the spec’s table, in one flow', () => {
     expect(untrusted.stderr).toMatch(/certificate is not trusted/);
     expect(untrusted.stderr).toMatch(/--ca-file/);
     const diagnosis = netcli('diagnose');
-    expect(diagnosis.stdout).toMatch(/^FAIL  Control plane: .* did not prove who it is/m);
+    expect(diagnosis.stdout).toMatch(/^FAIL {2}Control plane: .* did not prove who it is/m);
   }, 60_000);
 
   it('inits and creates an account: the account and its one device', () => {

@@ -1,6 +1,7 @@
 // Heartbeats from several data planes: Ferry bytes count per device beside WireGuard's (quota
 // and load), tunnels count as up from either plane, an unreadable plane does not silence the
 // node or lose bytes, and degraded planes are reported.
+import { getEventListeners } from 'node:events';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import type { ControlClient, Protocol } from '../../contracts/index.js';
@@ -261,5 +262,42 @@ describe('HeartbeatReporter', () => {
     await vi.waitFor(() => expect(sent).toHaveLength(4), { timeout: 2_000 });
     stop.abort();
     await running;
+  });
+  it('keeps nothing per heartbeat on the signal it runs under (nodejs/node#55351)', async () => {
+    // On Node 20 every AbortSignal.any([signal, ...]) stays in `signal`'s set of dependants,
+    // which a relay's run signal (its whole life long) would grow by one every heartbeat.
+    const dependants = (s: AbortSignal): number => {
+      const key = Object.getOwnPropertySymbols(s).find(
+        (k) => k.description === 'kDependantSignals',
+      );
+      const set = key && (s as unknown as Record<symbol, Set<unknown> | undefined>)[key];
+      return set?.size ?? 0;
+    };
+    let beats = 0;
+    const client: Pick<ControlClient, 'nodeHeartbeat'> = {
+      nodeHeartbeat: async () => {
+        beats++;
+        return { feed_version: 1, healthy_for_seconds: 30 };
+      },
+    };
+    const reporter = new HeartbeatReporter(
+      client,
+      [],
+      { intervalMs: 0, peerIdleMs: 3_000, capacityMbps: 1 },
+      silent,
+    );
+    const stop = new AbortController();
+    const running = reporter.run(stop.signal);
+    await vi.waitFor(() => expect(beats).toBeGreaterThan(200), { timeout: 5_000 });
+    // Woken on purpose too: beatSoon replaces what it aborts.
+    for (let i = 0; i < 50; i++) {
+      reporter.beatSoon();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(dependants(stop.signal)).toBeLessThanOrEqual(1);
+    expect(getEventListeners(stop.signal, 'abort').length).toBeLessThanOrEqual(1);
+    stop.abort();
+    await running;
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
   });
 });

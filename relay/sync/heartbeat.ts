@@ -177,18 +177,27 @@ export class HeartbeatReporter {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      // A beatSoon from here on (during this heartbeat too) cuts the wait after it short.
-      if (this.wake.signal.aborted) this.wake = new AbortController();
-      const woken = this.wake.signal;
-      try {
-        await this.beat(signal);
-      } catch (e) {
-        if (signal.aborted) return;
-        this.log.warn({ err: (e as Error).message }, 'heartbeat failed; will retry');
+    // Stopping wakes the wait too. One listener for the whole run, not an AbortSignal.any per
+    // heartbeat: on Node 20 each of those stays attached to the long-lived `signal`
+    // (nodejs/node#55351), a leak of one signal every interval for as long as the relay runs.
+    const stop = () => this.wake.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      while (!signal.aborted) {
+        // A beatSoon from here on (during this heartbeat too) cuts the wait after it short.
+        if (this.wake.signal.aborted) this.wake = new AbortController();
+        const woken = this.wake.signal;
+        try {
+          await this.beat(signal);
+        } catch (e) {
+          if (signal.aborted) return;
+          this.log.warn({ err: (e as Error).message }, 'heartbeat failed; will retry');
+        }
+        // (Asked for or stopped during the heartbeat, `woken` is aborted already: no wait.)
+        await sleepUnlessAborted(this.opts.intervalMs, woken);
       }
-      // (Asked for during the heartbeat, `woken` is aborted already: no wait at all.)
-      await sleepUnlessAborted(this.opts.intervalMs, AbortSignal.any([signal, woken]));
+    } finally {
+      signal.removeEventListener('abort', stop);
     }
   }
 }

@@ -34,6 +34,7 @@ import { ProbeResponder } from './probe/responder.js';
 import {
   DEFAULT_TUNNEL_LATENCY,
   TunnelLatency,
+  measureInBackground,
   systemPing,
   type TunnelTarget,
 } from './probe/tunnel-latency.js';
@@ -374,9 +375,14 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       // measured at its first handshake, and the measurement reported at once.
       onNewTunnels: (plane, ids) => {
         if (plane !== 'wireguard' || !tunnelLatency) return;
-        void tunnelLatency.measureNow(wireguardTargets(ids)).then((answered) => {
-          if (answered.length > 0 && !stopping.signal.aborted) heartbeat.beatSoon();
-        });
+        measureInBackground(
+          tunnelLatency,
+          wireguardTargets(ids),
+          (answered) => {
+            if (answered.length > 0 && !stopping.signal.aborted) heartbeat.beatSoon();
+          },
+          log,
+        );
       },
       ...(platforms ? { platforms: () => platforms.results() } : {}),
     },

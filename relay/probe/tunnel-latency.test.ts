@@ -1,8 +1,15 @@
 // The relay's measurement through the tunnels: smoothed per device, every device in turn when
 // there are many, a bounded number of echoes at once, and nothing kept for devices that left
 // or stopped answering.
-import { describe, expect, it } from 'vitest';
-import { TunnelLatency, systemPing, type EchoPing, type TunnelTarget } from './tunnel-latency.js';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  TunnelLatency,
+  measureInBackground,
+  systemPing,
+  type EchoPing,
+  type TunnelTarget,
+} from './tunnel-latency.js';
 
 function setup(opts: { maxPerRound?: number; concurrency?: number } = {}) {
   let now = 1_000_000;
@@ -156,5 +163,47 @@ describe('TunnelLatency', () => {
     // Loopback answers: the parser reads a real ping's summary.
     const rtt = await systemPing('127.0.0.1', 1_000);
     expect(rtt).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('measureInBackground', () => {
+  it('hands on the devices that answered, and logs a failure instead of crashing the relay', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const log = pino({ level: 'silent' });
+      const warn = vi.spyOn(log, 'warn');
+      const target = [{ deviceId: 'a', address: '10.64.0.2' }];
+      const handed: string[][] = [];
+      measureInBackground(
+        { measureNow: async () => ['a'] },
+        target,
+        (ids) => handed.push(ids),
+        log,
+      );
+      await vi.waitFor(() => expect(handed).toEqual([['a']]));
+      // The measurement fails, or what it hands on to does: both are logged, nothing escapes.
+      measureInBackground(
+        { measureNow: () => Promise.reject(new Error('clock went away')) },
+        target,
+        (ids) => handed.push(ids),
+        log,
+      );
+      measureInBackground(
+        { measureNow: async () => ['a'] },
+        target,
+        () => {
+          throw new Error('heartbeat gone');
+        },
+        log,
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+      expect(handed).toHaveLength(1);
+      expect(warn).toHaveBeenCalledTimes(2);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });

@@ -3,6 +3,8 @@
 // tunnel address every few seconds, which the client's kernel answers, smoothed per device.
 // Memory only, the latest value per device, gone when the device is: never a history.
 import { execFile } from 'node:child_process';
+import type { Logger } from 'pino';
+import { reasonOf } from '../health.js';
 import { sleep } from '../sync/feed-follower.js';
 
 /** One echo to `address`: its round trip in ms, or null when no answer came in time. */
@@ -130,6 +132,26 @@ export class TunnelLatency {
       prev && prev.untilMs > this.now() ? prev.ms + this.o.alpha * (rtt - prev.ms) : rtt;
     this.byDevice.set(deviceId, { ms: smoothed, untilMs: this.now() + this.validForMs });
   }
+}
+
+/**
+ * Measures tunnels that just came up without holding up the caller (the heartbeat that saw
+ * them), then hands the devices that answered to `onAnswered`. Never rejects: a rejection
+ * nobody awaits would stop the relay (Node ends the process on one), for a measurement the
+ * rounds take again anyway; it is logged (never the devices or their addresses).
+ */
+export function measureInBackground(
+  meter: Pick<TunnelLatency, 'measureNow'>,
+  targets: readonly TunnelTarget[],
+  onAnswered: (deviceIds: string[]) => void,
+  log: Pick<Logger, 'warn'>,
+): void {
+  void meter
+    .measureNow(targets)
+    .then(onAnswered)
+    .catch((e: unknown) =>
+      log.warn({ err: reasonOf(e) }, 'measuring new tunnels failed; the rounds will'),
+    );
 }
 
 const RTT = /= [\d.]+\/([\d.]+)\/[\d.]+\/[\d.]+ ms/;

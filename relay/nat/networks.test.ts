@@ -1,5 +1,6 @@
 // The relay's destination networks: what `--allow-network` takes and refuses, the uplink's
 // subnets from its addresses, and the reduction to disjoint prefixes nftables needs.
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import {
   BLOCKED_IPV4,
@@ -88,5 +89,34 @@ describe('disjoint', () => {
             }
           : { v4, v6 },
       );
+  });
+});
+
+describe('the blocked ranges', () => {
+  const blocked = (address: string) => {
+    const a = ipaddr.parse(address);
+    return [...BLOCKED_IPV4, ...BLOCKED_IPV6].some((c) => {
+      const r = ipaddr.parseCIDR(c);
+      return r[0].kind() === a.kind() && a.match(r);
+    });
+  };
+
+  it('hold the IPv6 prefixes that lead to private IPv4: NAT64 and 6to4', () => {
+    // On a dual-stack cloud a NAT64 gateway or a 6to4 relay turns these into IPv4 packets to
+    // the addresses they embed: the VPC, the metadata service.
+    for (const address of [
+      '64:ff9b::a00:1', // 10.0.0.1 through NAT64's well-known prefix
+      '64:ff9b::a9fe:a9fe', // 169.254.169.254
+      '64:ff9b::c0a8:101', // 192.168.1.1
+      '64:ff9b:1::a00:1', // the local-use NAT64 prefix
+      '2002:a00:1::1', // 10.0.0.1 through 6to4
+      '2002:a9fe:a9fe::1', // 169.254.169.254
+      '::ffff:10.0.0.1',
+      '169.254.169.254',
+      'fd00::1',
+    ])
+      expect(blocked(address), address).toBe(true);
+    for (const address of ['198.18.0.1', '2001:db8::1', '2606:4700::1111', '1.1.1.1'])
+      expect(blocked(address), address).toBe(false);
   });
 });

@@ -23,15 +23,20 @@ export const BLOCKED_IPV4: readonly string[] = [
 ];
 
 /**
- * IPv6 destinations that are not the internet: unspecified, loopback, IPv4-mapped, local-use
- * NAT64, discard-only, unique local, link-local, the old site-local, and multicast.
+ * IPv6 destinations that are not the internet: unspecified, loopback, IPv4-mapped, discard-only,
+ * unique local, link-local, the old site-local, and multicast; and the prefixes that embed an
+ * IPv4 address, NAT64's (well-known and local-use) and 6to4's, which a translator or relay on a
+ * dual-stack cloud turns into IPv4 packets to the private address inside (the VPC, the metadata
+ * service). Devices have IPv4 of their own through the relay: they need none of these.
  */
 export const BLOCKED_IPV6: readonly string[] = [
   '::/128',
   '::1/128',
   '::ffff:0:0/96',
+  '64:ff9b::/96',
   '64:ff9b:1::/48',
   '100::/64',
+  '2002::/16',
   'fc00::/7',
   'fe80::/10',
   'fec0::/10',

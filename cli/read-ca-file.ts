@@ -1,6 +1,7 @@
 // Reads a CA file named on the command line (netcli init --ca-file, config set service_ca) as
 // the user who typed it: the engine, which runs as root, never opens a path a user names.
 import { readFileSync } from 'node:fs';
+import { certificateBlocks } from '../contracts/index.js';
 import { CliError, EXIT_USAGE } from './errors.js';
 
 /** The most a CA bundle of a private service can reasonably hold (the engine refuses more). */
@@ -17,8 +18,8 @@ export function readCaFile(file: string): string {
   if (Buffer.byteLength(text) > MAX_BYTES)
     throw new CliError(`${file} is larger than 64 KiB: not a CA file`, [], EXIT_USAGE);
   // Only the certificates: a bundle may carry comments, and a key must never travel.
-  const blocks = text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g);
-  if (!blocks)
+  const blocks = certificateBlocks(text);
+  if (blocks.length === 0)
     throw new CliError(
       `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
       [],

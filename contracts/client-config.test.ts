@@ -318,6 +318,18 @@ describe('plain HTTP to the control plane', () => {
       expect(accepted.ok, url).toBe(true);
       expect(serviceIsInsecure(accepted.ok ? accepted.config : https)).toBe(true);
     }
+    // Consent and a CA were given for one service: a change to another takes them back.
+    const consented = { ...https, service: 'http://10.0.0.1', service_insecure: true };
+    const moved = applyConfigPatch(consented, { service: 'http://10.6.6.6' });
+    expect(moved.ok).toBe(false);
+    expect(set('service', 'http://10.6.6.6', consented).ok).toBe(false);
+    const elsewhere = applyConfigPatch(consented, { service: 'https://other.example' });
+    expect(elsewhere.ok && elsewhere.config.service_insecure).toBe(false);
+    expect(elsewhere.ok && elsewhere.changed).toEqual(['service', 'service_insecure']);
+    // Said again in the same change, it holds.
+    expect(
+      applyConfigPatch(consented, { service: 'http://10.6.6.6', service_insecure: true }).ok,
+    ).toBe(true);
     // Taking the consent back while the URL is still plain http is refused too.
     const insecure = { ...https, service: 'http://ferry.example', service_insecure: true };
     expect(applyConfigPatch(insecure, { service_insecure: false }).ok).toBe(false);
@@ -335,6 +347,9 @@ describe('plain HTTP to the control plane', () => {
     }
     expect(isLoopbackService('http://127.0.0.1.example.com')).toBe(false);
     expect(isLoopbackService('http://localhost.evil.example')).toBe(false);
+    // A name under .localhost is still a name: a resolver on the network may answer it.
+    expect(set('service', 'http://ferry.localhost', https).ok).toBe(false);
+    expect(isLoopbackService('http://127.0.0.300')).toBe(false);
   });
 
   it('keeps CA certificates as PEM, and forgets them with system or none', () => {

@@ -3,6 +3,8 @@
 import { z } from 'zod';
 
 import { RegionChoice } from './control-api.js';
+import { isLoopbackHost } from './loopback.js';
+import { isCertificateBundle, MAX_CA_CERTIFICATES } from './pem.js';
 import type { FieldError } from './problem.js';
 import { caseInsensitiveEnum, ENCRYPTIONS, MODES, PROTOCOLS } from './values.js';
 
@@ -105,20 +107,13 @@ export const ServiceUrl = z
   })
   .meta({ description: 'The control plane’s URL (with or without /api/v1).' });
 
-/** Whether a service URL names this machine: plain HTTP there crosses no network. */
+/** Whether a service URL names this machine (isLoopbackHost): plain HTTP there crosses no network. */
 export function isLoopbackService(url: string): boolean {
-  let host: string;
   try {
-    host = new URL(url).hostname.toLowerCase();
+    return isLoopbackHost(new URL(url).hostname);
   } catch {
     return false;
   }
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host === '[::1]' ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
 }
 
 /**
@@ -139,9 +134,6 @@ export function serviceIsInsecure(config: Pick<ClientConfig, 'service'>): boolea
 export const INSECURE_SERVICE_MESSAGE =
   'the service URL must be https: plain http is accepted only on this machine, or when you accept the risk (netcli init --insecure)';
 
-const PEM_CERTIFICATE =
-  /^(?:\s*-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\s*)+$/;
-
 /**
  * Certificate authorities (PEM) the engine trusts for the control plane in addition to the
  * system's, for a service with a private CA (`netcli init --ca-file`); null: the system's only.
@@ -149,7 +141,10 @@ const PEM_CERTIFICATE =
 export const ServiceCa = z
   .string()
   .max(64 * 1024)
-  .regex(PEM_CERTIFICATE, 'PEM certificates (-----BEGIN CERTIFICATE----- ...)')
+  .refine(
+    isCertificateBundle,
+    `up to ${MAX_CA_CERTIFICATES} PEM certificates (-----BEGIN CERTIFICATE----- ...), nothing else`,
+  )
   .meta({ description: 'Extra CA certificates (PEM) trusted for the control plane.' });
 
 /**
@@ -340,6 +335,19 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
   };
 
 /**
+ * A change of the service is a new statement of how it is trusted: consent to plain HTTP and a
+ * private CA given for the service before do not carry over to another one, unless the same
+ * change says them again (as `netcli init` always does).
+ */
+export function withServiceTrustReset(
+  before: Pick<ClientConfig, 'service'>,
+  values: Partial<ClientConfig>,
+): Partial<ClientConfig> {
+  if (values.service === undefined || values.service === before.service) return values;
+  return { service_ca: null, service_insecure: false, ...values };
+}
+
+/**
  * A configuration that would send the control plane's traffic in the clear without consent;
  * every change is checked against the whole configuration it makes.
  */
@@ -452,7 +460,7 @@ export function setConfigValue(
   if (!parsed.success) {
     return { ok: false, error: fieldError(key, refusal(key, parsed.error.issues[0])) };
   }
-  const next = { ...config, ...parsed.data } as ClientConfig;
+  const next = { ...config, ...withServiceTrustReset(config, parsed.data) } as ClientConfig;
   const unsafe = insecureServiceRefusal(next);
   if (unsafe) return { ok: false, error: unsafe };
   return { ok: true, key, config: next, changed: next[key] !== config[key] };
@@ -465,10 +473,11 @@ export type ConfigPatchResult =
 export function applyConfigPatch(config: ClientConfig, patch: unknown): ConfigPatchResult {
   const parsed = ClientConfigPatch.safeParse(patch);
   if (!parsed.success) return { ok: false, errors: configFieldErrors(parsed.error) };
+  const values = withServiceTrustReset(config, parsed.data);
   const next: ClientConfig = { ...config };
   const changed: ConfigKey[] = [];
   for (const key of CONFIG_KEYS) {
-    const value = parsed.data[key];
+    const value = values[key];
     if (value === undefined || value === config[key]) continue;
     (next as Record<ConfigKey, unknown>)[key] = value;
     changed.push(key);

@@ -6,6 +6,8 @@ export * from './control-routes.js';
 export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';
 export * from './tunnel-addresses.js';
 export * from './client-config.js';
+export * from './loopback.js';
+export * from './pem.js';
 export * from './api-error.js';
 export * from './route-client.js';
 export * from './control-client.js';

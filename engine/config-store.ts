@@ -10,6 +10,7 @@ import {
   configFieldErrors,
   CONFIG_KEYS,
   insecureServiceRefusal,
+  withServiceTrustReset,
   setConfigValue,
   type ConfigKey,
   type FieldError,
@@ -117,6 +118,8 @@ export class ConfigStore {
     const stored = await this.read();
     const raw = stored.kind === 'object' ? stored.raw : {};
     const before = ClientConfig.safeParse(raw);
+    const given = CONFIG_KEYS.filter((k) => k in values);
+    values = withServiceTrustReset(before.success ? before.data : { service: null }, values);
     const config = this.validate({ kind: 'object', raw: { ...raw, ...values } });
     const unsafe = insecureServiceRefusal(config);
     if (unsafe) throw new FerryError('config-invalid', unsafe.message, { errors: [unsafe] });
@@ -126,7 +129,6 @@ export class ConfigStore {
       before.success ? before.data[k] !== config[k] : k in values,
     );
     if (changed.length > 0 || stored.kind === 'absent' || !before.success) await this.write(config);
-    const given = CONFIG_KEYS.filter((k) => k in values);
     return { config, changed, given };
   }
 

@@ -67,6 +67,10 @@ describe('the engine and its service’s URL', () => {
     expect(fx.engine.status().service_insecure).toBe(true);
     // The calls go through (the fixture's control plane answers in process).
     expect((await fx.engine.createAccount({})).account_number).toMatch(/^\d{16}$/);
+    // The consent was for that service: config set to another plain http one is refused.
+    expect((await refusal(fx.engine.setConfigKey('service', 'http://10.6.6.6'))).code).toBe(
+      'config-invalid',
+    );
     // A new init without --insecure is a new statement: plain http is refused again.
     expect((await refusal(fx.engine.init({ endpoint: 'http://control-plane.test' }))).code).toBe(
       'config-invalid',
@@ -104,6 +108,12 @@ describe('the engine and its service’s URL', () => {
     await fx.restart();
     expect(trusted.at(-1)).toBe(certs.ca);
     await fx.engine.init({ endpoint: 'https://ferry.example' });
+    expect(trusted.at(-1)).toBeNull();
+    // A CA given for one service is not trusted for another one set later.
+    await fx.engine.init({ endpoint: 'https://ferry.example', ca: certs.ca });
+    const moved = await fx.engine.setConfigKey('service', 'https://elsewhere.example');
+    expect(moved.changed).toEqual(['service', 'service_ca']);
+    expect(moved.config.service_ca).toBeNull();
     expect(trusted.at(-1)).toBeNull();
   });
 });

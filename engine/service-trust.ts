@@ -2,17 +2,16 @@
 // (netcli init --ca-file), checked to be certificates before they are kept.
 import { X509Certificate } from 'node:crypto';
 
+import { certificateBlocks } from '../contracts/index.js';
 import { FerryError } from './errors.js';
 
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
-
 /**
- * Throws config-invalid unless every block of `pem` is an X.509 certificate that may sign
- * others (a CA), or at least one that is valid today (a self-signed server certificate given
- * as its own CA). The message never quotes the text.
+ * Throws config-invalid unless every block of `pem` is an X.509 certificate that has not
+ * expired: a CA's, or a self-signed server certificate given as its own anchor (Node trusts
+ * either). The message never quotes the text.
  */
 export function checkServiceCa(pem: string): void {
-  const blocks = pem.match(PEM_BLOCK) ?? [];
+  const blocks = certificateBlocks(pem);
   const refuse = (why: string) =>
     new FerryError('config-invalid', `service_ca: ${why}`, {
       errors: [{ field: 'service_ca', message: `service_ca: ${why}` }],
@@ -33,7 +32,7 @@ export function checkServiceCa(pem: string): void {
 
 /** Words for a kept CA (netcli config list): the first certificate's subject and fingerprint. */
 export function describeServiceCa(pem: string): string {
-  const blocks = pem.match(PEM_BLOCK) ?? [];
+  const blocks = certificateBlocks(pem);
   if (blocks.length === 0) return 'none';
   let name: string;
   try {

@@ -1,9 +1,11 @@
 // `ferry-relay`: the agent on every regional node, in the foreground until SIGTERM.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import {
+  certificateBlocks,
   isLoopbackService,
   SHIPPED_PLATFORMS,
   platformsFileProblem,
@@ -77,9 +79,17 @@ function caFile(file: string): string {
       `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
     );
   }
-  if (!/-----BEGIN CERTIFICATE-----/.test(text))
-    throw new InvalidArgumentError('no PEM certificate in it');
-  return text;
+  // Only the certificates: a bundle may hold comments, and a key beside them is never used.
+  const blocks = certificateBlocks(text);
+  if (blocks.length === 0) throw new InvalidArgumentError('no PEM certificate in it');
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      throw new InvalidArgumentError('a block is not a valid X.509 certificate');
+    }
+  }
+  return `${blocks.join('\n')}\n`;
 }
 
 const program = new Command('ferry-relay')

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import {
   DnsZone,
+  isLoopbackHost,
   Ipv6ProbeEndpoint,
   platformsFileProblem,
   readPlatformsFile,
@@ -60,11 +61,6 @@ function pemFile(value: string): string {
   }
   if (!/-----BEGIN [A-Z ]+-----/.test(text)) throw new InvalidArgumentError('not a PEM file');
   return text;
-}
-
-/** Whether the server listens where only this machine can reach it. */
-function loopbackOnly(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 function ipv6Probe(value: string): string {
@@ -170,7 +166,7 @@ if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) {
   process.exit(2);
 }
 const tls = o.tlsCert && o.tlsKey ? { cert: o.tlsCert, key: o.tlsKey } : undefined;
-if (tls === undefined && !loopbackOnly(o.host))
+if (tls === undefined && !isLoopbackHost(o.host))
   logger.warn(
     'serving plain HTTP beyond this machine: clients refuse it unless their user says --insecure (give --tls-cert and --tls-key, or put TLS in front)',
   );

@@ -41,6 +41,11 @@ export interface ControlTransportOptions {
 
 /** How long one connection (TCP and TLS) may take before the call fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * How long one address may take to answer before the next is tried: a blackholed first
+ * address must not spend the whole budget (RFC 8305 races them; in turn is enough here).
+ */
+const ATTEMPT_TIMEOUT_MS = 4_000;
 
 /** The addresses of a URL's host: a literal as it is, a name through the system's resolver. */
 async function addressesOf(host: string): Promise<string[]> {
@@ -63,6 +68,8 @@ function markedConnector(
     const port = Number(opts.port) || (https ? 443 : 80);
     let done = false;
     let pending: Socket | null = null;
+    // Aborted when the connect is over either way: a socket still connecting is closed with it.
+    const attempts = new AbortController();
     const finish = (error: Error | null, socket?: Socket | TLSSocket) => {
       if (done) {
         socket?.destroy();
@@ -70,6 +77,7 @@ function markedConnector(
       }
       done = true;
       clearTimeout(timer);
+      attempts.abort(error ?? new Error('connected'));
       if (error) {
         pending?.destroy();
         callback(error, null);
@@ -86,8 +94,9 @@ function markedConnector(
       let last: unknown = new Error(`${host} has no address`);
       for (const address of await addressesOf(host)) {
         if (done) break;
+        const attempt = AbortSignal.any([attempts.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]);
         try {
-          return await connectMarkedTcp(address, port, CONTROL_FWMARK, open);
+          return await connectMarkedTcp(address, port, CONTROL_FWMARK, open, attempt);
         } catch (e) {
           last = e;
         }
@@ -102,14 +111,20 @@ function markedConnector(
         const extra = ca();
         // Without a servername an IP literal's certificate is checked by its address.
         const servername = isIP(host) === 0 ? (opts.servername ?? host) : undefined;
-        const tls = tlsConnect({
-          socket: tcp,
-          host,
-          ...(servername ? { servername } : {}),
-          ALPNProtocols: ['http/1.1'],
-          // `ca` replaces the default roots: they are given again beside the extra ones.
-          ...(extra === null ? {} : { ca: [...rootCertificates, extra] }),
-        });
+        let tls: TLSSocket;
+        try {
+          tls = tlsConnect({
+            socket: tcp,
+            host,
+            ...(servername ? { servername } : {}),
+            ALPNProtocols: ['http/1.1'],
+            // `ca` replaces the default roots: they are given again beside the extra ones.
+            ...(extra === null ? {} : { ca: [...rootCertificates, extra] }),
+          });
+        } catch (e) {
+          // A CA Node cannot load, say: the call fails, the socket goes with it.
+          return finish(e instanceof Error ? e : new Error(String(e)));
+        }
         const onError = (e: Error) => {
           tls.destroy();
           finish(e);

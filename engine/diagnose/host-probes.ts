@@ -62,11 +62,14 @@ export function connectTcp(
   return new Promise((resolve, reject) => {
     let socket: Socket | null = null;
     let done = false;
+    // Aborted when the check is over: a marked socket still connecting is closed with it.
+    const connecting = new AbortController();
     const finish = (outcome: TcpOutcome | { error: unknown }) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      connecting.abort();
       socket?.destroy();
       if (typeof outcome === 'string') resolve(outcome);
       else reject(outcome.error);
@@ -76,7 +79,7 @@ export function connectTcp(
     signal.addEventListener('abort', onAbort, { once: true });
     if (opts.mark !== undefined) {
       // A socket that cannot be marked is an error of this host, not the node's.
-      connectMarkedTcp(address, port, opts.mark).then(
+      connectMarkedTcp(address, port, opts.mark, undefined, connecting.signal).then(
         (s) => {
           socket = s;
           if (done) s.destroy();

@@ -3,6 +3,7 @@
 // cannot be marked is an error, never an unmarked socket.
 import { execFileSync } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -68,6 +69,24 @@ describe('marked sockets', () => {
     await expect(connectMarkedTcp('127.0.0.1', port, MARK)).rejects.toMatchObject({
       code: 'ECONNREFUSED',
     });
+  });
+
+  it('closes the socket still connecting when its signal aborts, and says why', async () => {
+    const server = await echoServer('127.0.0.1');
+    const port = (server.address() as { port: number }).port;
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const stop = new AbortController();
+    const connecting = connectMarkedTcp('127.0.0.1', port, MARK, undefined, stop.signal);
+    stop.abort(new Error('the call is over'));
+    await expect(connecting).rejects.toThrow('the call is over');
+    // The descriptor the addon made is closed with it (a leak would hold it for minutes).
+    await new Promise((r) => setImmediate(r));
+    expect(openFds()).toBe(before);
+    // Already aborted: nothing is opened at all.
+    await expect(async () =>
+      connectMarkedTcp('127.0.0.1', port, MARK, undefined, stop.signal),
+    ).rejects.toThrow('the call is over');
   });
 
   it('connects to addresses only: a name would make net open sockets of its own', () => {

@@ -24,14 +24,18 @@ function familyOf(address: string): 4 | 6 {
 
 /**
  * A TCP connection to `address`:`port` from a socket that carries `mark`; resolves once it is
- * connected, rejects with the socket's error (EPERM when a firewall drops it on the way out).
+ * connected, rejects with the socket's error (EPERM when a firewall drops it on the way out),
+ * or with `signal`'s reason once it aborts: the socket still connecting is closed then, never
+ * left to the kernel's own timeout.
  */
 export function connectMarkedTcp(
   address: string,
   port: number,
   mark: number,
   open: MarkedSocketOpener = openMarkedSocket,
+  signal?: AbortSignal,
 ): Promise<Socket> {
+  signal?.throwIfAborted();
   const family = familyOf(address);
   const fd = open(family, 'tcp', mark);
   let socket: Socket;
@@ -43,15 +47,19 @@ export function connectMarkedTcp(
   }
   return new Promise((resolve, reject) => {
     const onError = (e: Error) => {
+      signal?.removeEventListener('abort', onAbort);
       socket.destroy();
       reject(e);
     };
+    const onAbort = () => onError(signal!.reason as Error);
+    signal?.addEventListener('abort', onAbort, { once: true });
     socket.once('error', onError);
     // In the same tick as the construction: Node starts reading a socket made from a descriptor
     // at once, and a read of a socket that is not connecting fails (ENOTCONN). The address is a
     // literal and family selection is off, so net connects this very descriptor (it would open
     // sockets of its own for a name, or to race families).
     socket.connect({ host: address, port, family, autoSelectFamily: false }, () => {
+      signal?.removeEventListener('abort', onAbort);
       socket.off('error', onError);
       resolve(socket);
     });

@@ -21,7 +21,13 @@ describe('protection: forwarded flows', () => {
     await p?.stop();
   }, 60_000);
 
-  it('a container’s ping begun before connect gets no packet out of eth0 while the kill switch holds', async () => {
+  for (const allowLan of [false, true])
+    it(`a container’s ping begun before connect gets no packet out of eth0 while the kill switch holds${allowLan ? ', with allow_lan (the container’s subnet is LAN too)' : ''}`, async () => {
+      json('config', 'set', 'allow_lan', String(allowLan));
+      await cutWhileBlocking();
+    }, 120_000);
+
+  async function cutWhileBlocking(): Promise<void> {
     const net = p.bed.net;
     const container = p.addContainer();
     const abroad = p.foreign.targets.ping;
@@ -59,5 +65,5 @@ describe('protection: forwarded flows', () => {
     p.laptop.human('disconnect');
     container.remove();
     expect(p.laptop.leftovers()).toEqual([]);
-  }, 120_000);
+  }
 });

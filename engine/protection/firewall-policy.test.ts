@@ -159,6 +159,12 @@ describe('the protection table', () => {
     ).map(text);
     for (const r of open.filter((x) => x.includes('"ct"')))
       expect(r).toMatch(/"iifname"\}\},"right":"fyt\*"|"saddr"\}\},"right":"@lan[46]"/);
+    // From the LAN only its answers: a container's subnet is a link of this host, so in the LAN
+    // set, and its own flows begun before the kill switch are "established" too.
+    for (const r of open.filter((x) => x.includes('"saddr"') && x.includes('"established"')))
+      expect(r).toContain(
+        '{"match":{"op":"==","left":{"ct":{"key":"direction"}},"right":"reply"}}',
+      );
   });
 
   it('without the kill switch, only IPv6 outside the tunnels is dropped and DNS is not touched', () => {

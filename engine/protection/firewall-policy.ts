@@ -295,8 +295,11 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
     if (policy.lan) {
       fwd(eq(daddr(4), '@lan4'), ACCEPT);
       fwd(eq(daddr(6), '@lan6'), ACCEPT);
-      fwd(eq(saddr(4), '@lan4'), established, ACCEPT);
-      fwd(eq(saddr(6), '@lan6'), established, ACCEPT);
+      // Only answers from the LAN: a container's or VM's own subnet is part of the LAN too, and
+      // its flows begun before the kill switch must not pass as "established from the LAN".
+      const reply = eq({ ct: { key: 'direction' } }, 'reply');
+      fwd(eq(saddr(4), '@lan4'), established, reply, ACCEPT);
+      fwd(eq(saddr(6), '@lan6'), established, reply, ACCEPT);
     }
     fwd(COUNTER, DROP);
   }

@@ -64,14 +64,7 @@ async function main(): Promise<void> {
 
     say(`control plane ${bed.controlUrl}, echo service ${bed.echoUrl}`);
     say(`the laptop's own address: ${bed.echoFrom(LAPTOP)}`);
-    netcli(
-      'init',
-      '--protocol',
-      'wireguard',
-      '--endpoint',
-      `${bed.controlUrl}/api/v1`,
-      ...bed.caArgs,
-    );
+    netcli('init', '--protocol', 'wireguard', ...bed.endpointArgs('/api/v1'));
     netcli('account', 'create');
     netcli('connect', '--region', 'asia-east');
     say(`(the echo service now sees ${bed.echoFrom(LAPTOP)})`);

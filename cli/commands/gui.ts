@@ -1,6 +1,7 @@
 // netcli gui [--web]: the graphical mode. The desktop app where it is installed (and a display
-// shows it); otherwise, and with --web, the engine host serves the same app on 127.0.0.1 and
-// answers a one-time link, which netcli prints and opens in the browser.
+// shows it); otherwise, and with --web, the engine host serves the same app on a 127.x.y.z of
+// its own and answers a one-time link, which netcli opens through a sign-in page (never on a
+// command line) or prints.
 import type { Command } from 'commander';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
@@ -43,7 +44,10 @@ export function describeGraphical(result: GuiResult): string[] {
 export function registerGui(program: Command, rt: Runtime): void {
   withCommon(program.command('gui'))
     .description('open the graphical mode: the desktop app, or the app in your browser')
-    .option('--web', 'the app in the browser, served by the engine on 127.0.0.1')
+    .option(
+      '--web',
+      'the app in the browser, served by the engine on a loopback address of its own (127.x.y.z)',
+    )
     .option('--no-open', 'print the link only, open nothing')
     .action(async (opts: GuiOptions) => {
       const result = await openGraphical(rt, opts);

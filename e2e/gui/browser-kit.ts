@@ -203,7 +203,7 @@ export class GuiBed {
     try {
       for (const [host, region] of relays) await bed.addRelay(host, region);
       laptop = await NetcliHost.start(bed, 'laptop');
-      laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl, ...bed.caArgs);
+      laptop.human('init', '--protocol', 'wireguard', ...bed.endpointArgs());
       laptop.human('account', 'create', '--device-name', 'laptop');
       const opened = await openGuiWithOpener(bed, laptop);
       browser = await NamespaceBrowser.launch(bed.net, 'laptop');

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetcliHost } from './netcli-host.js';
+import { startStandInControlPlane } from './stand-in-control-plane.js';
 import type { ManagedProcess } from './test-network.js';
 import { Testbed } from './testbed.js';
 
@@ -89,16 +90,7 @@ describe('a control plane whose answers never end', () => {
     bed = await Testbed.start();
     try {
       laptop = await NetcliHost.start(bed, 'laptop');
-      flood = bed.net.spawn('laptop', 'control-plane-stand-in', [
-        process.execPath,
-        '-e',
-        FLOOD_SERVER,
-      ]);
-      await bed.net.waitFor('the stand-in to listen', 10_000, () =>
-        flood.output().includes('"listening"') ? true : undefined,
-      );
-      // Plain HTTP on loopback: nothing on the way to read or change.
-      laptop.json('init', '--protocol', 'wireguard', '--endpoint', `http://127.0.0.1:${PORT}`);
+      flood = await startStandInControlPlane(bed, laptop, FLOOD_SERVER, PORT);
     } catch (e) {
       await bed.stop();
       throw e;

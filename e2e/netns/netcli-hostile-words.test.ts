@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROLS, hostile } from '../../cli/testing/terminal-controls.js';
 import { NETCLI, NetcliHost } from './netcli-host.js';
+import { startStandInControlPlane } from './stand-in-control-plane.js';
 import type { ManagedProcess } from './test-network.js';
 import { Testbed } from './testbed.js';
 
@@ -99,16 +100,7 @@ describe('netcli with a control plane that writes terminal commands into its wor
     bed = await Testbed.start();
     try {
       laptop = await NetcliHost.start(bed, 'laptop');
-      standIn = bed.net.spawn('laptop', 'control-plane-stand-in', [
-        process.execPath,
-        '-e',
-        STAND_IN,
-      ]);
-      await bed.net.waitFor('the stand-in to listen', 10_000, () =>
-        standIn.output().includes('listening') ? true : undefined,
-      );
-      // Plain HTTP on loopback: nothing on the way; the stand-in itself is the hostile party.
-      laptop.json('init', '--protocol', 'wireguard', '--endpoint', `http://127.0.0.1:${PORT}`);
+      standIn = await startStandInControlPlane(bed, laptop, STAND_IN, PORT);
     } catch (e) {
       await bed.stop();
       throw e;

@@ -73,14 +73,7 @@ describe('netcli service tunnels', () => {
   let deviceId: string;
 
   it('connects the main tunnel to tokyo: every echo service sees tokyo', () => {
-    human(
-      'init',
-      '--protocol',
-      'wireguard',
-      '--endpoint',
-      `${bed.controlUrl}/api/v1`,
-      ...bed.caArgs,
-    );
+    human('init', '--protocol', 'wireguard', ...bed.endpointArgs('/api/v1'));
     const account = json('account', 'create');
     accountNumber = account.account_number;
     deviceId = account.device.id;

@@ -33,14 +33,7 @@ describe('netcli stream-test through real tunnels', () => {
     });
     const file = writePlatformsFile(bed, { netflix: mockPlatformEntry('netflix', platform.url) });
     laptop = await NetcliHost.start(bed, 'laptop', { daemonArgs: ['--platforms-file', file] });
-    laptop.human(
-      'init',
-      '--protocol',
-      'wireguard',
-      '--endpoint',
-      `${bed.controlUrl}/api/v1`,
-      ...bed.caArgs,
-    );
+    laptop.human('init', '--protocol', 'wireguard', ...bed.endpointArgs('/api/v1'));
     laptop.human('account', 'create');
   }, 180_000);
   afterAll(async () => {

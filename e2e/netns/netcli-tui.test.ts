@@ -74,7 +74,7 @@ describe('netcli tui in a terminal, against the real engine', () => {
       zurich: await bed.addRelay('zurich', 'global', { ferry: true }),
     };
     laptop = await NetcliHost.start(bed, 'laptop');
-    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl, ...bed.caArgs);
+    laptop.human('init', '--protocol', 'wireguard', ...bed.endpointArgs());
     laptop.human('account', 'create', '--device-name', 'laptop');
     tmux = new TmuxServer(path.join(bed.net.dir, 'tmux.sock'));
   }, 180_000);

@@ -20,7 +20,7 @@ describe('two devices of one account at once', () => {
   }, 60_000);
 
   it('signs both in to one account, connects both through one relay, and they do not interfere', async () => {
-    for (const h of [a, b]) h.json('init', '--endpoint', `${bed.controlUrl}/api/v1`, ...bed.caArgs);
+    for (const h of [a, b]) h.json('init', ...bed.endpointArgs('/api/v1'));
     const account = a.json('account', 'create');
     const login = b.json('login', account.account_number, '--device-name', 'desk');
     expect(login.account_number).toBe(account.account_number);

@@ -86,14 +86,7 @@ describe('netcli through the spec’s table, in one flow', () => {
 
   it('inits and creates an account: the account and its one device', () => {
     expect(exitIp()).toBe(laptop.address);
-    human(
-      'init',
-      '--protocol',
-      'wireguard',
-      '--endpoint',
-      `${bed.controlUrl}/api/v1`,
-      ...bed.caArgs,
-    );
+    human('init', '--protocol', 'wireguard', ...bed.endpointArgs('/api/v1'));
     const created = human('account', 'create', '--device-name', 'laptop');
     const number = /\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}/.exec(created)?.[0];
     expect(number).toBeDefined();

@@ -99,14 +99,7 @@ export class ProtectionBed {
 
   /** init, account create and a region rule `work` over both relays. */
   setUp(): void {
-    this.laptop.human(
-      'init',
-      '--protocol',
-      'wireguard',
-      '--endpoint',
-      this.bed.controlUrl,
-      ...this.bed.caArgs,
-    );
+    this.laptop.human('init', '--protocol', 'wireguard', ...this.bed.endpointArgs());
     this.laptop.human('account', 'create', '--device-name', 'laptop');
     this.laptop.human('region', 'add', '--area', 'asia', '--name', 'work');
   }

@@ -66,7 +66,7 @@ describe('stream mode', () => {
       // The laptop and the platform's server are at home (DE): split sends it directly.
       prepare: (address) => writeFileSync(geoip, `${address}/32,DE\n${platform.address}/32,DE\n`),
     });
-    laptop.human('init', '--protocol', 'wireguard', '--endpoint', bed.controlUrl, ...bed.caArgs);
+    laptop.human('init', '--protocol', 'wireguard', ...bed.endpointArgs());
     laptop.human('account', 'create');
     // Both relays have checked and reported (GET /regions lists netflix where it is verified).
     const verifiedIn = (region: string): boolean =>

@@ -197,6 +197,11 @@ export class Testbed {
     return this.tls ? ['--ca-file', this.tls.caFile] : [];
   }
 
+  /** What `netcli init` takes to reach this control plane: `--endpoint <url><path>` and its CA. */
+  endpointArgs(path = ''): string[] {
+    return ['--endpoint', `${this.controlUrl}${path}`, ...this.caArgs];
+  }
+
   /** A CA of the test's own and a certificate for the control plane's address (OpenSSL). */
   private makeCertificates(address: string): void {
     const dir = path.join(this.net.dir, 'tls');

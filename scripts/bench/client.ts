@@ -163,14 +163,7 @@ async function main(): Promise<void> {
     await sleep(SETTLE_MS);
     readMemory('started, not signed in');
 
-    host.json(
-      'init',
-      '--protocol',
-      'wireguard',
-      '--endpoint',
-      `${bed.controlUrl}/api/v1`,
-      ...bed.caArgs,
-    );
+    host.json('init', '--protocol', 'wireguard', ...bed.endpointArgs('/api/v1'));
     host.json('account', 'create');
     await sleep(SETTLE_MS);
     readMemory('signed in, never connected');

@@ -11,6 +11,7 @@ import { networkInterfaces } from 'node:os';
 import dnsPacket from 'dns-packet';
 import type { Logger } from 'pino';
 import { GATEWAY_IPV4, GATEWAY_IPV6 } from '../../contracts/index.js';
+import { SWEEP_MS } from '../rate/token-buckets.js';
 import { ClientLimits } from './client-limits.js';
 
 export interface Upstream {
@@ -116,8 +117,6 @@ export function deviceRanges(ipv4Cidr: string, ipv6Cidr: string): net.BlockList 
 const RCODE_SERVFAIL = 2;
 /** A TCP message's length prefix (RFC 1035 4.2.2). */
 const LENGTH_PREFIX = 2;
-/** How often devices that went quiet are forgotten (their bounds no longer need them). */
-const SWEEP_MS = 10_000;
 
 /** What the decoder returns beyond its published types. */
 type Decoded = dnsPacket.DecodedPacket & { opcode?: string; rcode?: string };

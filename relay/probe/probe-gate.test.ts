@@ -2,6 +2,8 @@
 // answer only for a fresh, unseen probe made with the node's key from a source within its rate,
 // and key rotation with an overlap.
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import {
   PROBE_FRESHNESS_MS,
@@ -11,7 +13,7 @@ import {
 } from '../../contracts/probe.js';
 import { ProbeGate, hmacSha256 } from './probe-gate.js';
 import { ReplayCache } from './replay-cache.js';
-import { SourceLimiter } from './source-limiter.js';
+import { DEFAULT_RATES, SourceLimiter, sourceKey } from './source-limiter.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const NOW = 1_700_000_000_000;
@@ -61,7 +63,7 @@ describe('ProbeGate', () => {
       expect(gate.answer(d, '192.0.2.1', NOW)).toBeUndefined();
     expect(gate.counters()).toEqual({
       answered: 0,
-      dropped: { rate: 0, invalid: 7, stale: 0, replay: 0 },
+      dropped: { rate: 0, invalid: 7, stale: 0, replay: 0, busy: 0 },
     });
   });
 
@@ -111,6 +113,62 @@ describe('ProbeGate', () => {
     expect(gate.counters().dropped.rate).toBe(9);
   });
 
+  it('answers every probe of one prober while 10,000 addresses of one /64 flood it with junk', () => {
+    // One IPv6 host holds a whole /64: it is one source, whichever of its addresses it sends from.
+    const gate = new ProbeGate(key);
+    for (let i = 0; i < 10_000; i++)
+      gate.answer(
+        randomBytes(40),
+        `2001:db8:66:1:${(i >> 8).toString(16)}::${(i & 255).toString(16)}`,
+        NOW,
+      );
+    const answered = Array.from({ length: 20 }, () =>
+      gate.answer(probe(key, NOW), '2001:db8:77::1', NOW),
+    ).filter(Boolean);
+    expect(answered).toHaveLength(20);
+    // Its burst of 40 reached the MAC check; the rest was dropped for its own rate.
+    expect(gate.counters().dropped.invalid).toBe(DEFAULT_RATES.perSourceBurst);
+  });
+
+  it('spends the budget of all only on probes made with the key: spoofed junk spends none', () => {
+    // A budget of all that 10,000 spoofed sources would empty 100 times over.
+    const gate = new ProbeGate(key, {
+      rates: { ...DEFAULT_RATES, totalPerSecond: 10, totalBurst: 100 },
+    });
+    for (let i = 0; i < 10_000; i++)
+      gate.answer(randomBytes(40), `198.51.${i >> 8}.${i & 255}`, NOW);
+    expect(gate.counters().dropped.invalid).toBe(10_000);
+    const answered = Array.from({ length: 20 }, () =>
+      gate.answer(probe(key, NOW), '192.0.2.1', NOW),
+    ).filter(Boolean);
+    expect(answered).toHaveLength(20);
+  });
+
+  it('caps the answers of all sources together', () => {
+    const gate = new ProbeGate(key, {
+      rates: { ...DEFAULT_RATES, totalPerSecond: 1, totalBurst: 3 },
+    });
+    const answered = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '2001:db8::1'].filter(
+      (source) => gate.answer(probe(key, NOW), source, NOW),
+    );
+    expect(answered).toEqual(['192.0.2.1', '192.0.2.2', '192.0.2.3']);
+    expect(gate.counters().dropped).toMatchObject({ busy: 2, rate: 0 });
+    // A second later the budget has one more.
+    expect(gate.answer(probe(key, NOW + 1_000), '192.0.2.9', NOW + 1_000)).toBeDefined();
+  });
+
+  it('holds a source only while its rate limit needs it', () => {
+    const gate = new ProbeGate(key);
+    for (let i = 0; i < 50; i++) gate.answer(probe(key, NOW), '192.0.2.1', NOW);
+    gate.answer(probe(key, NOW), '2001:db8:5::1', NOW);
+    expect(gate.trackedSources).toBe(2);
+    // Still refilling after 1 s (40 tokens at 20 a second): kept; full again at 2 s: forgotten.
+    gate.sweep(NOW + 1_000);
+    expect(gate.trackedSources).toBe(1);
+    gate.sweep(NOW + 2_000);
+    expect(gate.trackedSources).toBe(0);
+  });
+
   it('honours the old key for the overlap after a rotation, then only the new one', () => {
     const gate = new ProbeGate(key, { keyOverlapMs: 60_000 });
     const next = randomBytes(32);
@@ -151,6 +209,35 @@ describe('ReplayCache', () => {
 });
 
 describe('SourceLimiter', () => {
+  it('counts an IPv4 address as one source, and an IPv6 /64', () => {
+    for (const [address, key] of [
+      ['192.0.2.1', '192.0.2.1'],
+      ['::ffff:192.0.2.1', '192.0.2.1'],
+      ['2001:db8:66:1::5', '2001:db8:66:1::/64'],
+      ['2001:db8:66:1:ffff:ffff:ffff:ffff', '2001:db8:66:1::/64'],
+      ['2001:0DB8:0066:0001:1::1', '2001:db8:66:1::/64'],
+      ['2001:db8::1', '2001:db8:0:0::/64'],
+      ['2001:db8:0:1::', '2001:db8:0:1::/64'],
+      ['::1', '0:0:0:0::/64'],
+      ['::', '0:0:0:0::/64'],
+      ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+      ['64:ff9b::192.0.2.1', '64:ff9b:0:0::/64'],
+      ['1:2:3:4:5:6:7:8', '1:2:3:4::/64'],
+    ] as const)
+      expect(sourceKey(address), address).toBe(key);
+  });
+
+  it('keys every IPv6 address as its /64 does', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        const a = ipaddr.IPv6.parse(address);
+        const words = a.parts.slice(0, 4).map((n) => n.toString(16));
+        expect(sourceKey(a.toString())).toBe(`${words.join(':')}::/64`);
+        expect(sourceKey(address)).toBe(`${words.join(':')}::/64`);
+      }),
+    );
+  });
+
   it('forgets idle sources to make room, and refuses new ones while all are busy', () => {
     const limiter = new SourceLimiter({
       perSourcePerSecond: 1,
@@ -159,47 +246,31 @@ describe('SourceLimiter', () => {
       totalBurst: 1000,
       maxSources: 2,
     });
-    expect(limiter.take('a', NOW)).toBe(true);
-    expect(limiter.take('b', NOW)).toBe(true);
-    expect(limiter.take('c', NOW)).toBe(false);
-    // Two seconds on, a and b have refilled: they go, c comes in.
-    expect(limiter.take('c', NOW + 2_000)).toBe(true);
+    expect(limiter.takeSource('192.0.2.1', NOW)).toBe(true);
+    expect(limiter.takeSource('2001:db8::1', NOW)).toBe(true);
+    // The same /64: the same source.
+    expect(limiter.takeSource('2001:db8::2', NOW)).toBe(true);
+    expect(limiter.takeSource('192.0.2.3', NOW)).toBe(false);
+    // Two seconds on, both have refilled: they go, the new one comes in.
+    expect(limiter.takeSource('192.0.2.3', NOW + 2_000)).toBe(true);
     expect(limiter.trackedSources).toBe(1);
   });
 
-  it('caps everything together', () => {
+  it('keeps the budget of all apart from the sources', () => {
     const limiter = new SourceLimiter({
-      perSourcePerSecond: 100,
-      perSourceBurst: 100,
+      perSourcePerSecond: 1,
+      perSourceBurst: 1,
       totalPerSecond: 1,
       totalBurst: 3,
       maxSources: 100,
     });
-    const taken = ['a', 'b', 'c', 'd', 'e'].filter((s) => limiter.take(s, NOW));
-    expect(taken).toEqual(['a', 'b', 'c']);
-  });
-
-  it('charges a source over its own rate nothing of the budget of all', () => {
-    const limiter = new SourceLimiter({
-      perSourcePerSecond: 20,
-      perSourceBurst: 40,
-      totalPerSecond: 100,
-      totalBurst: 100,
-      maxSources: 100,
-    });
-    // One source floods: it gets its own burst and no more.
-    let flooder = 0;
-    for (let i = 0; i < 10_000; i++) if (limiter.take('flooder', NOW)) flooder++;
-    expect(flooder).toBe(40);
-    // The budget of all still has the 60 the flooder's burst left: another source is served.
-    const other = Array.from({ length: 40 }, () => limiter.take('prober', NOW)).filter(Boolean);
-    expect(other).toHaveLength(40);
-    // A second later the flooder again gets only its own rate, the prober all of its own.
-    flooder = 0;
-    for (let i = 0; i < 10_000; i++) if (limiter.take('flooder', NOW + 1_000)) flooder++;
-    expect(flooder).toBe(20);
-    expect(Array.from({ length: 20 }, () => limiter.take('prober', NOW + 1_000))).not.toContain(
+    for (let i = 0; i < 100; i++) limiter.takeSource(`198.51.100.${i}`, NOW);
+    expect(Array.from({ length: 5 }, () => limiter.takeAnswer(NOW))).toEqual([
+      true,
+      true,
+      true,
       false,
-    );
+      false,
+    ]);
   });
 });

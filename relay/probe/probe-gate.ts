@@ -1,6 +1,7 @@
 // Decides, for each datagram that reaches the probe port, whether it is a probe made with the
-// node's key, fresh and never seen, from a source within its rate; answers only those. Every
-// other datagram is dropped the same way, without an answer (a scanner learns nothing).
+// node's key, fresh and never seen, from a source within its rate, within the budget of all;
+// answers only those. Every other datagram is dropped the same way, without an answer (a scanner
+// learns nothing).
 import { createHmac } from 'node:crypto';
 import {
   PROBE_FRESHNESS_MS,
@@ -16,7 +17,8 @@ import { DEFAULT_RATES, SourceLimiter, type RateOptions } from './source-limiter
 export const hmacSha256: HmacSha256 = (key, message) =>
   createHmac('sha256', key).update(message).digest();
 
-export type DropReason = 'rate' | 'invalid' | 'stale' | 'replay';
+/** rate: over its source's rate; busy: a good probe over the budget of all. */
+export type DropReason = 'rate' | 'invalid' | 'stale' | 'replay' | 'busy';
 
 export interface GateCounters {
   answered: number;
@@ -42,7 +44,7 @@ export class ProbeGate {
   private readonly windowMs: number;
   private readonly counts: GateCounters = {
     answered: 0,
-    dropped: { rate: 0, invalid: 0, stale: 0, replay: 0 },
+    dropped: { rate: 0, invalid: 0, stale: 0, replay: 0, busy: 0 },
   };
 
   constructor(
@@ -68,8 +70,8 @@ export class ProbeGate {
 
   /** The reply to send back to `source`, or undefined: send nothing. */
   answer(datagram: Uint8Array, source: string, nowMs: number): Uint8Array | undefined {
-    // Cheapest first: a flood is refused before any MAC is computed for it.
-    if (!this.limiter.take(source, nowMs)) return this.drop('rate');
+    // Cheapest first: a source's flood is refused before any MAC is computed for it.
+    if (!this.limiter.takeSource(source, nowMs)) return this.drop('rate');
     let key = this.key;
     let request = openProbeRequest(datagram, key, hmacSha256);
     if (!request && this.previous && this.previous.untilMs > nowMs) {
@@ -79,8 +81,20 @@ export class ProbeGate {
     if (!request) return this.drop('invalid');
     if (!isFreshProbe(request.timestampMs, nowMs, this.windowMs)) return this.drop('stale');
     if (!this.replays.admit(request.nonce, request.timestampMs, nowMs)) return this.drop('replay');
+    // The budget of all only now: junk, from however many (spoofed) sources, never spends it,
+    // and a recorded probe sent again from elsewhere neither.
+    if (!this.limiter.takeAnswer(nowMs)) return this.drop('busy');
     this.counts.answered++;
     return encodeProbeReply(key, request.nonce, hmacSha256);
+  }
+
+  /** Forgets the sources that no longer need remembering (call it every SWEEP_MS). */
+  sweep(nowMs: number): void {
+    this.limiter.sweep(nowMs);
+  }
+
+  get trackedSources(): number {
+    return this.limiter.trackedSources;
   }
 
   counters(): GateCounters {

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeProbeRequest, openProbeReply } from '../../contracts/probe.js';
 import { hmacSha256 } from './probe-gate.js';
 import { ProbeResponder } from './responder.js';
@@ -121,6 +121,77 @@ describe('ProbeResponder', () => {
     }
     expect(answers).toBe(20);
     expect(responder.counters().dropped.rate).toBeGreaterThan(5_000);
+  });
+
+  it('answers every probe of one source while 200 others flood it with junk', async () => {
+    // As spoofed sources would: each within its own rate, together far over the budget of all.
+    responder = await ProbeResponder.start({
+      port: 0,
+      key: key.toString('base64'),
+      log: pino({ level: 'silent' }),
+      rates: {
+        perSourcePerSecond: 20,
+        perSourceBurst: 40,
+        totalPerSecond: 100,
+        totalBurst: 100,
+        maxSources: 1_000,
+      },
+    });
+    const port = responder.port;
+    const flooders = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const s = dgram.createSocket('udp4');
+        await new Promise<void>((r) => s.bind(0, `127.0.1.${i + 1}`, r));
+        return s;
+      }),
+    );
+    const prober = dgram.createSocket('udp4');
+    client = prober;
+    await new Promise<void>((r) => prober.bind(0, '127.0.0.1', r));
+    let answers = 0;
+    prober.on('message', (m) => {
+      if (openProbeReply(m, key, hmacSha256)) answers++;
+    });
+    const junk = randomBytes(40);
+    try {
+      // 200 sources, 20 junk datagrams each (within their bursts): 4,000 in all, then the probes.
+      for (let round = 0; round < 20; round++) {
+        for (const f of flooders) f.send(junk, port, '127.0.0.1');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // Until the responder has read all the flood that fitted in its socket's buffer.
+      const seen = () => Object.values(responder!.counters().dropped).reduce((a, b) => a + b, 0);
+      for (let last = -1; seen() !== last;) {
+        last = seen();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (let i = 0; i < 20; i++)
+        prober.send(
+          encodeProbeRequest(key, randomBytes(16), Date.now(), hmacSha256),
+          port,
+          '127.0.0.1',
+        );
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      for (const f of flooders) f.close();
+    }
+    expect(answers).toBe(20);
+    // The junk reached the MAC check (each source was within its rate), ten times the budget
+    // of all and more (what the socket's buffer held of it), and spent nothing of it.
+    expect(responder.counters().dropped.invalid).toBeGreaterThan(1_000);
+  });
+
+  it('forgets a source once its rate limit needs it no more', async () => {
+    responder = await ProbeResponder.start({
+      port: 0,
+      key: key.toString('base64'),
+      log: pino({ level: 'silent' }),
+      sweepMs: 50,
+    });
+    await exchange(responder.port, [randomBytes(40), randomBytes(40)], 20);
+    expect(responder.trackedSources).toBe(1);
+    // Two tokens back at 20 a second: full again within 100 ms, gone at the next sweep.
+    await vi.waitFor(() => expect(responder!.trackedSources).toBe(0), { timeout: 1_000 });
   });
 
   it('refuses a malformed key at start', async () => {

@@ -1,8 +1,10 @@
 // The relay's latency probe responder: one UDP socket on the probe port (IPv6 and IPv4 where
 // the host has IPv6), answering what the ProbeGate lets through. Source addresses are used to
-// answer and to rate-limit, in memory, and are never logged.
+// answer and to rate-limit, in memory only as long as their rate limit needs them (swept every
+// SWEEP_MS), and are never logged.
 import dgram from 'node:dgram';
 import type { Logger } from 'pino';
+import { SWEEP_MS } from '../rate/token-buckets.js';
 import { ProbeGate, type GateCounters, type GateOptions } from './probe-gate.js';
 
 export interface ResponderOptions extends GateOptions {
@@ -14,10 +16,13 @@ export interface ResponderOptions extends GateOptions {
   key: string | null;
   log: Logger;
   nowMs?: () => number;
+  /** How often sources whose rate limit needs them no more are forgotten; SWEEP_MS. */
+  sweepMs?: number;
 }
 
 export class ProbeResponder {
   private gate: ProbeGate | undefined;
+  private readonly sweeper: NodeJS.Timeout;
 
   private constructor(
     private readonly socket: dgram.Socket,
@@ -33,6 +38,8 @@ export class ProbeResponder {
     });
     // A socket error here is transient (e.g. an ICMP error queued on the socket): keep serving.
     socket.on('error', (e) => this.log.warn({ err: e.message }, 'probe responder socket error'));
+    this.sweeper = setInterval(() => this.gate?.sweep(this.nowMs()), o.sweepMs ?? SWEEP_MS);
+    this.sweeper.unref();
   }
 
   static async start(o: ResponderOptions): Promise<ProbeResponder> {
@@ -56,16 +63,22 @@ export class ProbeResponder {
     }
   }
 
+  /** Sources held in memory now (IPv4 addresses and IPv6 /64s). */
+  get trackedSources(): number {
+    return this.gate?.trackedSources ?? 0;
+  }
+
   counters(): GateCounters {
     return (
       this.gate?.counters() ?? {
         answered: 0,
-        dropped: { rate: 0, invalid: 0, stale: 0, replay: 0 },
+        dropped: { rate: 0, invalid: 0, stale: 0, replay: 0, busy: 0 },
       }
     );
   }
 
   close(): Promise<void> {
+    clearInterval(this.sweeper);
     return new Promise((resolve) => this.socket.close(() => resolve()));
   }
 }

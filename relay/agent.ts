@@ -22,10 +22,10 @@ import {
 } from './dns/forwarder.js';
 import { FerryLocalReplies } from './dns/ferry-replies.js';
 import { FERRY_MARK, FerryServer } from './ferry/server.js';
-import { RelayHealth } from './health.js';
+import { RelayHealth, reasonOf } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { Firewall } from './nat/firewall.js';
-import { hostAddresses, localControlPort } from './nat/local-control-plane.js';
+import { resolveControlPlane } from './nat/control-plane-access.js';
 import { PlatformChecker } from './platforms/platform-checker.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
@@ -214,16 +214,28 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     await firewall?.close();
   };
   try {
+    // Devices reach the control plane through the relay; the firewall opens it where its
+    // rules would close it to them. Looked up once: a name that does not resolve opens nothing.
+    const controlPlane = await resolveControlPlane(o.controlUrl).catch((e: unknown) => {
+      log.warn(
+        { err: reasonOf(e) },
+        "the control plane's address is unknown: if it runs on this host or in a private network, devices connected here cannot reach it",
+      );
+      return null;
+    });
     firewall = await Firewall.create({
       table: `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}`,
       uplink: o.uplink,
       ipv4Cidr: node.tunnel.ipv4_cidr,
       ipv6Cidr: node.tunnel.ipv6_cidr,
       probePort,
-      controlPort: localControlPort(o.controlUrl, hostAddresses()),
+      controlPlane,
       allowedNetworks: o.allowedNetworks ?? [],
     });
     const fw = firewall;
+    const opened = fw.controlPlane;
+    if (opened && (opened.onHost === 'any' || opened.onHost.length + opened.beyond.length > 0))
+      log.info({ controlPlane: opened }, 'devices reach the control plane through this relay');
     shards = new WireGuardShards({
       baseName: o.interfaceName,
       basePort: o.wireguardPort,

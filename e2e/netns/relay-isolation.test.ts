@@ -3,8 +3,8 @@
 // 169.254.169.254 on the relay's uplink, a neighbour on the uplink's subnet and a private network
 // behind it are all out of reach, for a WireGuard device and a Ferry device alike; each is
 // shown reachable from the relay host itself, and what devices need of the relay still works:
-// the internet, DNS and ping on the gateway, the latency probe, and a control plane that runs
-// on the relay host itself.
+// the internet, DNS and ping on the gateway, the latency probe, and the relay's control plane
+// where it runs on the relay host itself or on a neighbour, by address or by name.
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_IPV4, type Node } from '../../contracts/index.js';
@@ -240,6 +240,71 @@ describe("a device's reach through its relay", () => {
       const health = get('wg2', `http://${osaka.address}:${LOCAL_CONTROL_PORT}/api/v1/health`);
       expect(health).toContain(`"status":"ok"`);
       expect(get('wg2', `http://${osaka.address}:${HOST_SERVICE_PORT}/`)).toBeUndefined();
+    });
+  });
+
+  describe('with the control plane by name, on the relay host and on a neighbour', () => {
+    // A name, as a control plane served over https is reached (its certificate names it), with
+    // an instance beside the relay and one on a neighbour on the uplink's subnet behind it.
+    const NAME = 'ferry-control.test';
+    let kyoto: RelayHandle;
+    beforeAll(async () => {
+      kyoto = await bed.addRelay('kyoto', 'eu-west');
+      // The relay looks the name up at its start (the host's hosts file): started again with it.
+      await kyoto.process.stop();
+      bed.net.setEtcFile(
+        'kyoto',
+        'hosts',
+        `127.0.0.1 localhost\n${kyoto.address} ${NAME}\n${neighbour} ${NAME}\n`,
+      );
+      kyoto.extraArgs = ['--control-url', `http://${NAME}:${LOCAL_CONTROL_PORT}`, '--insecure'];
+      for (const host of ['kyoto', 'neighbour'])
+        bed.net.spawn(host, 'control-plane-proxy', [
+          process.execPath,
+          '-e',
+          CONTROL_PLANE_PROXY,
+          JSON.stringify({ target: bed.controlUrl, ca: bed.caFile, port: LOCAL_CONTROL_PORT }),
+        ]);
+      bed.net.spawn('kyoto', 'host-service', [
+        process.execPath,
+        '-e',
+        service(HOST_SERVICE_PORT, 'relay host service'),
+      ]);
+      await bed.startRelay('kyoto');
+      const client = await bed.addClient(
+        'wg3',
+        await bed.newDevice(await bed.newAccount('premium')),
+      );
+      await bed.connect(client, { region: 'eu-west' });
+      bed.net.exec('wg3', ['wg', 'set', client.interfaceName, 'fwmark', String(CLIENT_MARK)]);
+      throughTunnel('wg3', client.interfaceName, kyoto.address, 90);
+      bed.net.exec('wg3', [
+        'ip',
+        'route',
+        'replace',
+        `${neighbour}/32`,
+        'dev',
+        client.interfaceName,
+      ]);
+      await bed.net.waitFor('wg3 to reach the echo service through kyoto', 20_000, () =>
+        get('wg3', bed.echoUrl) === kyoto.address ? true : undefined,
+      );
+    }, 120_000);
+
+    it("reaches the control plane's port on the relay host and on the neighbour, and no other", () => {
+      const health = (host: string) =>
+        get('wg3', `http://${host}:${LOCAL_CONTROL_PORT}/api/v1/health`)?.includes(`"status":"ok"`);
+      expect({
+        onHost: health(kyoto.address),
+        onNeighbour: health(neighbour),
+        hostService: get('wg3', `http://${kyoto.address}:${HOST_SERVICE_PORT}/`),
+        neighbourService: get('wg3', `http://${neighbour}/`),
+      }).toEqual({
+        onHost: true,
+        onNeighbour: true,
+        hostService: undefined,
+        neighbourService: undefined,
+      });
     });
   });
 });

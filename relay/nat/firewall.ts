@@ -1,14 +1,20 @@
 // The relay's nftables rules, as JSON through `nft -j -f -`: NAT out of the uplink, what
 // devices may reach (of the relay host: its resolver, ping on the gateway, the probe port and a
 // control plane running beside the relay; beyond it: the internet, not the private and
-// link-local ranges, nor the uplink's own subnets, unless an operator allows a network), no
-// device-to-device traffic, and per-device rate limits for plans that have one. Every change is
-// one atomic nft transaction.
+// link-local ranges, nor the uplink's own subnets, unless an operator allows a network or the
+// relay's control plane is there), no device-to-device traffic, and per-device rate limits for
+// plans that have one. Every change is one atomic nft transaction.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GATEWAY_IPV4, GATEWAY_IPV6 } from '../../contracts/index.js';
 import { run } from '../system.js';
+import {
+  controlPlaneOpenings,
+  hostAddresses,
+  type ControlPlaneEndpoint,
+  type ControlPlaneOpenings,
+} from './control-plane-access.js';
 import {
   BLOCKED_IPV4,
   BLOCKED_IPV6,
@@ -26,10 +32,11 @@ export interface FirewallOptions {
   /** The probe responder's UDP port, which devices may reach through their tunnels; null: none. */
   probePort: number | null;
   /**
-   * The TCP port of a control plane on the relay host itself (see localControlPort), which
-   * devices reach through their tunnels as its clients; null: it runs elsewhere.
+   * Where the relay's control plane is (resolveControlPlane): devices are its clients and reach
+   * it through their tunnels, so its port is opened to them where these rules would close it,
+   * on this host or in a closed range (controlPlaneOpenings); null: not known, nothing opened.
    */
-  controlPort: number | null;
+  controlPlane: Pick<ControlPlaneEndpoint, 'port' | 'addresses'> | null;
   /**
    * Networks devices may reach although they are private or on the uplink's subnets (canonical
    * CIDR, see parseAllowedNetwork): e.g. the cloud network the relay lives in.
@@ -58,6 +65,12 @@ const is = (protocol: string, field: string, right: unknown, op = '==') => ({
   match: { op, left: { payload: { protocol, field } }, right },
 });
 
+/** TCP to `port` of `address`. */
+const toPort = (address: string, port: number) => [
+  is(address.includes(':') ? 'ip6' : 'ip', 'daddr', address),
+  is('tcp', 'dport', port),
+];
+
 /** The subnets of the uplink's addresses as the system has them now. */
 async function uplinkSubnets(uplink: string): Promise<string[]> {
   const { stdout } = await run('ip', ['-j', 'address', 'show', 'dev', uplink]);
@@ -71,19 +84,23 @@ export class Firewall {
   /** Which tier each limited address is in. */
   private readonly limited = new Map<string, number>();
 
-  private constructor(private readonly o: FirewallOptions) {}
+  private constructor(
+    private readonly o: FirewallOptions,
+    /** What of the control plane devices reach through the relay; null: nothing. */
+    readonly controlPlane: ControlPlaneOpenings | null,
+  ) {}
 
   static async create(o: FirewallOptions): Promise<Firewall> {
     // Read before anything is changed: an uplink that cannot be read stops the relay here.
-    const blocked = disjoint([
-      ...BLOCKED_IPV4,
-      ...BLOCKED_IPV6,
-      ...(await uplinkSubnets(o.uplink)),
-    ]);
+    const closed = [...BLOCKED_IPV4, ...BLOCKED_IPV6, ...(await uplinkSubnets(o.uplink))];
+    const blocked = disjoint(closed);
     const allowed = disjoint(o.allowedNetworks);
     await run('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
     await run('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
-    const fw = new Firewall(o);
+    const fw = new Firewall(
+      o,
+      o.controlPlane && controlPlaneOpenings(o.controlPlane, hostAddresses(), closed),
+    );
     // A table left by a relay that was killed is replaced, not merged.
     await run('nft', ['delete', 'table', FAMILY, o.table], { allowFailure: true });
     const t = { family: FAMILY, table: o.table };
@@ -154,14 +171,29 @@ export class Firewall {
    * Beyond the relay devices reach the internet only: not the private, link-local and other
    * non-global ranges, nor the neighbours on the uplink's subnets (where a cloud's metadata
    * service and the provider's other machines are), through NAT or otherwise; the networks
-   * an operator allows are the exception.
+   * an operator allows are the exception, and the relay's own control plane's port where it is
+   * in one of those (a neighbour, the cloud network): packets to a closed destination go to the
+   * chain `closed`, which lets those through (on to the rest of forward) and drops the others.
    */
   private destinationCommands(
     blocked: { v4: string[]; v6: string[] },
     allowed: { v4: string[]; v6: string[] },
   ): NftCommand[] {
     const t = { family: FAMILY, table: this.o.table };
-    const out: NftCommand[] = [];
+    const out: NftCommand[] = [{ add: { chain: { ...t, name: 'closed' } } }];
+    const control = this.controlPlane;
+    if (control)
+      for (const address of control.beyond)
+        out.push({
+          add: {
+            rule: {
+              ...t,
+              chain: 'closed',
+              expr: [...toPort(address, control.port), { return: null }],
+            },
+          },
+        });
+    out.push({ add: { rule: { ...t, chain: 'closed', expr: [{ drop: null }] } } });
     for (const [protocol, type, v] of [
       ['ip', 'ipv4_addr', 'v4'],
       ['ip6', 'ipv6_addr', 'v6'],
@@ -183,7 +215,7 @@ export class Firewall {
               meta('iifname', '@tunnels'),
               is(protocol, 'daddr', `@blocked_${v}`),
               is(protocol, 'daddr', `@allowed_${v}`, '!='),
-              { drop: null },
+              { jump: { target: 'closed' } },
             ],
           },
         },
@@ -195,9 +227,10 @@ export class Firewall {
   /**
    * Of the relay host itself, devices reach only what they need: its resolver and ping (the
    * engine's tunnel probe) on the gateway address, the latency probe port, and a control plane
-   * that runs on the host. Everything else
-   * the host listens on, on any of its addresses, is closed to them; what the relay itself
-   * started (its echoes to devices) comes back as established.
+   * that runs on the host (its port on the address its URL names; on any address when the
+   * relay reaches it on loopback). Everything else the host listens on, on any of its
+   * addresses, is closed to them; what the relay itself started (its echoes to devices) comes
+   * back as established.
    */
   private inputCommands(): NftCommand[] {
     const t = { family: FAMILY, table: this.o.table };
@@ -245,8 +278,12 @@ export class Firewall {
     // On any of the host's addresses: a device probes its node's public address.
     if (this.o.probePort !== null)
       out.push(fromTunnels([is('udp', 'dport', this.o.probePort), accept]));
-    if (this.o.controlPort !== null)
-      out.push(fromTunnels([is('tcp', 'dport', this.o.controlPort), accept]));
+    const control = this.controlPlane;
+    if (control?.onHost === 'any')
+      out.push(fromTunnels([is('tcp', 'dport', control.port), accept]));
+    else if (control)
+      for (const address of control.onHost)
+        out.push(fromTunnels([...toPort(address, control.port), accept]));
     out.push(fromTunnels([{ drop: null }]));
     return out;
   }

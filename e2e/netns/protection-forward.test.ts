@@ -24,12 +24,12 @@ describe('protection: forwarded flows', () => {
   for (const allowLan of [false, true])
     it(`a container’s ping begun before connect gets no packet out of eth0 while the kill switch holds${allowLan ? ', with allow_lan (the container’s subnet is LAN too)' : ''}`, async () => {
       json('config', 'set', 'allow_lan', String(allowLan));
-      await cutWhileBlocking();
+      await cutWhileBlocking(allowLan ? 'vm' : 'container');
     }, 120_000);
 
-  async function cutWhileBlocking(): Promise<void> {
+  async function cutWhileBlocking(name: string): Promise<void> {
     const net = p.bed.net;
-    const container = p.addContainer();
+    const container = p.addContainer(name);
     const abroad = p.foreign.targets.ping;
     const file = path.join(net.dir, 'forward.pcap');
     const stopCapture = await net.capture('laptop', 'eth0', `icmp and host ${abroad}`, file, {

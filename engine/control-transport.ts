@@ -6,7 +6,13 @@
 // out to the control plane: no other process gets through by that allowance.
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, rootCertificates, type TLSSocket } from 'node:tls';
+import {
+  connect as tlsConnect,
+  createSecureContext,
+  rootCertificates,
+  type SecureContext,
+  type TLSSocket,
+} from 'node:tls';
 import {
   Agent,
   fetch as undiciFetch,
@@ -46,11 +52,27 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * address must not spend the whole budget (RFC 8305 races them; in turn is enough here).
  */
 const ATTEMPT_TIMEOUT_MS = 4_000;
+/** TLS sessions kept to resume (one per control plane's host and port). */
+const MAX_SESSIONS = 8;
 
 /** The addresses of a URL's host: a literal as it is, a name through the system's resolver. */
 async function addressesOf(host: string): Promise<string[]> {
   if (isIP(host) !== 0) return [host];
   return (await lookup(host, { all: true, order: 'verbatim' })).map((a) => a.address);
+}
+
+/**
+ * The TLS context that trusts the system's roots and `extra` (PEM; null: Node's default
+ * context), made once per trust: `ca` given to each connection would parse every root
+ * certificate again, about 20 ms of CPU per connection, and a connect opens several.
+ */
+let cachedContext: { extra: string; context: SecureContext } | undefined;
+function trustContext(extra: string | null): SecureContext | undefined {
+  if (extra === null) return undefined;
+  if (cachedContext?.extra !== extra)
+    // `ca` replaces the default roots: they are given again beside the extra ones.
+    cachedContext = { extra, context: createSecureContext({ ca: [...rootCertificates, extra] }) };
+  return cachedContext.context;
 }
 
 /**
@@ -62,6 +84,11 @@ function markedConnector(
   open: MarkedSocketOpener,
   ca: () => string | null,
 ): buildConnector.connector {
+  // TLS sessions to resume, per host and port, under the trust they were verified with: a connect
+  // opens several connections (the pool is dropped whenever the routes change), and a resumed
+  // handshake skips the certificate chain and a signature.
+  const sessions = new Map<string, Buffer>();
+  let sessionsTrust: string | null = null;
   return (opts, callback) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
     const https = opts.protocol === 'https:';
@@ -108,18 +135,33 @@ function markedConnector(
         // Timed out meanwhile: finish lets the late socket go.
         if (!https || done) return finish(null, tcp);
         pending = tcp;
-        const extra = ca();
         // Without a servername an IP literal's certificate is checked by its address.
         const servername = isIP(host) === 0 ? (opts.servername ?? host) : undefined;
         let tls: TLSSocket;
+        const extra = ca();
+        if (extra !== sessionsTrust) {
+          sessions.clear();
+          sessionsTrust = extra;
+        }
+        const key = `${host}:${port}`;
         try {
+          const secureContext = trustContext(extra);
+          const session = sessions.get(key);
           tls = tlsConnect({
             socket: tcp,
             host,
             ...(servername ? { servername } : {}),
             ALPNProtocols: ['http/1.1'],
-            // `ca` replaces the default roots: they are given again beside the extra ones.
-            ...(extra === null ? {} : { ca: [...rootCertificates, extra] }),
+            ...(secureContext ? { secureContext } : {}),
+            ...(session ? { session } : {}),
+          });
+          tls.on('session', (ticket: Buffer) => {
+            if (sessionsTrust !== extra) return;
+            sessions.delete(key);
+            sessions.set(key, ticket);
+            // A control plane or two: a handful of entries, the oldest going first.
+            for (const old of sessions.keys())
+              if (sessions.size > MAX_SESSIONS) sessions.delete(old);
           });
         } catch (e) {
           // A CA Node cannot load, say: the call fails, the socket goes with it.

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -133,6 +134,25 @@ describe('the control transport’s TLS', () => {
     port = (server.address() as AddressInfo).port;
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('resumes its TLS session on the next connection, never across a change of trust', async () => {
+    const reused: boolean[] = [];
+    const onSecure = (socket: TLSSocket) => reused.push(socket.isSessionReused());
+    server.on('secureConnection', onSecure);
+    const transport = createControlTransport({ ca: certs.ca });
+    try {
+      await health(transport.fetch, '127.0.0.1');
+      transport.reset(); // the pool dropped, as at every change of the routes
+      await health(transport.fetch, '127.0.0.1');
+      // The same CA once more, in another text: other trust, so a full handshake again.
+      transport.trust(`${certs.ca}\n`);
+      await health(transport.fetch, '127.0.0.1');
+      expect(reused).toEqual([false, true, false]);
+    } finally {
+      server.off('secureConnection', onSecure);
+      await transport.close();
+    }
+  });
 
   const health = (fetch: ReturnType<typeof createControlTransport>['fetch'], host: string) =>
     createControlClient({ baseUrl: `https://${host}:${port}`, fetch, timeoutMs: 5_000 }).health();

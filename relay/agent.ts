@@ -2,7 +2,7 @@
 // resolver on the gateway address, the peer feed and heartbeats (with the data planes' health,
 // the latency to each device and the streaming-platform checks), the latency probe responder,
 // and a clean teardown.
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import {
@@ -154,7 +154,13 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const controlPool =
     o.controlCa === undefined
       ? undefined
-      : new Agent({ connect: { ca: [...rootCertificates, o.controlCa] } });
+      : // One context for every connection: `ca` alone would parse every root certificate
+        // again per connection. It replaces the default roots: they are given again.
+        new Agent({
+          connect: {
+            secureContext: createSecureContext({ ca: [...rootCertificates, o.controlCa] }),
+          },
+        });
   const controlFetch: FetchLike = controlPool
     ? (url, init) =>
         undiciFetch(url, {

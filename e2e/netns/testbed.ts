@@ -2,7 +2,7 @@
 // and WireGuard clients configured from nothing but the API's connect answer.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { z } from 'zod';
@@ -122,7 +122,9 @@ export async function refusal(call: Promise<unknown>): Promise<ApiError> {
 function freshConnectionFetch(ca: string | undefined): FetchLike {
   const oneShot = new Agent({
     pipelining: 0,
-    ...(ca === undefined ? {} : { connect: { ca: [...rootCertificates, ca] } }),
+    ...(ca === undefined
+      ? {}
+      : { connect: { secureContext: createSecureContext({ ca: [...rootCertificates, ca] }) } }),
   });
   return (url, init) =>
     undiciFetch(url, {

@@ -163,4 +163,22 @@ describe('netcli failures', () => {
       exitCode: 3,
     });
   });
+
+  it('gives no hint that only says the failure’s own line again', () => {
+    const refused = new ApiError({
+      code: 'config-invalid',
+      detail: 'the service URL must be https',
+      route: 'POST /init',
+      status: 400,
+      errors: [
+        { field: 'service', message: 'the service URL must be https' },
+        { field: 'mtu', message: 'mtu must be auto or 1280..1500' },
+      ],
+    });
+    expect(describeFailure(refused, '/run/ferry/engine.sock')).toEqual({
+      message: 'the service URL must be https',
+      hints: ['mtu: mtu must be auto or 1280..1500'],
+      exitCode: 1,
+    });
+  });
 });

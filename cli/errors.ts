@@ -75,12 +75,17 @@ const HINTS: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-/** One hint line per field: what it takes, and the values where the set is closed. */
-function fieldHints(errors: readonly FieldError[] | undefined): string[] {
-  return (errors ?? []).map((e) => {
-    const name = e.field || 'the request';
-    return e.allowed ? `${name}: one of ${e.allowed.join(', ')}` : `${name}: ${e.message}`;
-  });
+/**
+ * One hint line per field: what it takes, and the values where the set is closed; none that only
+ * says again what the failure's own line (`said`) says.
+ */
+function fieldHints(errors: readonly FieldError[] | undefined, said: string): string[] {
+  return (errors ?? [])
+    .filter((e) => e.allowed !== undefined || e.message !== said)
+    .map((e) => {
+      const name = e.field || 'the request';
+      return e.allowed ? `${name}: one of ${e.allowed.join(', ')}` : `${name}: ${e.message}`;
+    });
 }
 
 function deviceLimitHints(problem: Readonly<Record<string, unknown>> | undefined): string[] {
@@ -97,7 +102,7 @@ function deviceLimitHints(problem: Readonly<Record<string, unknown>> | undefined
 
 /** The engine's own refusals (its answer) and those of the control plane it passed on. */
 function refusal(e: ApiError): Failure {
-  const hints = [...fieldHints(e.errors)];
+  const hints = [...fieldHints(e.errors, e.detail)];
   let message = e.detail;
   if (e.code === 'device-limit') hints.push(...deviceLimitHints(e.problem));
   else if (e.code === 'unreachable' || e.code === 'timeout') {
@@ -164,7 +169,7 @@ export function describeFailure(e: unknown, socketPath: string): Failure {
   if (e instanceof FerryError) {
     return {
       message: e.message,
-      hints: [...fieldHints(e.errors), ...(HINTS[e.code] ?? [])],
+      hints: [...fieldHints(e.errors, e.message), ...(HINTS[e.code] ?? [])],
       exitCode: EXIT_REFUSED,
     };
   }

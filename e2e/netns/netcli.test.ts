@@ -73,7 +73,7 @@ describe('netcli through the spec’s table, in one flow', () => {
       `${bed.controlUrl.replace('https:', 'http:')}/api/v1`,
     );
     expect(plain.code).toBe(1);
-    expect(plain.stderr).toMatch(/service: the service URL must be https/);
+    expect(plain.stderr).toMatch(/^netcli: the service URL must be https/);
     // Without the service's CA, its certificate does not verify: the call stops at the handshake.
     human('init', '--protocol', 'wireguard', '--endpoint', `${bed.controlUrl}/api/v1`);
     const untrusted = netcli('account', 'create');

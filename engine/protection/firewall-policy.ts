@@ -4,9 +4,8 @@ import { isIP } from 'node:net';
 
 import { checkInterfaceName } from '../os/arguments.js';
 import type { NftObject, NftTable } from '../os/firewall.js';
-import type { NftSetElement } from '../split/intervals.js';
+import { prefixElements, type NftSetElement } from '../split/intervals.js';
 import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
-import { prefixElements } from './lan.js';
 
 /** The one table every protection lives in (design.md: "one nftables table, `inet ferry`"). */
 export const PROTECTION_TABLE: NftTable = { family: 'inet', name: 'ferry' };

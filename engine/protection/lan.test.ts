@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { dhcpLinks, lanCidrs, lanElements, prefixElements } from './lan.js';
+import { prefixElements } from '../split/intervals.js';
+import { dhcpLinks, lanCidrs, lanElements } from './lan.js';
 
 const link = (name: string, addresses: string[]) => ({
   name,

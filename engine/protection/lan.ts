@@ -5,7 +5,8 @@ import ipaddr from 'ipaddr.js';
 
 import type { LinkInfo } from '../os/links.js';
 import { isTunnelInterfaceName } from '../tunnel/names.js';
-import type { DhcpLink, FamilySets, NftSetElement } from './firewall-policy.js';
+import { prefixElements } from '../split/intervals.js';
+import type { DhcpLink, FamilySets } from './firewall-policy.js';
 
 export interface LanCidrs {
   v4: string[];
@@ -96,32 +97,6 @@ export function dhcpLinks(links: readonly LinkInfo[]): DhcpLink[] {
         }
       }),
     }));
-}
-
-/**
- * CIDRs as interval-set elements nft takes in one transaction: two prefixes either nest or are
- * disjoint, so dropping every prefix inside another leaves no overlap (nft refuses overlaps).
- */
-export function prefixElements(cidrs: readonly string[]): NftSetElement[] {
-  const parsed = [...new Set(cidrs)].map((c) => ({ cidr: c, range: ipaddr.parseCIDR(c) }));
-  const outer = parsed.filter(
-    (p, i) =>
-      !parsed.some(
-        (q, j) =>
-          j !== i &&
-          q.range[0].kind() === p.range[0].kind() &&
-          (q.range[1] < p.range[1] || (q.range[1] === p.range[1] && j < i)) &&
-          p.range[0].match(q.range),
-      ),
-  );
-  return outer.map(({ range: [address, len] }) => {
-    const full = address.kind() === 'ipv4' ? 32 : 128;
-    const network =
-      address.kind() === 'ipv4'
-        ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${len}`)
-        : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${len}`);
-    return len === full ? network.toString() : { prefix: { addr: network.toString(), len } };
-  });
 }
 
 /** The LAN's CIDRs as the protection table's sets. */

@@ -388,3 +388,29 @@ export function nftIntervalSet(name: string, set: IntervalSet<Address>): NftObje
     },
   };
 }
+
+/**
+ * CIDRs as interval-set elements nft takes in one transaction: two prefixes either nest or are
+ * disjoint, so dropping every prefix inside another leaves no overlap (nft refuses overlaps).
+ */
+export function prefixElements(cidrs: readonly string[]): NftSetElement[] {
+  const parsed = [...new Set(cidrs)].map((c) => ({ cidr: c, range: ipaddr.parseCIDR(c) }));
+  const outer = parsed.filter(
+    (p, i) =>
+      !parsed.some(
+        (q, j) =>
+          j !== i &&
+          q.range[0].kind() === p.range[0].kind() &&
+          (q.range[1] < p.range[1] || (q.range[1] === p.range[1] && j < i)) &&
+          p.range[0].match(q.range),
+      ),
+  );
+  return outer.map(({ range: [address, len] }) => {
+    const full = address.kind() === 'ipv4' ? 32 : 128;
+    const network =
+      address.kind() === 'ipv4'
+        ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${len}`)
+        : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${len}`);
+    return len === full ? network.toString() : { prefix: { addr: network.toString(), len } };
+  });
+}

@@ -50,6 +50,24 @@ describe('browser session words', () => {
     expect(rows[2]!.detail).toBe('Signed in 09:15:07 · last used 09:30 · ends by 20:00');
   });
 
+  it('browsers that signed in within the same second are numbered in the order they did', () => {
+    const at = (ms: string) => ({
+      ...session('x', '09:15:42', false),
+      created_at: `2026-03-01T09:15:42.${ms}Z`,
+    });
+    const rows = browserSessionRows(
+      [{ ...at('700'), id: 'late' }, { ...at('100'), id: 'early' }, session('c', '08:00', true)],
+      time,
+    );
+    expect(rows.map((r) => [r.id, r.title])).toEqual([
+      ['c', 'This browser'],
+      ['late', 'Browser signed in at 09:15:42 (2)'],
+      ['early', 'Browser signed in at 09:15:42 (1)'],
+    ]);
+    expect(new Set(rows.map((r) => r.endLabel)).size).toBe(3);
+    expect(rows[1]!.detail).toBe('Signed in 09:15:42 · last used 09:30 · ends by 20:00');
+  });
+
   it('says how long a browser stays signed in', () => {
     expect(SESSION_RULE_WORDS).toBe(
       'A browser stays signed in until it goes unused for 30 minutes, and for 12 hours at most. Run netcli gui to sign one in.',

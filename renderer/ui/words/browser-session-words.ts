@@ -33,28 +33,43 @@ export function timeOfDay(locale?: string, timeZone?: string): TimeWords {
 
 /**
  * This browser first, then the others, newest first. Others that signed in within the same
- * minute are told apart by the second (their names and buttons must differ).
+ * minute are told apart by the second, and within the same second by a number in the order
+ * they signed in (their names and buttons must differ).
  */
 export function browserSessionRows(
   sessions: readonly BrowserSession[],
   time: TimeWords,
 ): BrowserSessionRow[] {
-  const minutes = new Map<string, number>();
-  for (const s of sessions) {
-    const at = time(s.created_at);
-    minutes.set(at, (minutes.get(at) ?? 0) + 1);
+  const count = (names: string[]) => {
+    const n = new Map<string, number>();
+    for (const name of names) n.set(name, (n.get(name) ?? 0) + 1);
+    return n;
+  };
+  const minutes = count(sessions.map((s) => time(s.created_at)));
+  const sinceOf = (s: BrowserSession) =>
+    time(s.created_at, (minutes.get(time(s.created_at)) ?? 0) > 1);
+  const seconds = count(sessions.map(sinceOf));
+  const ordinal = new Map<string, string>();
+  const seen = new Map<string, number>();
+  for (const s of [...sessions].sort((a, b) => a.created_at.localeCompare(b.created_at))) {
+    const since = sinceOf(s);
+    if ((seconds.get(since) ?? 0) < 2) continue;
+    const n = (seen.get(since) ?? 0) + 1;
+    seen.set(since, n);
+    ordinal.set(s.id, ` (${n})`);
   }
   return [...sessions]
     .sort((a, b) =>
       a.current !== b.current ? (a.current ? -1 : 1) : b.created_at.localeCompare(a.created_at),
     )
     .map((s) => {
-      const since = time(s.created_at, (minutes.get(time(s.created_at)) ?? 0) > 1);
+      const at = sinceOf(s);
+      const since = `${at}${ordinal.get(s.id) ?? ''}`;
       return {
         id: s.id,
         current: s.current,
         title: s.current ? 'This browser' : `Browser signed in at ${since}`,
-        detail: `Signed in ${since} · last used ${time(s.last_seen_at)} · ends by ${time(s.expires_at)}`,
+        detail: `Signed in ${at} · last used ${time(s.last_seen_at)} · ends by ${time(s.expires_at)}`,
         endLabel: s.current ? 'Sign out this browser' : `End the browser signed in at ${since}`,
       };
     });

@@ -8,6 +8,7 @@ import {
   LINK_SCOPE_CIDRS,
   leakSummary,
   leaksOf,
+  packetsSince,
   setNamespaceResolver,
   startLeakWatch,
   startProbeTargets,
@@ -168,6 +169,38 @@ describe('leaksOf', () => {
     dport: 51820,
     length: 100,
     ...extra,
+  });
+
+  it('from a moment on, leaves out the far end’s retries of a flow the host began before it', () => {
+    const self = ['2001:db8:49::12'];
+    const tcp = { protocol: 'tcp' as const, protocolNumber: 6 };
+    const syn = packet('2001:db8:49::12', '2001:db8:49:1::13', {
+      ...tcp,
+      sport: 46922,
+      dport: 80,
+      time: 1,
+    });
+    const retry = packet('2001:db8:49:1::13', '2001:db8:49::12', {
+      ...tcp,
+      sport: 80,
+      dport: 46922,
+      time: 3,
+    });
+    const stranger = packet('2001:db8:49:1::14', '2001:db8:49::12', {
+      ...tcp,
+      sport: 80,
+      dport: 46923,
+      time: 3,
+    });
+    const out = packet('2001:db8:49::12', '2001:db8:49:1::13', {
+      ...tcp,
+      sport: 46922,
+      dport: 80,
+      time: 3,
+    });
+    const result = { packets: [syn, retry, stranger, out], self } as unknown as LeakWatchResult;
+    // The host's own packet after the moment is counted even on that flow; a flow it did not begin too.
+    expect(packetsSince(result, 2_000)).toEqual([stranger, out]);
   });
 
   it('never takes the host itself for an allowed peer, even inside an allowed range', () => {

@@ -432,6 +432,23 @@ export function leaksOf(packets: readonly IpPacket[], allowed: AllowedPeers): Le
     .map((packet) => ({ line: describePacket(packet), packet }));
 }
 
+/**
+ * The packets of a capture from `since` (epoch ms) on, less those that come in to the watched
+ * host on a flow it began before `since`: the far end retries on its own (a SYN-ACK, a FIN,
+ * retransmitted for seconds), which says nothing of what this host lets out from then on.
+ */
+export function packetsSince(result: LeakWatchResult, since: number): IpPacket[] {
+  const self = new Set(result.self.map(norm));
+  const flow = (p: IpPacket) =>
+    `${p.protocol} ${[`${norm(p.src)} ${p.sport}`, `${norm(p.dst)} ${p.dport}`].sort().join(' ')}`;
+  const begun = new Set(
+    result.packets.filter((p) => p.time * 1000 < since && self.has(norm(p.src))).map(flow),
+  );
+  return result.packets.filter(
+    (p) => p.time * 1000 >= since && !(self.has(norm(p.dst)) && begun.has(flow(p))),
+  );
+}
+
 /** The distinct lines of some leaks with how often each occurred, most frequent first. */
 export function leakSummary(leaks: readonly Leak[]): string[] {
   const counts = new Map<string, number>();

@@ -11,6 +11,7 @@ import {
   PROBE_HTTP_PORT,
   leakSummary,
   leaksOf,
+  packetsSince,
   startLeakWatch,
   startProbeTargets,
   type AllowedPeers,
@@ -163,8 +164,7 @@ export class ProtectionBed {
    * `since` (epoch ms) on, when given.
    */
   leaks(result: LeakWatchResult, relays?: readonly RelayHandle[], since?: number): string[] {
-    const packets =
-      since === undefined ? result.packets : result.packets.filter((x) => x.time * 1000 >= since);
+    const packets = since === undefined ? result.packets : packetsSince(result, since);
     return leakSummary(leaksOf(packets, this.allowed(result, relays)));
   }
 

@@ -1,6 +1,7 @@
 // The shared contracts of Ferry: types and zod schemas, no I/O.
 export * from './values.js';
 export * from './problem.js';
+export * from './engine-errors.js';
 export * from './control-api.js';
 export * from './control-routes.js';
 export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';

@@ -1,113 +1,17 @@
-// FerryError for the client engine and its hosts (a stable code, a user-safe message, a cause),
-// and the Result type for expected failures.
-import type { FieldError } from '../contracts/index.js';
+// The Result type for the engine's expected failures, and errno codes; FerryError and the
+// engine's codes live in contracts/engine-errors.ts (re-exported here for the engine's files).
+import {
+  FerryError,
+  type EngineErrorCode,
+  type FerryErrorOptions,
+} from '../contracts/engine-errors.js';
 
-/**
- * The engine's error codes. Stable: the local API and netcli map them to statuses and hints;
- * add, never rename. (The local API's contract will list them beside the control API's.)
- */
-export const ENGINE_ERROR_CODES = [
-  /** A setting or value was refused; `errors` names the keys and their allowed values. */
-  'config-invalid',
-  /** The configuration file exists but is not a valid configuration; it was left as it is. */
-  'config-corrupt',
-  /** The configuration file could not be read (permissions, I/O). */
-  'config-unreadable',
-  /** The configuration could not be saved; the previous file is unchanged. */
-  'config-write-failed',
-  /** The state directory could not be created or is not a directory. */
-  'state-dir-unusable',
-  /** The state directory is reachable by other users or owned by another one: keys stay out. */
-  'state-dir-insecure',
-  /** The key file exists but holds no valid keys; it was left as it is. */
-  'keys-corrupt',
-  /** The key file could not be read (permissions, I/O). */
-  'keys-unreadable',
-  /** The key file is readable by other users. */
-  'keys-insecure',
-  /** The key file could not be saved; the previous file is unchanged. */
-  'keys-write-failed',
-  /** A key rotation was confirmed or abandoned that is not the one under way. */
-  'key-rotation-mismatch',
-  /** The sign-in could not be saved or removed. */
-  'session-write-failed',
-  /** The sign-in file could not be read (permissions, I/O). */
-  'session-unreadable',
-  /** The sign-in file is readable by other users. */
-  'session-insecure',
-  /** The sign-in file exists but holds no valid sign-in; it was left as it is. */
-  'session-corrupt',
-  /** The command needs a signed-in device (netcli account create, or netcli login). */
-  'not-signed-in',
-  /** No control-plane URL is configured (netcli init --endpoint URL). */
-  'service-not-configured',
-  /** The control plane's URL is plain http on the network, and the user did not accept that. */
-  'service-insecure',
-  /** A region rule of that name does not exist, or one already does. */
-  'rule-not-found',
-  'rule-exists',
-  /** The node chosen runs on this very machine: a full tunnel to it would loop. */
-  'node-is-local',
-  /** The command needs a connection (netcli connect first). */
-  'not-connected',
-  /** Another connect or disconnect is under way and this one was superseded by it. */
-  'superseded',
-  /** A system tool (ip, nft) refused a change or could not be run. */
-  'os-command-failed',
-  /** Not implemented on this platform or in this build yet. */
-  'not-supported',
-  /** A bug: the engine asked its state machine for a transition the machine does not allow. */
-  'illegal-transition',
-  /** A tunnel could not be made: its interface name is taken, wireguard-go or the data plane would not start. */
-  'tunnel-failed',
-  /** The node answered the handshake, but no round trip crossed the tunnel in time. */
-  'tunnel-timeout',
-  /** The node did not answer the tunnel's handshakes in time (unreachable, key unknown, clock off). */
-  'node-unreachable',
-  /** The operation was cancelled by its caller (a disconnect while connecting). */
-  'cancelled',
-  /** No service of that name (netcli service list shows them). */
-  'service-not-found',
-  /** A service of that name exists already, or the name is a shipped service's. */
-  'service-exists',
-  /** No service tunnel of that tag runs here (netcli tunnel list shows them). */
-  'tunnel-not-found',
-  /** A service tunnel of that tag runs here already. */
-  'tunnel-exists',
-  /** A domain of the service did not resolve: its tunnel would leave that traffic outside. */
-  'destinations-unresolved',
-  /** The control plane's or a node's host name has no address (and none is known from before). */
-  'host-unresolvable',
-  /** A --geoip-file line is not `cidr,country` (the message names the file and the line). */
-  'geoip-file-invalid',
-  /** The --geoip-file cannot be read. */
-  'geoip-file-unreadable',
-] as const;
-
-export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
-
-export interface FerryErrorOptions {
-  cause?: unknown;
-  /** Per-field detail for validation failures (the local API returns them in its problem). */
-  errors?: FieldError[];
-}
-
-/**
- * An engine failure a person can be shown. The message names no destination, DNS query, user
- * address or key (the no-logs rule): hosts print and log it as it is. `cause` holds what went
- * wrong underneath, for diagnostics, and is held to the same rule.
- */
-export class FerryError extends Error {
-  readonly code: EngineErrorCode;
-  readonly errors: FieldError[] | undefined;
-
-  constructor(code: EngineErrorCode, message: string, opts: FerryErrorOptions = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = 'FerryError';
-    this.code = code;
-    this.errors = opts.errors;
-  }
-}
+export {
+  ENGINE_ERROR_CODES,
+  FerryError,
+  type EngineErrorCode,
+  type FerryErrorOptions,
+} from '../contracts/engine-errors.js';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: FerryError };
 

@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: [
       'contracts/**/*.test.ts',
+      'platform/**/*.test.ts',
       'server/**/*.test.ts',
       'relay/**/*.test.ts',
       'engine/**/*.test.ts',

@@ -27,6 +27,12 @@ export interface RouteDef {
   /** A stream's events: each name it sends, with the schema of its (JSON) data. */
   events?: Readonly<Record<string, z.ZodType>>;
   /**
+   * How long a client waits for this route's answer (a stream's: until it begins), when that
+   * is longer than the client's default (route-client.ts's DEFAULT_TIMEOUT_MS): the route waits
+   * for a tunnel, probes or checks. One number per route, so that every client waits alike.
+   */
+  timeoutMs?: number;
+  /**
    * The error codes this route's own logic answers with. Those every route of its kind can
    * give (a bad token, a malformed body, rate limits, ...) are added by `routeErrorCodes`.
    */

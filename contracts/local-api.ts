@@ -320,6 +320,24 @@ function route<const R extends RouteDef>(r: R): R {
   return r;
 }
 
+/**
+ * How long a face waits for the routes that take long (every other call keeps the client's
+ * default, route-client.ts's DEFAULT_TIMEOUT_MS). The engine bounds its own work and aborts what
+ * a client stops waiting for; these cover that and the way there and back.
+ */
+export const LOCAL_TIMEOUTS_MS = {
+  /** A handshake and a first round trip, or a change of settings that reconnects a tunnel. */
+  tunnel: 120_000,
+  /** Probes of every node the plan allows (latency-check --all). */
+  latencyCheck: 120_000,
+  /** A new service for the configuration (init); a live tunnel follows it. */
+  init: 60_000,
+  /** A streaming platform asked through the tunnel (the engine's own probe takes up to 10 s). */
+  streamTest: 60_000,
+  /** Every check of diagnose (the engine bounds them to about 10 s). */
+  diagnose: 30_000,
+} as const;
+
 /** A one-time URL of the web graphical mode (http://127.0.0.1:PORT/session/TOKEN). */
 export const OpenGuiResponse = z.object({ url: z.url({ protocol: /^http$/ }) });
 export type OpenGuiResponse = z.infer<typeof OpenGuiResponse>;
@@ -341,6 +359,7 @@ export const localRoutes = {
     summary: 'Connect; answers once the tunnel carries traffic',
     body: LocalConnectRequest,
     response: LocalConnectResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.tunnel,
   }),
   disconnect: route({
     method: 'POST',
@@ -375,6 +394,7 @@ export const localRoutes = {
     summary: 'Change some keys (typed JSON values); a live tunnel follows',
     body: ClientConfigPatch,
     response: ConfigChangeResult,
+    timeoutMs: LOCAL_TIMEOUTS_MS.tunnel,
   }),
   setConfigKey: route({
     method: 'PUT',
@@ -385,6 +405,7 @@ export const localRoutes = {
     params: ConfigKeyParams,
     body: ConfigSetRequest,
     response: ConfigChangeResult,
+    timeoutMs: LOCAL_TIMEOUTS_MS.tunnel,
   }),
   init: route({
     method: 'POST',
@@ -394,6 +415,7 @@ export const localRoutes = {
     summary: 'Set the control-plane URL and the protocol',
     body: InitRequest,
     response: ConfigChangeResult,
+    timeoutMs: LOCAL_TIMEOUTS_MS.init,
   }),
   createAccount: route({
     method: 'POST',
@@ -498,6 +520,7 @@ export const localRoutes = {
     summary: 'Measure average, jitter and loss to the current node or every allowed node',
     body: LatencyCheckRequest,
     response: LatencyCheckResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.latencyCheck,
   }),
   streamTest: route({
     method: 'POST',
@@ -507,6 +530,7 @@ export const localRoutes = {
     summary: 'Probe a streaming platform through the tunnel: reachable, catalogue region, verdict',
     body: StreamTestRequest,
     response: StreamTestResult,
+    timeoutMs: LOCAL_TIMEOUTS_MS.streamTest,
   }),
   diagnose: route({
     method: 'POST',
@@ -516,6 +540,7 @@ export const localRoutes = {
     summary:
       'One-click diagnostics: each check (engine, control plane, clock, node over UDP and TCP, DNS and IPv6 leaks, MTU, kill switch, split) with a verdict and a fix',
     response: DiagnosticsReport,
+    timeoutMs: LOCAL_TIMEOUTS_MS.diagnose,
   }),
   listServices: route({
     method: 'GET',
@@ -551,6 +576,7 @@ export const localRoutes = {
       "Start a service tunnel: its own interface and session, only the service's destinations; answers once traffic crosses it",
     body: StartTunnelRequest,
     response: ServiceTunnel,
+    timeoutMs: LOCAL_TIMEOUTS_MS.tunnel,
   }),
   listTunnels: route({
     method: 'GET',

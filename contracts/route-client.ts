@@ -18,13 +18,16 @@ export interface RouteClientOptions {
    * between calls); never sent to routes that need none.
    */
   token?: (() => string | undefined | Promise<string | undefined>) | undefined;
-  /** Default time for a whole call, answer included; a stream's until its headers. */
+  /**
+   * Default time for a whole call, answer included; a stream's until its headers. A route that
+   * names its own (RouteDef.timeoutMs) keeps that.
+   */
   timeoutMs?: number | undefined;
 }
 
 export interface RouteCallOptions {
   signal?: AbortSignal | undefined;
-  /** This call's time limit (a long poll needs longer than the default). */
+  /** This call's time limit, over the route's and the client's (a long poll needs longer). */
   timeoutMs?: number | undefined;
 }
 
@@ -289,7 +292,7 @@ async function send(ctx: Context, def: RouteDef, input: AnyInput, accept: string
   }
   const hasBody = def.body !== undefined && input.body !== undefined;
   if (hasBody) headers['content-type'] = 'application/json';
-  const timeoutMs = input.timeoutMs ?? ctx.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = input.timeoutMs ?? def.timeoutMs ?? ctx.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const call = new CallSignal(timeoutMs, input.signal);
   if (call.endedByCaller) {
     call.release();

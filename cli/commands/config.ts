@@ -47,8 +47,8 @@ export function registerConfig(program: Command, rt: Runtime): void {
         opts,
         'Applying',
         caFile
-          ? client.patchConfig({ body: { service_ca: readCaFile(value) }, timeoutMs: 120_000 })
-          : client.setConfigKey({ params: { key }, body: { value }, timeoutMs: 120_000 }),
+          ? client.patchConfig({ body: { service_ca: readCaFile(value) } })
+          : client.setConfigKey({ params: { key }, body: { value } }),
       );
       rt.print(opts, result, () => formatConfigChange(before, result));
     });

@@ -9,9 +9,6 @@ import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 export const BLOCKED_HINT =
   'traffic stays blocked while the kill switch holds: netcli disconnect opens it';
 
-/** A connect waits for a handshake and a first round trip; the engine has its own limits. */
-const CONNECT_TIMEOUT_MS = 120_000;
-
 interface ConnectOptions extends CommonOptions {
   region?: string;
   mode?: string;
@@ -46,11 +43,7 @@ export function registerConnection(program: Command, rt: Runtime): void {
         ...(opts.platform ? { platform: opts.platform } : {}),
       };
       const answer = await rt
-        .progress(
-          opts,
-          'Connecting',
-          client.connect({ body, signal: rt.io.interrupts(), timeoutMs: CONNECT_TIMEOUT_MS }),
-        )
+        .progress(opts, 'Connecting', client.connect({ body, signal: rt.io.interrupts() }))
         .catch(async (e: unknown) => {
           // A failed connect leaves the kill switch holding: say so, or the user finds a host
           // cut off without knowing why.

@@ -10,6 +10,7 @@ import {
   ApiError,
   DEFAULT_ENGINE_SOCKET,
   engineDownReport,
+  localRoutes,
   redactReport,
   type DiagnosticsReport,
   type LocalClient,
@@ -19,8 +20,8 @@ import { CliError, EXIT_REFUSED } from '../errors.js';
 import { formatDiagnostics } from '../format/diagnose.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
-/** The engine bounds the checks itself (~10 s); this covers the way there and back. */
-const DIAGNOSE_TIMEOUT_MS = 30_000;
+/** How long netcli waits for the report: the route's own limit (the local API's route table). */
+const DIAGNOSE_TIMEOUT_MS = localRoutes.diagnose.timeoutMs;
 
 interface DiagnoseOptions extends CommonOptions {
   export?: string;
@@ -54,10 +55,7 @@ async function diagnose(
 ): Promise<{ report: DiagnosticsReport; engine: LocalClient | null }> {
   try {
     const engine = await rt.client(opts);
-    const report = await engine.diagnose({
-      signal: rt.io.interrupts(),
-      timeoutMs: DIAGNOSE_TIMEOUT_MS,
-    });
+    const report = await engine.diagnose({ signal: rt.io.interrupts() });
     return { report, engine };
   } catch (e) {
     const down = engineDown(e, rt.socket.path);

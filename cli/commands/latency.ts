@@ -29,7 +29,6 @@ export function registerLatency(program: Command, rt: Runtime): void {
         client.latencyCheck({
           body: { all: opts.all === true, ...(opts.count ? { count: opts.count } : {}) },
           signal: rt.io.interrupts(),
-          timeoutMs: 120_000,
         }),
       );
       rt.print(opts, answer, () => formatLatency(answer));

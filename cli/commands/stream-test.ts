@@ -5,9 +5,6 @@ import { formatStreamTest } from '../format/stream-test.js';
 import { EXIT_REFUSED } from '../errors.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
-/** The engine bounds the probe itself (10 s); this only covers the way there and back. */
-const STREAM_TEST_TIMEOUT_MS = 60_000;
-
 interface StreamTestOptions extends CommonOptions {
   platform: string;
 }
@@ -29,7 +26,6 @@ export function registerStreamTest(program: Command, rt: Runtime): void {
         client.streamTest({
           body: { platform: opts.platform },
           signal: rt.io.interrupts(),
-          timeoutMs: STREAM_TEST_TIMEOUT_MS,
         }),
       );
       rt.print(opts, result, () => formatStreamTest(result));

@@ -5,9 +5,6 @@ import type { Command } from 'commander';
 import { formatTunnelStarted, formatTunnelStopped, formatTunnels } from '../format/services.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
-/** A start waits for a handshake and a first round trip; the engine has its own limits. */
-const START_TIMEOUT_MS = 120_000;
-
 interface StartOptions extends CommonOptions {
   service: string;
   tag: string;
@@ -43,7 +40,6 @@ export function registerTunnel(program: Command, rt: Runtime): void {
             ...(opts.protocol ? { protocol: opts.protocol } : {}),
           },
           signal: rt.io.interrupts(),
-          timeoutMs: START_TIMEOUT_MS,
         }),
       );
       rt.print(opts, started, () => formatTunnelStarted(started));

@@ -47,11 +47,6 @@ export interface TuiDeps {
   retryMs?: number;
 }
 
-/** A connect waits for a handshake and a first round trip (the engine has its own limits). */
-const CONNECT_TIMEOUT_MS = 120_000;
-/** A setting can reconnect a live tunnel. */
-const CONFIG_TIMEOUT_MS = 120_000;
-const LATENCY_CHECK_TIMEOUT_MS = 60_000;
 const LATENCY_CHECK_COUNT = 3;
 
 const EFFECT_WORDS: Readonly<Record<'reconnected' | 'applied' | 'saved', string>> = {
@@ -227,10 +222,7 @@ export class TuiController {
     const s = this.#state.status?.status;
     const verb = s === 'connected' || s === 'reconnecting' ? 'Switching' : 'Connecting';
     return this.run(name ? `${verb} to ${name}` : verb, async () => {
-      const answer = await this.deps.client.connect({
-        body: region ? { region } : {},
-        timeoutMs: CONNECT_TIMEOUT_MS,
-      });
+      const answer = await this.deps.client.connect({ body: region ? { region } : {} });
       void this.reloadRegions();
       // The latency is the header's; where the tunnel goes and the exit address, here.
       const [text = '', , ...more] = formatConnect(answer, false);
@@ -247,11 +239,7 @@ export class TuiController {
 
   /** Sets one key from its text form, as `netcli config set` does; the engine's answer shows. */
   private async setConfig(key: 'kill_switch' | 'split' | 'dns', value: string): Promise<Outcome> {
-    const result = await this.deps.client.setConfigKey({
-      params: { key },
-      body: { value },
-      timeoutMs: CONFIG_TIMEOUT_MS,
-    });
+    const result = await this.deps.client.setConfigKey({ params: { key }, body: { value } });
     this.dispatch({ type: 'config', config: result.config });
     const now = settingWords(result.config, key);
     const effect = result.changed.length > 0 ? EFFECT_WORDS[result.effect] : 'unchanged';
@@ -304,7 +292,6 @@ export class TuiController {
     return this.run('Measuring the latency of every node', async () => {
       const r = await this.deps.client.latencyCheck({
         body: { all: true, count: LATENCY_CHECK_COUNT },
-        timeoutMs: LATENCY_CHECK_TIMEOUT_MS,
       });
       await this.reloadRegions();
       const methods = [...new Set(r.results.map((x) => x.method))].join(', ');

@@ -91,17 +91,6 @@ export function hostedPort(engine: EngineApi, options: HostedPortOptions = {}): 
   };
 }
 
-/** How long a call may take over the socket: the long ones wait for tunnels and probes. */
-const CALL_TIMEOUT_MS: Partial<Record<FaceRouteId, number>> = {
-  connect: 120_000,
-  startTunnel: 120_000,
-  setConfigKey: 120_000,
-  patchConfig: 120_000,
-  latencyCheck: 120_000,
-  streamTest: 60_000,
-  diagnose: 30_000,
-};
-
 export interface AttachedPortOptions {
   /** What a call answers when nothing answers on the socket: how to start the engine. */
   unavailable: (reason: 'not-running' | 'permission-denied') => string;
@@ -197,11 +186,8 @@ export function attachedPort(client: LocalClient, options: AttachedPortOptions):
       if (typeof method !== 'function') throw new Error(`the local client has no call ${id}`);
       const callSignal = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
       try {
-        return await method({
-          ...payload,
-          signal: callSignal,
-          ...(CALL_TIMEOUT_MS[id] ? { timeoutMs: CALL_TIMEOUT_MS[id] } : {}),
-        });
+        // How long it may take is the route's (the local API's route table).
+        return await method({ ...payload, signal: callSignal });
       } catch (e) {
         throw asFaceError(e);
       }

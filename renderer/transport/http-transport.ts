@@ -28,22 +28,6 @@ import type {
 } from './engine-transport.js';
 import { toFaceCallError } from './face-call-error.js';
 
-/**
- * Calls that wait for the network or a tunnel: they answer only once it is done (a config
- * change may reconnect). The engine aborts what a client stops waiting for, so these wait as
- * long as netcli does; everything else keeps the client's default.
- */
-const SLOW_CALLS: Partial<Record<FaceRouteId, number>> = {
-  connect: 120_000,
-  patchConfig: 120_000,
-  setConfigKey: 120_000,
-  init: 60_000,
-  latencyCheck: 120_000,
-  streamTest: 60_000,
-  diagnose: 30_000,
-  startTunnel: 120_000,
-};
-
 export interface HttpTransportOptions {
   /** The local API's root, e.g. `location.origin + '/api/v1'`. */
   baseUrl: string;
@@ -109,9 +93,9 @@ export class HttpTransport implements EngineTransport {
 
   async call<K extends FaceRouteId>(id: K, payload: FacePayload<K>): Promise<FaceValue<K>> {
     const method = this.client[id] as unknown as AnyCall;
-    const timeoutMs = SLOW_CALLS[id];
     try {
-      const value = await method({ ...payload, ...(timeoutMs ? { timeoutMs } : {}) });
+      // How long it may take is the route's (the local API's route table).
+      const value = await method(payload);
       return value as FaceValue<K>;
     } catch (e) {
       throw toFaceCallError(e);

@@ -22,3 +22,4 @@ export {
   summarizeRtts,
   type RttSummary,
 } from './statistics.js';
+export { markedDatagrams, type DatagramSocket, type Datagrams } from './datagrams.js';

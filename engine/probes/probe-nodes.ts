@@ -1,8 +1,7 @@
 // Probes many nodes at once for `netcli latency-check --all` and smart routing: a bounded number
 // of nodes in flight, and the whole round bounded in time.
-import { performance } from 'node:perf_hooks';
 import type { Node, NodeLatency } from '../../contracts/index.js';
-import type { MarkedSocketOpener } from '../os/marked-socket.js';
+import type { Datagrams } from './datagrams.js';
 import {
   DEFAULT_PROBE_INTERVAL_MS,
   DEFAULT_PROBE_TIMEOUT_MS,
@@ -30,8 +29,8 @@ export interface ProbeNodesOptions {
   signal?: AbortSignal;
   /** Called with each node's result as it is ready (progress on a TTY, live lists). */
   onResult?: (result: NodeLatency, index: number) => void;
-  /** Makes the probes' marked sockets (see ProbeNodeOptions.openSocket). */
-  openSocket?: MarkedSocketOpener;
+  /** The probes' sockets (see ProbeNodeOptions.datagrams). */
+  datagrams?: Datagrams;
 }
 
 export const DEFAULT_PROBE_CONCURRENCY = 16;
@@ -69,7 +68,7 @@ export async function probeNodes(
               intervalMs,
               deadline,
               ...(opts.signal ? { signal: opts.signal } : {}),
-              ...(opts.openSocket ? { openSocket: opts.openSocket } : {}),
+              ...(opts.datagrams ? { datagrams: opts.datagrams } : {}),
             });
       opts.onResult?.(results[i]!, i);
     }
@@ -94,7 +93,9 @@ function unmeasured(target: ProbeTarget): NodeLatency {
  * The nodes of a GET /nodes answer that can be probed (their relay runs a probe responder), as
  * probe targets. Nodes with `probe: null` are left out: say so rather than show them as lost.
  */
-export function probeTargets(nodes: readonly Node[]): ProbeTarget[] {
+export function probeTargets(
+  nodes: readonly Pick<Node, 'id' | 'region' | 'endpoint_host' | 'probe'>[],
+): ProbeTarget[] {
   return nodes.flatMap((n) =>
     n.probe === null
       ? []

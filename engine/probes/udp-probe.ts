@@ -1,13 +1,10 @@
 // Times authenticated latency probes (docs/latency-probes.md) to one node over UDP: `count`
 // probes a little apart, each with a fresh nonce, each answered or lost within its timeout.
-// Answers that do not carry one of our nonces under the node's key are ignored. The socket carries
-// the tunnel sockets' mark (FERRY_FWMARK): a probe takes the path the tunnel's own packets take,
-// around the tunnel, and the kill switch lets probes out by that mark, no other process's.
+// Answers that do not carry one of our nonces under the node's key are ignored. The socket comes
+// through the Datagrams seam (datagrams.ts): the real one carries the tunnel sockets' mark.
 import { createHmac, randomBytes } from 'node:crypto';
-import type dgram from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { NodeLatency } from '../../contracts/index.js';
 import {
   PROBE_KEY_BYTES,
@@ -15,8 +12,7 @@ import {
   openProbeReply,
   type HmacSha256,
 } from '../../contracts/probe.js';
-import { markedUdpSocket, openMarkedSocket, type MarkedSocketOpener } from '../os/marked-socket.js';
-import { FERRY_FWMARK } from '../tunnel/names.js';
+import { markedDatagrams, type Datagrams } from './datagrams.js';
 import { round2, summarizeRtts } from './statistics.js';
 
 export const PROBE_METHOD = 'authenticated UDP probe';
@@ -46,10 +42,10 @@ export interface ProbeNodeOptions {
   /** Aborting rejects with the signal's reason and closes the socket. */
   signal?: AbortSignal;
   /**
-   * Makes the marked socket (the seam; default: the native addon's). A socket that cannot be
-   * marked rejects the probe, nothing sent: never an unmarked probe.
+   * The probe's socket (default: markedDatagrams(), the native addon's marked sockets). A socket
+   * that cannot be made as required rejects the probe, nothing sent: never an unmarked probe.
    */
-  openSocket?: MarkedSocketOpener;
+  datagrams?: Datagrams;
 }
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 1_000;
@@ -112,17 +108,12 @@ function timeProbes(
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   const intervalMs = opts.intervalMs ?? DEFAULT_PROBE_INTERVAL_MS;
   // Made before the promise: a socket that cannot be marked rejects the probe with that error.
-  const socket: dgram.Socket = markedUdpSocket(
-    isIP(address) === 6 ? 6 : 4,
-    FERRY_FWMARK,
-    opts.openSocket ?? openMarkedSocket,
-  );
+  const socket = (opts.datagrams ?? markedDatagrams()).open(isIP(address) === 6 ? 6 : 4);
   const rtts: (number | null)[] = [];
   const pending = new Map<string, Pending>();
   const timers = new Set<NodeJS.Timeout>();
   /** Lowered when the deadline leaves no room for the rest. */
   let planned = opts.count;
-  let connected = false;
   let finished = false;
 
   return new Promise((resolve, reject) => {
@@ -149,7 +140,7 @@ function timeProbes(
       if (rtts.length === planned && pending.size === 0) finish();
     };
 
-    socket.on('message', (msg) => {
+    socket.onMessage((msg) => {
       const nonce = openProbeReply(msg, key, hmacSha256);
       if (!nonce) return;
       const id = Buffer.from(nonce).toString('hex');
@@ -159,11 +150,6 @@ function timeProbes(
       clearTimeout(p.timer);
       pending.delete(id);
       doneIfAllIn();
-    });
-    // On a connected socket an ICMP error (port unreachable, no route) arrives here: the probe
-    // it belongs to is simply lost. Before that, the node cannot be reached at all.
-    socket.on('error', () => {
-      if (!connected) finish();
     });
 
     const sendOne = () => {
@@ -177,7 +163,7 @@ function timeProbes(
         doneIfAllIn();
       }, timeoutMs);
       pending.set(id, { index, sentAt: performance.now(), timer });
-      socket.send(datagram, () => {});
+      socket.send(datagram);
       if (rtts.length < planned) {
         const next = performance.now() + intervalMs;
         if (opts.deadline === undefined || next < opts.deadline) later(intervalMs, sendOne);
@@ -187,9 +173,7 @@ function timeProbes(
     };
 
     if (opts.deadline !== undefined) later(Math.max(0, opts.deadline - performance.now()), finish);
-    socket.connect(port, address, () => {
-      connected = true;
-      sendOne();
-    });
+    // A socket that cannot connect: the node cannot be reached at all, nothing was measured.
+    socket.connect(address, port).then(sendOne, () => finish());
   });
 }

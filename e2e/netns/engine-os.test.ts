@@ -5,17 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FerryError } from '../../engine/errors.js';
-import { runCommand, type CommandRunner } from '../../engine/os/command.js';
-import { NftFirewall } from '../../engine/os/firewall.js';
-import { LinuxLinks } from '../../engine/os/links.js';
-import { LinuxRoutes } from '../../engine/os/routes.js';
+import { runCommand, type CommandRunner } from '../../platform/os/command.js';
+import { NftFirewall } from '../../platform/os/nftables.js';
+import { LinuxLinks } from '../../platform/os/links.js';
+import { LinuxRoutes } from '../../platform/os/routes.js';
 import {
   CONTRACT_NFT,
   firewallContract,
   killSwitchLike,
   linksContract,
   routesContract,
-} from '../../engine/os/seams.contract.js';
+} from '../../platform/os/seams.contract.js';
 import { TestNetwork, requireTools, sh } from './test-network.js';
 
 let net: TestNetwork | undefined;

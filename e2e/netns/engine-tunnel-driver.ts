@@ -8,8 +8,8 @@
 import { readFileSync } from 'node:fs';
 
 import { FerryError } from '../../engine/errors.js';
-import { LinuxLinks } from '../../engine/os/links.js';
-import { LinuxRoutes } from '../../engine/os/routes.js';
+import { LinuxLinks } from '../../platform/os/links.js';
+import { LinuxRoutes } from '../../platform/os/routes.js';
 import { createTunnelManager, type TunnelTiming } from '../../engine/tunnel/manager.js';
 import type { ActiveTunnel, TunnelPlan } from '../../engine/tunnel/tunnel.js';
 import { nativeDataPlane } from '../../native/index.js';

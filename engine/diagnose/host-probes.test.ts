@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommandOutput } from '../os/command.js';
+import type { CommandOutput } from '../../platform/os/command.js';
 import {
   connectTcp,
   hostProbes,

@@ -5,8 +5,8 @@
 import { lookup } from 'node:dns/promises';
 import { createConnection, isIP, type Socket } from 'node:net';
 
-import { addressFamily, checkInterfaceName } from '../os/arguments.js';
-import { runCommand, type CommandRunner } from '../os/command.js';
+import { addressFamily, checkInterfaceName } from '../../platform/os/arguments.js';
+import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import { connectMarkedTcp } from '../os/marked-socket.js';
 import { probeNode } from '../probes/index.js';
 import { TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';

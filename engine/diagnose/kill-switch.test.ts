@@ -1,8 +1,8 @@
 // kill-switch against the fake firewall holding what the engine applied: off, armed, in force and
 // complete, missing, and incomplete in each way a table can be (a chain, a set, the final drop).
 import { describe, expect, it } from 'vitest';
-import { FakeFirewall } from '../os/effects.fake.js';
-import type { NftObject } from '../os/firewall.js';
+import { FakeFirewall } from '../../platform/os/nftables.fake.js';
+import type { NftObject } from '../../platform/os/nftables.js';
 import {
   PROTECTION_TABLE,
   protectionTable,

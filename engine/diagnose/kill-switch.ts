@@ -2,7 +2,7 @@
 // table the kernel has now against the one the engine put in force (its chains with their hooks,
 // its sets, and the guard chains ending in a drop).
 import { diagnosticCheck, type DiagnosticCheck } from '../../contracts/index.js';
-import type { NftTableView } from '../os/firewall.js';
+import type { NftTableView } from '../../platform/os/nftables.js';
 import type { GuardStage } from '../protection/connection-guard.js';
 import { protectionTable, type ProtectionPolicy } from '../protection/firewall-policy.js';
 

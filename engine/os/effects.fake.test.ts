@@ -1,29 +1,15 @@
-// The fakes keep the seams' contract (the same cases the namespace test runs on the Linux
-// implementations), record every call in order, and fail on demand.
+// The engine's bundle of fakes records every call of every seam in order, and fails on demand.
+// (Each fake keeps the seams' contract: platform/os/fakes.test.ts.)
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { FerryError } from '../errors.js';
 import { createFakeOs, type FakeOs } from './effects.fake.js';
-import {
-  CONTRACT_NFT,
-  firewallContract,
-  killSwitchLike,
-  linksContract,
-  routesContract,
-} from './seams.contract.js';
+import { CONTRACT_NFT, killSwitchLike } from '../../platform/os/seams.contract.js';
 
 let os: FakeOs;
 beforeEach(() => {
   os = createFakeOs();
 });
-
-describe('fake links keep the contract', () => linksContract(() => os.links));
-describe('fake routes keep the contract', () =>
-  routesContract(
-    () => os.links,
-    () => os.routes,
-  ));
-describe('fake firewall keeps the contract', () => firewallContract(() => os.firewall));
 
 describe('the fakes', () => {
   it('journal every call of every seam in order, failed ones included', async () => {

@@ -1,10 +1,11 @@
 // Every OS effect the engine has, as one bundle of narrow seams: the engine takes an OsEffects,
-// the daemon gives it the Linux implementations, unit tests the fakes (effects.fake.ts).
-import type { Firewall } from './firewall.js';
-import type { Links } from './links.js';
+// the daemon gives it the Linux implementations (platform/os, and the engine's own resolver),
+// unit tests the fakes (effects.fake.ts).
+import type { Links } from '../../platform/os/links.js';
+import type { Firewall } from '../../platform/os/nftables.js';
+import type { Routes } from '../../platform/os/routes.js';
+import type { Sysctl } from '../../platform/os/sysctl.js';
 import type { Resolver } from './resolver.js';
-import type { Routes } from './routes.js';
-import type { Sysctl } from './sysctl.js';
 
 export interface OsEffects {
   links: Links;
@@ -14,9 +15,9 @@ export interface OsEffects {
   sysctl: Sysctl;
 }
 
-export type { Firewall, NftObject, NftTable, NftTableView } from './firewall.js';
-export type { LinkInfo, LinkKind, Links } from './links.js';
+export type { Firewall, NftObject, NftTable, NftTableView } from '../../platform/os/nftables.js';
+export type { LinkInfo, LinkKind, Links } from '../../platform/os/links.js';
 export type { Resolver } from './resolver.js';
-export type { PolicyRule, Route, RouteTable, Routes } from './routes.js';
-export type { Family } from './arguments.js';
-export type { Sysctl } from './sysctl.js';
+export type { PolicyRule, Route, RouteTable, Routes } from '../../platform/os/routes.js';
+export type { Family } from '../../platform/os/arguments.js';
+export type { Sysctl } from '../../platform/os/sysctl.js';

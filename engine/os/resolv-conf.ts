@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 import { errnoCode, FerryError } from '../errors.js';
 import { ensureStateDir, writeFileAtomic } from '../state-dir.js';
-import { checkInterfaceName } from './arguments.js';
+import { checkInterfaceName } from '../../platform/os/arguments.js';
 import type { Resolver } from './resolver.js';
 
 /** What /etc/resolv.conf was before the first set: a file, a symlink (e.g. to a stub), or none. */

@@ -4,8 +4,8 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { isIP } from 'node:net';
 
-import { checkInterfaceName } from './arguments.js';
-import { checkOutput, runCommand, type CommandRunner } from './command.js';
+import { checkInterfaceName } from '../../platform/os/arguments.js';
+import { checkOutput, runCommand, type CommandRunner } from '../../platform/os/command.js';
 import type { Resolver } from './resolver.js';
 
 /** resolvectl's argv for `servers` on `link`, as the only resolver of every domain. */

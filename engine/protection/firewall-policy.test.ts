@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { replaceTableCommands } from '../os/firewall.js';
+import { replaceTableCommands } from '../../platform/os/nftables.js';
 import { FERRY_FWMARK } from '../tunnel/names.js';
 import {
   CONTROL_FWMARK,

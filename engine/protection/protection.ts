@@ -1,8 +1,8 @@
 // Puts a protection policy in force: the `inet ferry` table in one nft transaction, and the
 // split tunnel's policy rule beside it; or takes both away. One change at a time.
-import type { Firewall } from '../os/firewall.js';
-import type { PolicyRule, Routes } from '../os/routes.js';
-import type { Sysctl } from '../os/sysctl.js';
+import type { Firewall } from '../../platform/os/nftables.js';
+import type { PolicyRule, Routes } from '../../platform/os/routes.js';
+import type { Sysctl } from '../../platform/os/sysctl.js';
 import { SerialQueue } from '../serial-queue.js';
 import {
   PROTECTION_TABLE,

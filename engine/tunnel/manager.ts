@@ -3,7 +3,7 @@
 // and takes down exactly what it made: on close, on a failed up(), and after a crash.
 import type { DataPlane } from '../../native/tunnel-types.js';
 import { FerryError } from '../errors.js';
-import { runCommand, type CommandRunner } from '../os/command.js';
+import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import type { OsEffects } from '../os/effects.js';
 import { removeLeftovers } from './cleanup.js';
 import { startFerry } from './ferry.js';

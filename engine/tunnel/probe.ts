@@ -3,8 +3,8 @@
 import { GATEWAY_IPV4, TUNNEL_IPV4_CIDR, tunnelOffset } from '../../contracts/tunnel-addresses.js';
 import type { ConnectResponse } from '../../contracts/control-api.js';
 import { FerryError } from '../errors.js';
-import { addressFamily, checkInterfaceName } from '../os/arguments.js';
-import type { CommandRunner } from '../os/command.js';
+import { addressFamily, checkInterfaceName } from '../../platform/os/arguments.js';
+import type { CommandRunner } from '../../platform/os/command.js';
 
 /**
  * The node's address inside the tunnel. Every relay answers on the first address of the tunnel

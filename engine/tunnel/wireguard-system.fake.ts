@@ -2,8 +2,8 @@
 // in the fake OS, UAPI sockets that keep what a `set=1` said and answer `get=1`, a node that
 // answers handshakes and pings or not, and crashes on demand (a SIGKILL leaves the socket).
 import { UapiError, uapiKeyToHex } from '../../contracts/index.js';
-import type { FakeLinks } from '../os/effects.fake.js';
-import type { CommandRunner } from '../os/command.js';
+import type { FakeLinks } from '../../platform/os/links.fake.js';
+import type { CommandRunner } from '../../platform/os/command.js';
 import type {
   WireguardProcess,
   WireguardProcessInfo,

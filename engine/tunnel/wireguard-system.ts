@@ -6,7 +6,7 @@ import { readdir, readFile, readlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 import { errnoCode, FerryError } from '../errors.js';
-import { redactAddresses } from '../os/command.js';
+import { redactAddresses } from '../../platform/os/command.js';
 import { uapiExchange } from './wireguard-uapi.js';
 
 /** Where wireguard-go keeps its UAPI sockets (one /run for every network namespace). */

@@ -12,7 +12,7 @@ import {
   type UapiPeer as PeerStatus,
 } from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
-import type { CommandRunner } from '../os/command.js';
+import type { CommandRunner } from '../../platform/os/command.js';
 import { gatewayOf, probeRoundTrip } from './probe.js';
 import { delay, unlessAborted, type ProtocolSession } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';

@@ -4,9 +4,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { FerryError } from '../errors.js';
+import { FerryError } from '../../contracts/engine-errors.js';
 import { checkOutput, redactAddresses, runCommand, type CommandOutput } from './command.js';
-import { NftFirewall } from './firewall.js';
+import { NftFirewall } from './nftables.js';
 import { LinuxLinks } from './links.js';
 import { LinuxRoutes } from './routes.js';
 
@@ -257,6 +257,37 @@ describe('NftFirewall', () => {
       ],
     });
     expect(existsSync(call!.args[2]!)).toBe(false);
+  });
+
+  it('patches the table in one transaction confined to it, and replaces it whole next time', async () => {
+    const { calls, run } = recorder();
+    const fw = new NftFirewall(run);
+    const body = [{ set: { name: 'tunnels', type: 'ifname' } }];
+    await fw.apply(table, body);
+    await fw.patch(table, [
+      { add: { element: { name: 'tunnels', elem: ['wg0'] } } },
+      { delete: { element: { name: 'limited4_5', elem: ['10.64.0.2'] } } },
+    ]);
+    await fw.apply(table, body);
+    expect(calls[1]!.batch).toEqual({
+      nftables: [
+        { add: { element: { name: 'tunnels', elem: ['wg0'], family: 'inet', table: 'ferry' } } },
+        {
+          delete: {
+            element: { name: 'limited4_5', elem: ['10.64.0.2'], family: 'inet', table: 'ferry' },
+          },
+        },
+      ],
+    });
+    // Not an update of what the first apply made: the patch changed the table since.
+    expect((calls[2]!.batch as { nftables: object[] }).nftables.slice(0, 2)).toEqual([
+      { add: { table } },
+      { delete: { table } },
+    ]);
+    await expect(fw.patch(table, [{ add: { table: { name: 'other' } } }] as never)).rejects.toThrow(
+      TypeError,
+    );
+    expect(calls).toHaveLength(3);
   });
 
   it('removes the table idempotently in one transaction', async () => {

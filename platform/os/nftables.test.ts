@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 import type { CommandOutput } from './command.js';
-import { appliedTable, NftFirewall, updateTableCommands, type NftObject } from './firewall.js';
+import { appliedTable, NftFirewall, updateTableCommands, type NftObject } from './nftables.js';
 
 const TABLE = { family: 'inet', name: 'ferry' } as const;
 const big = (elem: string[]): NftObject => ({

@@ -1,10 +1,11 @@
 // What every implementation of the OS seams must do, as vitest cases: the unit tests run them
-// on the fakes, the namespace test (e2e/netns/engine-os.test.ts) on the Linux implementations,
-// so the fakes the engine is tested on behave as the real thing does.
+// on the fakes (fakes.test.ts), the namespace test (e2e/netns/engine-os.test.ts) on the Linux
+// implementations, so the fakes the engine and the relay are tested on behave as the real
+// thing does.
 import { expect, it } from 'vitest';
 
-import { FerryError } from '../errors.js';
-import type { Firewall, NftObject, NftTable } from './firewall.js';
+import { FerryError } from '../../contracts/engine-errors.js';
+import type { Firewall, NftObject, NftTable } from './nftables.js';
 import type { Links } from './links.js';
 import type { PolicyRule, Routes } from './routes.js';
 
@@ -259,6 +260,59 @@ export function firewallContract(firewall: () => Firewall): void {
     expect(await firewall().inspect(CONTRACT_NFT)).toBeNull();
   });
 
+  it('patches a table in place: elements added and deleted, chains and rules added', async () => {
+    await firewall().apply(CONTRACT_NFT, [
+      ...killSwitchLike('lo'),
+      { set: { name: 'tunnels', type: 'ifname' } },
+      { element: { name: 'allowed4', elem: [{ prefix: { addr: '10.0.0.0', len: 8 } }] } },
+    ]);
+    try {
+      await firewall().patch(CONTRACT_NFT, [
+        { add: { element: { name: 'tunnels', elem: ['fycontract0', 'fycontract1'] } } },
+        { add: { set: { name: 'limited4_5', type: 'ipv4_addr' } } },
+        { add: { element: { name: 'limited4_5', elem: ['10.64.0.2', '10.64.0.3'] } } },
+        { add: { chain: { name: 'closed' } } },
+        { add: { rule: { chain: 'closed', expr: [{ drop: null }] } } },
+      ]);
+      await firewall().patch(CONTRACT_NFT, [
+        { delete: { element: { name: 'tunnels', elem: ['fycontract1'] } } },
+        { delete: { element: { name: 'limited4_5', elem: ['10.64.0.2'] } } },
+        // A chain that exists is added again without harm.
+        { add: { chain: { name: 'closed' } } },
+      ]);
+      const view = (await firewall().inspect(CONTRACT_NFT))!;
+      const sets = Object.fromEntries(view.sets.map((x) => [x.name, x.elements]));
+      expect(sets).toEqual({ allowed4: 1, tunnels: 1, limited4_5: 1 });
+      expect(view.chains.find((c) => c.name === 'closed')).toMatchObject({
+        hook: null,
+        rules: 1,
+        lastRule: [{ drop: null }],
+      });
+      // Refused as a whole: the first change is not made either.
+      await osFailure(
+        firewall().patch(CONTRACT_NFT, [
+          { add: { element: { name: 'tunnels', elem: ['fycontract1'] } } },
+          { delete: { element: { name: 'limited4_5', elem: ['10.64.0.9'] } } },
+        ]),
+      );
+      await osFailure(
+        firewall().patch(CONTRACT_NFT, [{ add: { element: { name: 'nosuchset', elem: ['x'] } } }]),
+      );
+      const after = (await firewall().inspect(CONTRACT_NFT))!;
+      expect(after.sets.find((x) => x.name === 'tunnels')!.elements).toBe(1);
+      // A whole apply after a patch holds the body given, nothing of the patches.
+      await firewall().apply(CONTRACT_NFT, killSwitchLike('lo'));
+      expect((await firewall().inspect(CONTRACT_NFT))!.sets).toEqual([
+        { name: 'allowed4', elements: 0 },
+      ]);
+    } finally {
+      await firewall().remove(CONTRACT_NFT);
+    }
+    await osFailure(
+      firewall().patch(CONTRACT_NFT, [{ add: { element: { name: 'tunnels', elem: ['x'] } } }]),
+    );
+  });
+
   it('keeps a body inside its table', async () => {
     await expect(firewall().apply(CONTRACT_NFT, [{ table: { name: 'other' } }])).rejects.toThrow(
       TypeError,
@@ -266,6 +320,9 @@ export function firewallContract(firewall: () => Firewall): void {
     await expect(firewall().apply({ family: 'inet', name: 'bad name' }, [])).rejects.toThrow(
       TypeError,
     );
+    await expect(
+      firewall().patch(CONTRACT_NFT, [{ add: { table: { name: 'other' } } }]),
+    ).rejects.toThrow(TypeError);
     expect(await firewall().exists(CONTRACT_NFT)).toBe(false);
   });
 }

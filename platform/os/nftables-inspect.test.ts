@@ -3,9 +3,9 @@
 // error that names no address. (The seams' contract runs it for real in a namespace.)
 import { describe, expect, it } from 'vitest';
 
-import { FerryError } from '../errors.js';
+import { FerryError } from '../../contracts/engine-errors.js';
 import type { CommandOutput } from './command.js';
-import { NftFirewall, tableView } from './firewall.js';
+import { NftFirewall, tableView } from './nftables.js';
 
 const TABLE = { family: 'inet', name: 'ferry' } as const;
 const inTable = { family: 'inet', table: 'ferry' };

@@ -1,7 +1,8 @@
-// The engine's Linux OS seams for real, inside a namespace of their own: the same contract the
-// fakes keep (so the engine's unit tests stand on fakes that behave like this), checked again
-// with `ip -j` and `nft -j list`, and the firewall's atomic replacement. Nothing runs in the
-// host's namespace; the namespace is deleted afterwards.
+// platform/os's Linux OS seams (the engine's and the relay's) for real, inside a namespace of
+// their own: the same contract the fakes keep (so the engine's and the relay's unit tests stand
+// on fakes that behave like this), checked again with `ip -j` and `nft -j list`, and the
+// firewall's atomic replacement. Nothing runs in the host's namespace (wireguard-go's socket is
+// in the one /run, under a name of this run's own); the namespace is deleted afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { FerryError } from '../../engine/errors.js';
@@ -15,7 +16,9 @@ import {
   killSwitchLike,
   linksContract,
   routesContract,
+  wireguardContract,
 } from '../../platform/os/seams.contract.js';
+import { linuxWireguardSystem, type WireguardSystem } from '../../platform/os/wireguard-go.js';
 import { TestNetwork, requireTools, sh } from './test-network.js';
 
 let net: TestNetwork | undefined;
@@ -29,11 +32,13 @@ const inNamespace: CommandRunner = (tool, args) =>
 const links = new LinuxLinks(inNamespace);
 const routes = new LinuxRoutes(inNamespace);
 const firewall = new NftFirewall(inNamespace);
+let wireguard: WireguardSystem | undefined;
 
 beforeAll(() => {
-  requireTools(['ip', 'nft']);
+  requireTools(['ip', 'nft', 'wireguard-go']);
   net = TestNetwork.create();
   ns = net.addIsolatedHost('eng').ns;
+  wireguard = linuxWireguardSystem({ under: ['ip', 'netns', 'exec', ns] });
 });
 
 afterAll(() => net?.destroy());
@@ -45,6 +50,8 @@ describe('Linux routes keep the contract', () =>
     () => routes,
   ));
 describe('the nft firewall keeps the contract', () => firewallContract(() => firewall));
+describe('wireguard-go keeps the contract', () =>
+  wireguardContract(() => wireguard!, `fyc${process.pid % 1_000_000}`));
 
 const ipJson = (...args: string[]) => JSON.parse(sh('ip', ['-n', ns, '-j', ...args])) as any[];
 const nftTable = () =>

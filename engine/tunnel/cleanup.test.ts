@@ -14,7 +14,7 @@ import {
 } from './cleanup.js';
 import { FERRY_ROUTE_TABLE } from './names.js';
 import { fullTunnelRules } from './routing.js';
-import { FakeWireguardSystem } from './wireguard-system.fake.js';
+import { FakeWireguardSystem } from '../../platform/os/wireguard-go.fake.js';
 
 const none: HeldTunnels = { names: new Set(), fullTunnel: false };
 const holding = (name: string, fullTunnel = true): HeldTunnels => ({

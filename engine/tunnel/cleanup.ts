@@ -6,7 +6,7 @@ import { UapiError, UAPI_GET_REQUEST as GET_REQUEST } from '../../contracts/inde
 import type { LinkInfo, Links, PolicyRule, Route, Routes } from '../os/effects.js';
 import { FERRY_ROUTE_TABLE, isTunnelInterfaceName } from './names.js';
 import { isOurRule } from './routing.js';
-import type { WireguardProcessInfo, WireguardSystem } from './wireguard-system.js';
+import type { WireguardProcessInfo, WireguardSystem } from '../../platform/os/wireguard-go.js';
 
 /** The tunnels the manager holds right now: their names, and whether one is a full tunnel. */
 export interface HeldTunnels {

@@ -11,7 +11,7 @@ import { FERRY_FWMARK, FERRY_ROUTE_TABLE } from './names.js';
 import { testPlan, TEST_KEYS } from './plans.fake.js';
 import { fullTunnelRules } from './routing.js';
 import type { TunnelEvent, TunnelManager } from './tunnel.js';
-import { FakeWireguardSystem, hex } from './wireguard-system.fake.js';
+import { FakeWireguardSystem, hex } from '../../platform/os/wireguard-go.fake.js';
 
 /** The fake data plane, plus the TUN link the native client makes (addressed and up). */
 class LinkingDataPlane extends FakeDataPlane {

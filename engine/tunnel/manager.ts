@@ -17,7 +17,7 @@ import {
 import type { ProtocolSession } from './session.js';
 import type { ActiveTunnel, TunnelEvent, TunnelManager, TunnelPlan } from './tunnel.js';
 import { startWireguard, type WireguardTiming } from './wireguard.js';
-import { linuxWireguardSystem, type WireguardSystem } from './wireguard-system.js';
+import { linuxWireguardSystem, type WireguardSystem } from '../../platform/os/wireguard-go.js';
 
 export interface TunnelManagerDeps {
   /** Links and routes (the Linux ones in the daemon, the fakes in unit tests). */

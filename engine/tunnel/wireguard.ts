@@ -4,20 +4,14 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
-import {
-  formatUapiSet,
-  parseUapiGet,
-  UapiError,
-  UAPI_GET_REQUEST as GET_REQUEST,
-  type UapiPeer as PeerStatus,
-} from '../../contracts/index.js';
-import { FerryError } from '../errors.js';
+import { UapiError, type UapiPeer as PeerStatus } from '../../contracts/index.js';
 import type { CommandRunner } from '../../platform/os/command.js';
+import { UapiClient, uapiEndpoint } from '../../platform/os/uapi.js';
+import type { WireguardProcess, WireguardSystem } from '../../platform/os/wireguard-go.js';
+import { FerryError } from '../errors.js';
 import { gatewayOf, probeRoundTrip } from './probe.js';
 import { delay, unlessAborted, type ProtocolSession } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';
-import type { WireguardProcess, WireguardSystem } from './wireguard-system.js';
-import { uapiEndpoint } from './wireguard-uapi.js';
 
 export interface WireguardTiming {
   /** Between probes once the tunnel is up (latency readout and loss detection). */
@@ -79,10 +73,11 @@ export async function startWireguard(
   const name = plan.interfaceName;
   const { node, tunnel } = plan.answer;
   const gateway = gatewayOf(plan.answer);
+  const uapi = new UapiClient(system, name, UAPI_TIMEOUT_MS);
 
   // Another wireguard-go serving this name (in any namespace: /run is shared) would answer our
   // configuration in its stead.
-  const inUse = await system.exchange(name, GET_REQUEST, UAPI_TIMEOUT_MS).then(
+  const inUse = await uapi.get().then(
     () => true,
     (e: unknown) => (socketMissing(e) ? false : true),
   );
@@ -101,9 +96,10 @@ export async function startWireguard(
     }
   }
   // Exactly this: our key and mark, the node as the one peer (any other is removed).
-  const request = formatUapiSet({ privateKey: plan.privateKey, fwmark, replacePeers: true }, [
+  const device = { privateKey: plan.privateKey, fwmark, replacePeers: true };
+  const peers = [
     {
-      kind: 'upsert',
+      kind: 'upsert' as const,
       peer: {
         publicKey: node.wireguard_public_key,
         endpoint: uapiEndpoint(host, node.wireguard_port),
@@ -111,13 +107,13 @@ export async function startWireguard(
         persistentKeepaliveSeconds: tunnel.keepalive,
       },
     },
-  ]);
+  ];
 
   const proc = system.start(name);
-  const session = new WireguardSession(name, gateway, proc, deps, timing);
+  const session = new WireguardSession(uapi, gateway, proc, deps, timing);
   try {
-    await waitForSocket(system, name, proc, timing.pollMs, signal);
-    await system.exchange(name, request, UAPI_TIMEOUT_MS);
+    await waitForSocket(uapi, proc, timing.pollMs, signal);
+    await uapi.set(device, peers);
   } catch (e) {
     await session.close();
     if (e instanceof FerryError || e === signal.reason) throw e;
@@ -132,8 +128,7 @@ function exitedError(proc: WireguardProcess): FerryError {
 }
 
 async function waitForSocket(
-  system: WireguardSystem,
-  name: string,
+  uapi: UapiClient,
   proc: WireguardProcess,
   pollMs: number,
   signal: AbortSignal,
@@ -141,7 +136,7 @@ async function waitForSocket(
   for (;;) {
     if (proc.hasExited()) throw exitedError(proc);
     try {
-      await system.exchange(name, GET_REQUEST, UAPI_TIMEOUT_MS);
+      await uapi.get();
       return;
     } catch (e) {
       if (!socketMissing(e)) throw e;
@@ -159,13 +154,16 @@ class WireguardSession implements ProtocolSession {
   private probing = false;
   private emit: ((e: TunnelEvent) => void) | null = null;
 
+  readonly interfaceName: string;
+
   constructor(
-    readonly interfaceName: string,
+    private readonly uapi: UapiClient,
     private readonly gateway: string,
     private readonly proc: WireguardProcess,
     private readonly deps: WireguardDeps,
     private readonly timing: WireguardTiming,
   ) {
+    this.interfaceName = uapi.interfaceName;
     void proc.exited.then(() => {
       if (!this.closed) this.loseTraffic(exitedError(proc).message);
     });
@@ -178,12 +176,7 @@ class WireguardSession implements ProtocolSession {
   /** The node's peer as wireguard-go reports it, null when it cannot be read. */
   private async peer(): Promise<PeerStatus | null> {
     try {
-      const body = await this.deps.system.exchange(
-        this.interfaceName,
-        GET_REQUEST,
-        UAPI_TIMEOUT_MS,
-      );
-      return parseUapiGet(body).peers[0] ?? null;
+      return (await this.uapi.get()).peers[0] ?? null;
     } catch {
       return null;
     }

@@ -6,8 +6,14 @@ import { Journal } from './journal.fake.js';
 import { FakeLinks } from './links.fake.js';
 import { FakeFirewall } from './nftables.fake.js';
 import { FakeRoutes } from './routes.fake.js';
-import { firewallContract, linksContract, routesContract } from './seams.contract.js';
+import {
+  firewallContract,
+  linksContract,
+  routesContract,
+  wireguardContract,
+} from './seams.contract.js';
 import { FakeSysctl } from './sysctl.fake.js';
+import { FakeWireguardSystem } from './wireguard-go.fake.js';
 
 let journal: Journal;
 let links: FakeLinks;
@@ -27,6 +33,15 @@ describe('fake routes keep the contract', () =>
     () => routes,
   ));
 describe('fake firewall keeps the contract', () => firewallContract(() => firewall));
+describe('fake wireguard-go keeps the contract', () => {
+  let wg: FakeWireguardSystem;
+  beforeEach(() => {
+    // A node that never answers: no handshake, as with the contract's unreachable endpoints.
+    wg = new FakeWireguardSystem(links);
+    wg.nodeAnswers = false;
+  });
+  wireguardContract(() => wg, 'fycontractwg');
+});
 
 describe('the fake firewall', () => {
   const t = { family: 'inet', name: 'relay' } as const;

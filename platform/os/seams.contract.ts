@@ -5,9 +5,12 @@
 import { expect, it } from 'vitest';
 
 import { FerryError } from '../../contracts/engine-errors.js';
+import { UapiError, uapiKeyFromHex } from '../../contracts/wireguard-uapi.js';
 import type { Firewall, NftObject, NftTable } from './nftables.js';
 import type { Links } from './links.js';
 import type { PolicyRule, Routes } from './routes.js';
+import { UapiClient } from './uapi.js';
+import type { WireguardProcess, WireguardSystem } from './wireguard-go.js';
 
 /** Link names the contract uses; the environment must not have them. */
 export const CONTRACT_LINKS = ['fycontract0', 'fycontract1'] as const;
@@ -328,3 +331,118 @@ export function firewallContract(firewall: () => Firewall): void {
 }
 
 export { killSwitchLike };
+
+/** A key of 16 times the two bytes of `n`, in base64 (any 32 bytes make a WireGuard key). */
+const key = (n: number) => uapiKeyFromHex(n.toString(16).padStart(4, '0').repeat(16));
+
+async function uapiFailure(p: Promise<unknown>): Promise<UapiError> {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(UapiError);
+  return e as UapiError;
+}
+
+/**
+ * wireguard-go as both the engine and the relay use it. `name` is an interface name no other
+ * test uses (UAPI sockets live in one /run for every network namespace).
+ */
+export function wireguardContract(system: () => WireguardSystem, name: string): void {
+  /** Starts wireguard-go and waits until it serves its socket. */
+  async function started(): Promise<WireguardProcess> {
+    const proc = system().start(name);
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (proc.hasExited()) throw new Error(`wireguard-go stopped: ${proc.output()}`);
+      const served = await system()
+        .exchange(name, 'get=1\n\n', 1_000)
+        .then(
+          () => true,
+          () => false,
+        );
+      if (served) return proc;
+      if (Date.now() > deadline) throw new Error('wireguard-go never served its socket');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  it('serves its UAPI socket from start to stop, and then leaves none', async () => {
+    await expect(uapiFailure(system().exchange(name, 'get=1\n\n', 1_000))).resolves.toMatchObject({
+      errno: 'ENOENT',
+    });
+    const proc = await started();
+    try {
+      expect(await system().sockets()).toContain(name);
+      expect(await new UapiClient(system(), name).get()).toMatchObject({ peers: [] });
+    } finally {
+      await proc.stop();
+    }
+    expect(proc.hasExited()).toBe(true);
+    expect(await system().sockets()).not.toContain(name);
+    expect((await uapiFailure(system().exchange(name, 'get=1\n\n', 1_000))).errno).toBe('ENOENT');
+    await system().removeSocket(name);
+  });
+
+  it('keeps what set says: its port and mark, peers upserted, changed and removed', async () => {
+    const proc = await started();
+    const uapi = new UapiClient(system(), name, 5_000);
+    try {
+      await uapi.set(
+        { privateKey: key(9), listenPort: 51999, fwmark: 0xca6c, replacePeers: true },
+        [
+          {
+            kind: 'upsert',
+            peer: {
+              publicKey: key(1),
+              endpoint: '192.0.2.1:51820',
+              allowedIps: ['10.64.0.2/32', 'fd66:6572:7279::2/128'],
+              persistentKeepaliveSeconds: 25,
+            },
+          },
+          { kind: 'upsert', peer: { publicKey: key(2), allowedIps: ['10.64.0.3/32'] } },
+        ],
+      );
+      const first = await uapi.get();
+      expect(first).toMatchObject({ listenPort: 51999, fwmark: 0xca6c });
+      const byKey = (peers: typeof first.peers) =>
+        Object.fromEntries(peers.map((p) => [p.publicKey, p]));
+      expect(byKey(first.peers)).toEqual({
+        [key(1)]: expect.objectContaining({
+          endpoint: '192.0.2.1:51820',
+          allowedIps: ['10.64.0.2/32', 'fd66:6572:7279::2/128'],
+          persistentKeepaliveSeconds: 25,
+          rxBytes: 0,
+        }),
+        [key(2)]: expect.objectContaining({ endpoint: null, allowedIps: ['10.64.0.3/32'] }),
+      });
+      await uapi.set({}, [
+        { kind: 'remove', publicKey: key(1) },
+        { kind: 'upsert', peer: { publicKey: key(2), allowedIps: ['10.64.0.4/32'] } },
+        { kind: 'upsert', peer: { publicKey: key(3), allowedIps: ['10.64.0.5/32'] } },
+      ]);
+      const second = byKey((await uapi.get()).peers);
+      expect(Object.keys(second).sort()).toEqual([key(2), key(3)].sort());
+      expect(second[key(2)]!.allowedIps).toEqual(['10.64.0.4/32']);
+      // Every peer not named goes.
+      await uapi.set({ replacePeers: true }, [
+        { kind: 'upsert', peer: { publicKey: key(4), allowedIps: ['10.64.0.6/32'] } },
+      ]);
+      expect((await uapi.get()).peers.map((p) => p.publicKey)).toEqual([key(4)]);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('refuses a request it cannot read with a UAPI errno', async () => {
+    const proc = await started();
+    try {
+      const e = await uapiFailure(system().exchange(name, 'set=1\nbogus_key=1\n\n', 5_000));
+      expect(typeof e.errno === 'number' && e.errno !== 0).toBe(true);
+      // It still serves.
+      expect((await new UapiClient(system(), name).get()).peers).toEqual([]);
+    } finally {
+      await proc.stop();
+    }
+  });
+}

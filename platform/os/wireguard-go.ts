@@ -1,13 +1,14 @@
-// The seam between the tunnel manager and Debian's userspace WireGuard: starting `wireguard-go -f`,
-// talking to its UAPI socket, and finding what a crashed engine left (sockets, processes). The
-// Linux implementation is here; unit tests use wireguard-system.fake.ts.
+// Debian's userspace WireGuard as the engine and the relay run it: the seam (starting
+// `wireguard-go -f`, talking to its UAPI socket, finding what a crashed program left: sockets,
+// processes) and its Linux implementation; unit tests use wireguard-go.fake.ts.
 import { spawn } from 'node:child_process';
 import { readdir, readFile, readlink, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
-import { errnoCode, FerryError } from '../errors.js';
-import { redactAddresses } from '../../platform/os/command.js';
-import { uapiExchange } from './wireguard-uapi.js';
+import { FerryError } from '../../contracts/engine-errors.js';
+import { redactAddresses } from './command.js';
+import { errnoCode } from './errno.js';
+import { uapiExchange, type UapiTransport } from './uapi.js';
 
 /** Where wireguard-go keeps its UAPI sockets (one /run for every network namespace). */
 export const UAPI_DIR = '/run/wireguard';
@@ -27,7 +28,7 @@ export interface WireguardProcessInfo {
   interfaceName: string;
 }
 
-export interface WireguardSystem {
+export interface WireguardSystem extends UapiTransport {
   /** Starts `wireguard-go -f <name>`: it makes the TUN link and the UAPI socket, then serves it. */
   start(interfaceName: string): WireguardProcess;
   /**
@@ -65,6 +66,11 @@ async function running(procDir: string, pid: number): Promise<boolean> {
 export interface LinuxWireguardOptions {
   /** The wireguard-go binary (default: from PATH). */
   command?: string;
+  /**
+   * The argv it is started under, e.g. `ip netns exec <ns>` (the namespace tests): the process
+   * becomes wireguard-go by exec, so stopping it still stops wireguard-go.
+   */
+  under?: readonly string[];
   uapiDir?: string;
   procDir?: string;
 }
@@ -78,7 +84,8 @@ export function linuxWireguardSystem(opts: LinuxWireguardOptions = {}): Wireguar
 
   return {
     start(interfaceName) {
-      const child = spawn(command, ['-f', interfaceName], {
+      const [file, ...args] = [...(opts.under ?? []), command, '-f', interfaceName];
+      const child = spawn(file!, args, {
         stdio: ['ignore', 'pipe', 'pipe'],
         // Errors only: wireguard-go's info lines name endpoints.
         env: { ...process.env, LOG_LEVEL: 'error' },

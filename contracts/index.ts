@@ -16,6 +16,7 @@ export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } fro
 export * from './local-api.js';
 export * from './engine-state-words.js';
 export * from './sleep.js';
+export * from './event-follower.js';
 export * from './ipc.js';
 export * from './renderer-policy.js';
 export * from './diagnostics.js';

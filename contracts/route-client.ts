@@ -29,6 +29,12 @@ export interface RouteCallOptions {
   signal?: AbortSignal | undefined;
   /** This call's time limit, over the route's and the client's (a long poll needs longer). */
   timeoutMs?: number | undefined;
+  /**
+   * A stream's event whose data does not match its schema is handed here and left out, and the
+   * stream goes on (an event follower drops it). Without it, such an event ends the stream with
+   * `bad-response`.
+   */
+  onBadEvent?: ((error: ApiError) => void) | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -411,7 +417,14 @@ async function openStream(
         // An event this build does not know is left out: servers add events over time.
         const schema = schemas[e.event];
         if (!schema) continue;
-        const data = parseAnswer(schema, e.data, route, response.status, `the ${e.event} event`);
+        let data: unknown;
+        try {
+          data = parseAnswer(schema, e.data, route, response.status, `the ${e.event} event`);
+        } catch (bad) {
+          if (!input.onBadEvent || !(bad instanceof ApiError)) throw bad;
+          input.onBadEvent(bad);
+          continue;
+        }
         yield { event: e.event, data, id: e.id };
       }
     } catch (e) {

@@ -391,6 +391,18 @@ export const ConnectResponse = z.object({
       .describe('Why this node was chosen, for `--verbose` and tooltips.'),
   }),
   notices: z.array(Notice),
+  client_ip: z
+    .string()
+    .optional()
+    .describe(
+      'The address this request came from, as the service sees it (what GET /ip answers; never stored or logged): the client needs no call of its own for it. Absent only from an older control plane.',
+    ),
+  probe_nodes: z
+    .array(Node.pick({ id: true, region: true, endpoint_host: true, probe: true }))
+    .optional()
+    .describe(
+      "The healthy nodes of the regions the device's plan allows, with their latency probe responders: the client measures them for its next connect's `latencies` without listing regions and nodes. Absent only from an older control plane.",
+    ),
 });
 export type ConnectResponse = z.infer<typeof ConnectResponse>;
 
@@ -420,6 +432,16 @@ export const ReportLatencyRequest = z.strictObject({
     .optional()
     .describe(
       'The session it was measured on (from connect): a report for a session that is no longer current is ignored.',
+    ),
+});
+
+/** POST /status/latency's answer: the status, and the address the report came from (a check-in). */
+export const ReportLatencyResponse = StatusResponse.extend({
+  client_ip: z
+    .string()
+    .optional()
+    .describe(
+      'The address this report came from, as the service sees it (never stored or logged): through the tunnel, its exit. Absent only from an older control plane.',
     ),
 });
 

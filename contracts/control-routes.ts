@@ -312,9 +312,9 @@ export const controlRoutes = {
     auth: 'device',
     status: 200,
     summary:
-      "Report the client's own latency to its node; GET /status shows it (over the node's measurement) for 30 s. Without a session, or for an old one, nothing changes: the answer is the status either way",
+      "Report the client's own latency to its node; GET /status shows it (over the node's measurement) for 30 s. Without a session, or for an old one, nothing changes: the answer is the status either way, with the address the report came from (the client's check-in through its tunnel: its exit address)",
     body: api.ReportLatencyRequest,
-    response: api.StatusResponse,
+    response: api.ReportLatencyResponse,
   }),
   disconnect: route({
     method: 'POST',

@@ -16,7 +16,7 @@ import {
   type StopTunnelResponse,
 } from '../contracts/index.js';
 import { FerryError } from './errors.js';
-import { resolveRegionChoice } from './region-rules.js';
+import { resolveRegionChoice } from './catalog/region-rules.js';
 import { serviceDestinations, type ResolveIpv4, type ServiceStore } from './services.js';
 import type { TunnelKeyStore, TunnelKeys } from './tunnel-keys.js';
 import { tunnelInterfaceName } from './tunnel/names.js';

@@ -170,6 +170,8 @@ describe.each(backends())('latency on %s', (backend) => {
         node_id: null,
         protocol: null,
         cipher: null,
+        // The check-in's address: where the report came from.
+        client_ip: expect.stringMatching(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/),
       });
       // Nothing waits for the next session either: it starts unmeasured.
       await h.client(device.token).connect({ body: { region: 'eu-west' } });

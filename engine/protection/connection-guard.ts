@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 
 import type { ClientConfig, ConnectResponse } from '../../contracts/index.js';
-import type { Links } from '../os/links.js';
+import type { Links } from '../../platform/os/links.js';
 import type { Resolver } from '../os/resolver.js';
 import type {
   DhcpLink,
@@ -82,7 +82,7 @@ const holdsPolicy = (f: GuardFacts) => blocks(f) || hasTunnel(f);
 
 /** The settings of the configuration the protections follow. */
 export function guardSettings(
-  config: ClientConfig,
+  config: Pick<ClientConfig, 'kill_switch' | 'lockdown' | 'allow_lan'>,
 ): Pick<GuardFacts, 'killSwitch' | 'lockdown' | 'allowLan'> {
   return {
     killSwitch: config.kill_switch,
@@ -145,7 +145,21 @@ export class ConnectionGuard {
     const links = holdsPolicy(f) ? await this.deps.links.list() : [];
     const wantsLan = f.allowLan || !f.killSwitch;
     const lan = wantsLan ? lanElements(lanCidrs(links)) : { v4: [], v6: [] };
-    await this.deps.protection.enforce(guardPolicy(f, lan, dhcpLinks(links)));
+    const policy = guardPolicy(f, lan, dhcpLinks(links));
+    // The same policy again changes nothing: no transaction. (None is always enforced: at start
+    // it removes what a crashed run left, which this process never put in force.)
+    const inForce = this.deps.protection.inForce;
+    if (policy !== null && inForce !== null && JSON.stringify(policy) === JSON.stringify(inForce))
+      return;
+    await this.deps.protection.enforce(policy);
+  }
+
+  /**
+   * Puts a state's whole policy in force, in one transaction: every fact is given (the service
+   * tunnels' nodes, which outlive the main connection's states, are kept as they are).
+   */
+  apply(facts: Omit<GuardFacts, 'serviceNodes'>): Promise<void> {
+    return this.update(facts);
   }
 
   /** Lets a service tunnel's node endpoints out (null: the tunnel is gone). */

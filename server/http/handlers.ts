@@ -84,10 +84,23 @@ export function buildHandlers(s: Services): HandlerTable {
     listRegions: async ({ auth }) =>
       ok({ regions: await s.inventory.listRegions(planOf(auth.plan)) }),
     listNodes: async ({ query }) => ok({ nodes: await s.inventory.listNodes(query.region) }),
-    connect: ({ auth, body }) => s.connections.connect(auth, body),
+    // The answer carries what a client would otherwise ask for in calls of their own: the
+    // address it connects from (its exit check before the tunnel) and the nodes to measure.
+    connect: async ({ auth, body, clientAddress }) => {
+      const answer = await s.connections.connect(auth, body);
+      if (!answer.ok) return answer;
+      return ok({
+        ...answer.value,
+        client_ip: clientAddress,
+        probe_nodes: await probeNodes(s, auth),
+      });
+    },
     status: async ({ auth }) => ok(await s.connections.status(auth)),
-    reportLatency: async ({ auth, body }) =>
-      ok(await s.connections.reportLatency(auth, body.latency_ms, body.session_id)),
+    reportLatency: async ({ auth, body, clientAddress }) =>
+      ok({
+        ...(await s.connections.reportLatency(auth, body.latency_ms, body.session_id)),
+        client_ip: clientAddress,
+      }),
     disconnect: async ({ auth }) => {
       await s.connections.disconnect(auth);
       return ok({ status: 'disconnected' as const });
@@ -111,4 +124,19 @@ export function buildHandlers(s: Services): HandlerTable {
     nodePeers: async ({ auth, query, signal }) =>
       ok(await s.feed.read(auth.region_id, query.after, query.wait, signal)),
   };
+}
+
+/**
+ * What a client measures for smart routing: the healthy nodes with a probe responder in the
+ * regions the device's plan allows (what it would get from GET /regions and GET /nodes).
+ */
+async function probeNodes(s: Services, auth: DeviceAuth) {
+  const [regions, nodes] = await Promise.all([
+    s.inventory.listRegions(planOf(auth.plan)),
+    s.inventory.listNodes(undefined),
+  ]);
+  const allowed = new Set(regions.filter((r) => r.allowed).map((r) => r.id));
+  return nodes
+    .filter((n) => n.healthy && n.probe !== null && allowed.has(n.region))
+    .map(({ id, region, endpoint_host, probe }) => ({ id, region, endpoint_host, probe }));
 }

@@ -3,10 +3,10 @@
 // region choice `<area>:<strategy>`.
 import path from 'node:path';
 import { z } from 'zod';
-import { REGION_STRATEGIES, type RegionRule } from '../contracts/index.js';
-import { FerryError } from './errors.js';
-import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from './state-dir.js';
-import { SerialQueue } from './serial-queue.js';
+import { REGION_STRATEGIES, type RegionRule } from '../../contracts/index.js';
+import { FerryError } from '../errors.js';
+import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from '../state-dir.js';
+import { SerialQueue } from '../serial-queue.js';
 
 export const RULES_FILE = 'rules.json';
 

@@ -1,7 +1,7 @@
 // Tells the control plane the latency this client measures through its tunnel, so that its
 // GET /status says "<n>ms" too: at most one report per interval (the control plane counts one
 // as fresh for CLIENT_LATENCY_FRESH_SECONDS), the newest value when the interval comes round.
-import { CLIENT_LATENCY_FRESH_SECONDS } from '../contracts/index.js';
+import { CLIENT_LATENCY_FRESH_SECONDS } from '../../contracts/index.js';
 
 /** Reports well inside the freshness window, so one lost report does not let it lapse. */
 export const REPORT_INTERVAL_MS = (CLIENT_LATENCY_FRESH_SECONDS * 1000) / 3;
@@ -27,6 +27,11 @@ export class LatencyReporter {
     const wait = this.#lastSent + this.intervalMs - this.now();
     if (wait <= 0) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), wait).unref();
+  }
+
+  /** A report went with another call (the connect's check-in): the next waits its interval. */
+  reportedNow(): void {
+    this.#lastSent = this.now();
   }
 
   /** No more reports (the tunnel went); one scheduled is dropped. */

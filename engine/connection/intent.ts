@@ -5,8 +5,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
-import { errnoCode, FerryError } from './errors.js';
-import { readStateFile, writeStateFile } from './state-dir.js';
+import { errnoCode, FerryError } from '../errors.js';
+import { readStateFile, writeStateFile } from '../state-dir.js';
 
 const Intent = z.object({
   /** What the connect asked for beyond the configuration (protocol, region...). */

@@ -15,8 +15,8 @@ import {
   type ConnectionEventType,
   type ConnectionSnapshot,
   type EngineState,
-} from './connection-state.js';
-import { FerryError } from './errors.js';
+} from './machine.js';
+import { FerryError } from '../errors.js';
 
 const target = {
   region: 'auto',

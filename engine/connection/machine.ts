@@ -7,8 +7,8 @@ import {
   type Mode,
   type Protocol,
   latencyText,
-} from '../contracts/index.js';
-import { FerryError } from './errors.js';
+} from '../../contracts/index.js';
+import { FerryError } from '../errors.js';
 
 export { ENGINE_STATES, type EngineState };
 

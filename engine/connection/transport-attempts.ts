@@ -1,7 +1,7 @@
 // Which transports a connect tries, in order, from the protocol the control plane answered and
 // the obfuscation setting: UDP first and Ferry over TCP when UDP gets no answer (auto), TCP only
 // (on), UDP only (off). WireGuard has no TCP: Ferry over TCP stands in for it.
-import type { ObfuscationMode, Protocol } from '../contracts/index.js';
+import type { ObfuscationMode, Protocol } from '../../contracts/index.js';
 
 export interface TransportAttempt {
   protocol: Protocol;

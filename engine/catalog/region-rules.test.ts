@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FerryError } from './errors.js';
+import { FerryError } from '../errors.js';
 import { RuleStore, resolveRegionChoice } from './region-rules.js';
 
 let dir: string;

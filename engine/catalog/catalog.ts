@@ -1,0 +1,136 @@
+// What the account may connect to: the regions (with the latency this client measured), the
+// user's region rules, latency checks of the nodes, and stream-test of a platform through the
+// tunnel. Reads the control plane; the connection's state only for what it measures.
+import { isIP } from 'node:net';
+
+import { findPlatform, latencyText, type RegionRule } from '../../contracts/index.js';
+import type { MainConnection } from '../connection/connection.js';
+import { platformAddresses } from '../connection/platform-pins.js';
+import type { EngineContext } from '../engine-context.js';
+import { FerryError } from '../errors.js';
+import { probeTargets, type ProbeTarget } from '../probes/index.js';
+import { runStreamTest } from '../stream-test.js';
+import { allowedNodes, probeEndpoints } from './node-latencies.js';
+
+export class CatalogService {
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly connection: MainConnection,
+  ) {}
+
+  async listRegions() {
+    const control = await this.ctx.signedInControl();
+    const [{ regions }, { nodes }, rules] = await Promise.all([
+      control.listRegions(),
+      control.listNodes(),
+      this.ctx.rules.list(),
+    ]);
+    const snap = this.connection.mem.machine.snapshot;
+    return {
+      regions: regions.map((r) => ({
+        ...r,
+        // A region's latency: the tunnel's while connected there, else its best node's probes.
+        latency:
+          snap.tunnel?.region === r.id && snap.latencyMs !== null
+            ? latencyText(snap.latencyMs)
+            : this.ctx.latencies.ofRegion(r.id, nodes),
+      })),
+      rules,
+    };
+  }
+
+  async addRegionRule(request: {
+    area: string;
+    strategy: RegionRule['strategy'];
+    name?: string | undefined;
+  }): Promise<RegionRule> {
+    const control = await this.ctx.signedInControl();
+    const { regions } = await control.listRegions();
+    const areas = [...new Set(regions.map((r) => r.area))].sort();
+    if (!areas.includes(request.area)) {
+      throw new FerryError('config-invalid', `there is no area ${request.area}`, {
+        errors: [{ field: 'area', message: `the areas are ${areas.join(', ')}`, allowed: areas }],
+      });
+    }
+    const name = request.name ?? request.area;
+    if (regions.some((r) => r.id === name) || name === 'auto') {
+      throw new FerryError(
+        'config-invalid',
+        `${name} is a region's name: give the rule another --name`,
+        {
+          errors: [{ field: 'name', message: 'a rule cannot take the name of a region or auto' }],
+        },
+      );
+    }
+    return this.ctx.rules.add({ name, area: request.area, strategy: request.strategy });
+  }
+
+  removeRegionRule(name: string): Promise<void> {
+    return this.ctx.rules.remove(name);
+  }
+
+  /**
+   * Average, jitter and loss from authenticated probes: to the current node, or with `all` to
+   * every healthy node the plan allows, sorted (unanswered last). Feeds smart routing.
+   */
+  async latencyCheck(request: { all: boolean; count: number }) {
+    const control = await this.ctx.signedInControl();
+    const started = performance.now();
+    const current = this.connection.mem.live?.answer.node.id;
+    if (!request.all && !current) {
+      throw new FerryError(
+        'not-connected',
+        'not connected: connect first, or measure every node with latency-check --all',
+      );
+    }
+    const nodes = await allowedNodes(control);
+    const chosen = request.all ? nodes : nodes.filter((n) => n.id === current);
+    const targets = await this.allowProbes(probeTargets(chosen));
+    const results = await this.ctx.latencies.measure(targets, request.count);
+    return { results, duration_ms: Math.round(performance.now() - started) };
+  }
+
+  /**
+   * The probe targets the kill switch lets out while it holds (to the nodes' responders only,
+   * UDP, from the engine's probe sockets): probes go around the tunnel, as its packets do.
+   */
+  private async allowProbes(targets: ProbeTarget[]): Promise<ProbeTarget[]> {
+    const { guard } = this.ctx;
+    if (guard.facts.stage === 'off') return targets;
+    const usable = targets.filter((t) => isIP(t.host) !== 0);
+    const known = new Set(guard.facts.probes.map((p) => `${p.address}:${p.port}`));
+    if (usable.some((t) => !known.has(`${t.host}:${t.port}`)))
+      await guard.update({ probes: probeEndpoints(usable) });
+    return usable;
+  }
+
+  /** A streaming platform of the table asked through the tunnel: reachable, catalogue, verdict. */
+  async streamTest(request: { platform: string }, signal?: AbortSignal) {
+    const { ctx } = this;
+    const live = this.connection.state === 'connected' ? this.connection.mem.live : null;
+    const control = live ? await ctx.controlClient() : null;
+    // Asked through the tunnel even where the split tunnel would send the platform directly:
+    // its addresses are pinned to the tunnel while the test runs.
+    const id = live ? findPlatform(ctx.platforms, request.platform) : undefined;
+    const pinnedBefore = ctx.guard.facts.pinned;
+    const pin = id !== undefined && ctx.guard.facts.split !== null;
+    if (pin) {
+      const addresses = await platformAddresses(ctx.platforms, id, ctx.deps.lookupHost);
+      await ctx.guard.update({ pinned: [...new Set([...pinnedBefore, ...addresses])] });
+    }
+    try {
+      return await runStreamTest({
+        table: ctx.platforms,
+        platform: request.platform,
+        nodeRegion: live?.answer.node.region ?? null,
+        regions: async () => (control ? (await control.listRegions({ signal })).regions : []),
+        signal,
+        timeoutMs: ctx.deps.streamProbeTimeoutMs,
+      });
+    } finally {
+      // Stream mode's own pins stay; what the test added goes.
+      if (pin && ctx.guard.facts.pinned !== pinnedBefore)
+        await ctx.guard.update({ pinned: pinnedBefore }).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// The client's own latency to the nodes: authenticated probe rounds (netcli latency-check, and a
+// short round after a connect when the last is old, of the nodes its answer named), smoothed
+// per node for smart routing and the regions' readout, kept in memory only. The kill switch
+// lets the probes out by the policy of the state they run in (the caller's business).
+import { performance } from 'node:perf_hooks';
+import { isIP } from 'node:net';
+
+import {
+  latencyText,
+  type ConnectResponse,
+  type ControlClient,
+  type NodeLatency,
+} from '../../contracts/index.js';
+import { probeNodes, probeTargets, smoothLatencies, type ProbeTarget } from '../probes/index.js';
+import type { Endpoint } from '../protection/firewall-policy.js';
+
+/** How long probe results steer a connect before a new round is taken. */
+const FRESH_MS = 5 * 60_000;
+
+/** The healthy nodes of the regions the plan allows (latency-check's: two calls of its own). */
+export async function allowedNodes(control: ControlClient, signal?: AbortSignal) {
+  const [{ regions }, { nodes }] = await Promise.all([
+    control.listRegions({ signal }),
+    control.listNodes({ signal }),
+  ]);
+  const allowed = new Set(regions.filter((r) => r.allowed).map((r) => r.id));
+  return nodes.filter((n) => n.healthy && allowed.has(n.region));
+}
+
+/** The probe responders of `targets` as the kill switch lets them out (addresses, UDP). */
+export function probeEndpoints(targets: readonly ProbeTarget[]): Endpoint[] {
+  return targets.map((t) => ({ address: t.host, port: t.port, protocol: 'udp' as const }));
+}
+
+export class NodeLatencies {
+  /** Smoothed latency per node id (ms), and when the last round was taken. */
+  #smoothed: Record<string, number> = {};
+  #at = -Infinity;
+  /** The nodes the last connect answer named for measuring (with an address, not a name). */
+  #known: ProbeTarget[] = [];
+
+  /** The smoothed latencies, for POST /connect's `latencies`. */
+  get smoothed(): Readonly<Record<string, number>> {
+    return this.#smoothed;
+  }
+
+  /** A region's best node's smoothed latency, as "<n>ms"; null when none was measured. */
+  ofRegion(region: string, nodes: readonly { id: string; region: string }[]): string | null {
+    const measured = nodes
+      .filter((n) => n.region === region && this.#smoothed[n.id] !== undefined)
+      .map((n) => this.#smoothed[n.id]!);
+    return measured.length > 0 ? latencyText(Math.min(...measured)) : null;
+  }
+
+  /** Takes in the nodes a connect answer names for measuring. */
+  know(answer: Pick<ConnectResponse, 'probe_nodes'>): void {
+    if (answer.probe_nodes) this.#known = usable(probeTargets(answer.probe_nodes));
+  }
+
+  /** The nodes a round after this connect would measure: none while the last round is fresh. */
+  due(): ProbeTarget[] {
+    return performance.now() - this.#at < FRESH_MS ? [] : this.#known;
+  }
+
+  /** Probes `nodes` `count` times each and takes the results in (sorted, unanswered last). */
+  async measure(targets: readonly ProbeTarget[], count: number): Promise<NodeLatency[]> {
+    const results = await probeNodes([...targets], { count });
+    this.remember(results);
+    return results.sort((x, y) => (x.avg_ms ?? Infinity) - (y.avg_ms ?? Infinity));
+  }
+
+  /**
+   * A short round of probes, bounded so that it never takes long: nodes that do not answer in
+   * time simply have no measurement, and routing falls back to load.
+   */
+  async refresh(targets: readonly ProbeTarget[], signal?: AbortSignal): Promise<void> {
+    if (targets.length === 0) return;
+    try {
+      const results = await probeNodes([...targets], {
+        count: 2,
+        intervalMs: 50,
+        timeoutMs: 400,
+        deadlineMs: 500,
+        ...(signal ? { signal } : {}),
+      });
+      this.remember(results);
+    } catch {
+      // Without measurements the control plane routes by load.
+    }
+  }
+
+  private remember(results: readonly NodeLatency[]): void {
+    this.#smoothed = smoothLatencies(this.#smoothed, results);
+    this.#at = performance.now();
+  }
+}
+
+/** Probes go to addresses: the kill switch lets addresses out, not names. */
+const usable = (targets: readonly ProbeTarget[]) => targets.filter((t) => isIP(t.host) !== 0);

@@ -1,0 +1,99 @@
+// What one connect costs on the normal path, counted (issue 19): at most two control-plane
+// calls (the connect answer, then the check-in through the tunnel that carries the first
+// latency and answers the exit address) and at most one nftables transaction per state change,
+// WireGuard and Ferry, with the kill switch on; a fallback from UDP to TCP adds at most one call.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import type { FetchLike } from '../../contracts/index.js';
+import { injectFetch } from '../../server/testing/inject-fetch.js';
+import { startControlPlane } from '../../server/testing/control-plane-harness.js';
+import type { EngineEvent } from '../engine-api.js';
+import { FerryError } from '../errors.js';
+import { EngineFixture } from '../testing/engine-fixture.js';
+
+/** Every control-plane call the engine made, as "METHOD /path". */
+const calls: string[] = [];
+const counted =
+  (fetch: FetchLike): FetchLike =>
+  async (url, init) => {
+    calls.push(`${(init.method ?? 'GET').toUpperCase()} ${new URL(url).pathname}`);
+    return fetch(url, init);
+  };
+
+const fx = new EngineFixture({
+  prefix: 'ferry-connect-cost-',
+  startControlPlane: () => startControlPlane('sqlite'),
+  fetchOf: (h) => counted(injectFetch(h.plane.app)),
+});
+beforeAll(() => fx.startControlPlane());
+afterAll(() => fx.closeControlPlane());
+beforeEach(() => fx.start());
+afterEach(() => fx.stop());
+
+/**
+ * Connects and counts: the control-plane calls, the nftables transactions (the fake's apply
+ * and remove), and the state changes the engine announced, from the moment of the connect.
+ */
+async function measuredConnect(request: Parameters<typeof fx.engine.connect>[0]) {
+  const apply = vi.spyOn(fx.os.firewall, 'apply');
+  const remove = vi.spyOn(fx.os.firewall, 'remove');
+  const states: string[] = [];
+  const stop = fx.engine.subscribe((e: EngineEvent) => {
+    if (e.type === 'status' && states.at(-1) !== e.status.status) states.push(e.status.status);
+  });
+  calls.length = 0;
+  try {
+    const answer = await fx.engine.connect(request);
+    return {
+      answer,
+      calls: [...calls],
+      transactions: apply.mock.calls.length + remove.mock.calls.length,
+      states,
+    };
+  } finally {
+    stop();
+    apply.mockRestore();
+    remove.mockRestore();
+  }
+}
+
+describe('one connect, on the normal path, with the kill switch on', () => {
+  for (const protocol of ['wireguard', 'ferry'] as const) {
+    it(`${protocol}: two control-plane calls, one nftables transaction per state change`, async () => {
+      await fx.signIn();
+      expect((await fx.engine.getConfig()).kill_switch).toBe(true);
+      const m = await measuredConnect({ protocol, region: 'asia-east' });
+      expect(m.answer).toMatchObject({ status: 'connected', protocol });
+      expect(m.calls).toEqual(['POST /api/v1/connect', 'PUT /api/v1/status/latency']);
+      expect(m.states).toEqual(['connecting', 'connected']);
+      expect(m.transactions).toBe(m.states.length);
+      // The connect answer and the check-in gave what whoami gave before: both exit addresses.
+      expect(m.answer.exit_ip.before).not.toBeNull();
+      expect(m.answer.exit_ip.after).not.toBeNull();
+    });
+  }
+
+  it('a switch of region from a live tunnel costs the same', async () => {
+    await fx.signIn();
+    await fx.engine.connect({ region: 'asia-east' });
+    const m = await measuredConnect({ region: 'global' });
+    expect(m.answer).toMatchObject({ status: 'connected', region: 'global' });
+    expect(m.calls).toEqual(['POST /api/v1/connect', 'PUT /api/v1/status/latency']);
+    expect(m.transactions).toBeLessThanOrEqual(m.states.length);
+  });
+
+  it('the fallback from UDP to Ferry over TCP adds one call at most', async () => {
+    await fx.signIn();
+    fx.tunnels.refuse = (plan) =>
+      plan.transport === 'tcp' ? null : new FerryError('node-unreachable', 'no answer');
+    const m = await measuredConnect({ protocol: 'wireguard', region: 'asia-east' });
+    expect(m.answer).toMatchObject({ protocol: 'ferry', transport: 'tcp' });
+    expect(m.calls).toEqual([
+      'POST /api/v1/connect',
+      'POST /api/v1/connect',
+      'PUT /api/v1/status/latency',
+    ]);
+    // The fallback keeps the node: its Ferry transports were let out with the first policy.
+    expect(m.transactions).toBeLessThanOrEqual(m.states.length);
+  });
+});

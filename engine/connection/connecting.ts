@@ -1,0 +1,111 @@
+// The connecting state (also a failover's attempt, which stays `reconnecting`): the control
+// plane's connect answer first (its node choice is what talpid's relay selection is: the
+// state's policy needs the node), then the state's whole policy in one nftables transaction
+// (blocking but the control plane and the node's transports), then the tunnel. One call to
+// the control plane on this path; a fallback from WireGuard to Ferry over TCP adds one.
+import type { ClientConfig, ControlClient, Usage } from '../../contracts/index.js';
+import type { EngineContext } from '../engine-context.js';
+import { FerryError } from '../errors.js';
+import { isThisMachine } from '../local-node.js';
+import { throwIfAborted } from '../operation-queue.js';
+import type { Endpoint } from '../protection/firewall-policy.js';
+import type { SplitSets } from '../split/split-tunnel.js';
+import { attemptEndpoints, attemptsFor, bringUp, nodeAddress, type TunnelUp } from './bring-up.js';
+import type { ConnectReason, ConnectTarget } from './machine.js';
+import type { ConnectionMemory } from './memory.js';
+import { statePolicy } from './policy.js';
+import { teardown } from './teardown.js';
+
+/** What a connect is for, beyond its request. */
+export interface ConnectOptions {
+  reason: ConnectReason;
+  /** Failover: the lost and unreachable nodes, passed over; the lost tunnel goes first. */
+  unreachable?: string[];
+  /** Part of a recovery: a failure leaves the engine reconnecting (the recovery goes on). */
+  recovering?: boolean;
+}
+
+export interface Connecting {
+  config: ClientConfig;
+  control: ControlClient;
+  target: ConnectTarget;
+  usage: Usage;
+  signal: AbortSignal;
+  opts: ConnectOptions;
+}
+
+/** A tunnel that carries traffic, and what the connected state's policy needs of the attempt. */
+export interface Established {
+  up: TunnelUp;
+  split: SplitSets | null;
+  /** The exit address before the tunnel (the current tunnel's when switching). */
+  before: string | null;
+  switching: boolean;
+  nodes: Endpoint[];
+  controlPlane: Endpoint[];
+}
+
+export async function connecting(
+  ctx: EngineContext,
+  mem: ConnectionMemory,
+  c: Connecting,
+): Promise<Established> {
+  const { config, control, target, signal, opts } = c;
+  // A lost tunnel goes first: its routes would swallow the control plane's calls.
+  if (mem.live && opts.unreachable) await teardown(ctx, mem, mem.live);
+  const switching = mem.live !== null;
+  const answer = await control.connect({
+    body: {
+      protocol: target.protocol,
+      encryption: target.encryption,
+      region: target.region,
+      usage: c.usage,
+      ...(Object.keys(ctx.latencies.smoothed).length > 0
+        ? { latencies: { ...ctx.latencies.smoothed } }
+        : {}),
+      ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
+      ...(target.platform ? { platform: target.platform } : {}),
+    },
+    signal,
+  });
+  throwIfAborted(signal);
+  mem.attemptNode = answer.node.id;
+  ctx.latencies.know(answer);
+  if (await (ctx.deps.isThisMachine ?? isThisMachine)(answer.node.endpoint_host)) {
+    throw new FerryError(
+      'node-is-local',
+      `node ${answer.node.id} runs on this machine: a full tunnel to it would loop its own ` +
+        'traffic back into the tunnel; connect from another machine (or try npm run demo, ' +
+        'which puts the client in a namespace of its own)',
+    );
+  }
+  // Before: the address outside any tunnel, as the service saw this connect (or the current
+  // tunnel's, when switching): the home country's evidence for the split tunnel.
+  const before = switching ? mem.exitAfter : (answer.client_ip ?? null);
+  const split = await ctx.split.setsFor(config, switching ? mem.exitBefore : before);
+  if (!switching) mem.exitBefore = before;
+  const attempts = attemptsFor(ctx, answer, config, opts.recovering ?? false);
+  const endpoint = await nodeAddress(ctx, answer);
+  const controlPlane = await ctx.controlEndpoints(config);
+  const stage = mem.machine.state === 'reconnecting' ? 'reconnecting' : 'connecting';
+  // Stream mode's pins stay through a reconnect; another mode has none.
+  const pinned = target.platform ? ctx.guard.facts.pinned : [];
+  let nodes = attemptEndpoints(answer, endpoint, attempts);
+  const allowNodes = (allowed: Endpoint[]) => {
+    nodes = allowed;
+    return ctx.guard.apply(statePolicy(stage, config, { controlPlane, nodes, split, pinned }));
+  };
+  // The old tunnel goes before the new one comes: one default route at a time.
+  if (mem.live) await teardown(ctx, mem, mem.live);
+  // Every transport this connect may use is let out now: one change of the table, not one per try.
+  await allowNodes(nodes);
+  const up = await bringUp(
+    ctx,
+    mem,
+    { ...c, first: answer, recovering: opts.recovering ?? false, allowNodes },
+    attempts,
+    endpoint,
+  );
+  ctx.deps.resetConnections?.();
+  return { up, split, before, switching, nodes, controlPlane };
+}

@@ -1,0 +1,224 @@
+// The main connection: one state at a time (engine/connection/machine.ts's transitions), each
+// state a file of its own that puts its whole policy in force on entry. This file runs them:
+// a user's connect, a failover's attempts, the tunnel's events, a disconnect, a start after a
+// crash, and a setting that changes while connected.
+import type {
+  ClientConfig,
+  ConfigKey,
+  LocalConnectRequest,
+  LocalConnectResponse,
+} from '../../contracts/index.js';
+import type { EngineContext } from '../engine-context.js';
+import { FerryError } from '../errors.js';
+import { dnsServers, type GuardFacts } from '../protection/connection-guard.js';
+import type { ActiveTunnel } from '../tunnel/tunnel.js';
+import { connecting, type ConnectOptions, type Established } from './connecting.js';
+import { enterConnected } from './connected.js';
+import { disconnectedPolicy, disconnecting } from './disconnecting.js';
+import { enterError, failureOf } from './error.js';
+import { IntentStore } from './intent.js';
+import type { ConnectReason, DisconnectReason } from './machine.js';
+import { ConnectionMemory, type LiveTunnel } from './memory.js';
+import { attemptFailed, tunnelLost, tunnelRestored } from './reconnecting.js';
+import { Recovery } from './recovery.js';
+import { connectTarget } from './target.js';
+import { teardown, endControlSession } from './teardown.js';
+
+type TunnelEvent = Parameters<Parameters<ActiveTunnel['on']>[0]>[0];
+
+export class MainConnection {
+  readonly mem = new ConnectionMemory();
+  readonly #intent: IntentStore;
+  readonly #recovery: Recovery;
+
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly onChange: () => void,
+  ) {
+    this.#intent = new IntentStore(ctx.deps.stateDir);
+    this.#recovery = new Recovery({
+      attempt: (unreachable) => this.recoverOnce(unreachable),
+      ...(ctx.deps.recovery ? { timing: ctx.deps.recovery } : {}),
+    });
+    this.mem.machine.on(() => onChange());
+  }
+
+  get state() {
+    return this.mem.machine.state;
+  }
+
+  /**
+   * At start: what a crash left. The user who was connected is connected again, under the same
+   * protections (an attempt that fails leaves the engine in error, blocking until the user
+   * disconnects); otherwise the disconnected state's policy, and the resolver restored.
+   */
+  async start(config: ClientConfig, signedIn: boolean): Promise<void> {
+    const intent = signedIn ? await this.#intent.read() : null;
+    if (intent && config.service !== null) {
+      void this.connect(intent.overrides as LocalConnectRequest, undefined, 'auto-connect').catch(
+        () => undefined,
+      );
+      return;
+    }
+    await this.#intent.clear().catch(() => undefined);
+    await disconnectedPolicy(this.ctx, config);
+    await this.ctx.guard.restoreResolver();
+  }
+
+  connect(
+    request: LocalConnectRequest,
+    signal: AbortSignal | undefined,
+    reason: ConnectReason,
+  ): Promise<Pick<LocalConnectResponse, 'exit_ip' | 'routing'>> {
+    // The user (or a start after a crash) decides now: a recovery under way ends.
+    this.#recovery.stop();
+    return this.ctx.ops.run(async (opSignal) => {
+      await this.#intent.save({ overrides: { ...request } as Record<string, string> });
+      return this.connectNow(request, opSignal, { reason });
+    }, signal);
+  }
+
+  disconnect(reason: DisconnectReason): Promise<void> {
+    this.#recovery.stop();
+    return this.ctx.ops.run(() => this.disconnectNow(reason));
+  }
+
+  /** A disconnect from inside an operation under way (sign-out). */
+  disconnectNow(reason: DisconnectReason): Promise<void> {
+    return disconnecting(this.ctx, this.mem, reason, () => this.#intent.clear());
+  }
+
+  /** The engine stops: no recovery, no watching. */
+  stop(): void {
+    this.#recovery.stop();
+  }
+
+  /**
+   * After sleep, a link down and up, a new address or default route: a recovery under way tries
+   * again at once, and the links the protections follow (the LAN, DHCP's) are read again.
+   */
+  onNetworkChange(): void {
+    this.#recovery.hurry();
+    const facts = this.ctx.guard.facts;
+    if (facts.stage !== 'off' || facts.lockdown)
+      void this.ctx.guard.update({}).catch(() => undefined);
+  }
+
+  private async connectNow(
+    request: LocalConnectRequest,
+    signal: AbortSignal,
+    opts: ConnectOptions,
+  ): Promise<Pick<LocalConnectResponse, 'exit_ip' | 'routing'>> {
+    const { ctx, mem } = this;
+    const config = await ctx.config.load();
+    const control = ctx.control.client(config);
+    await ctx.requireSession();
+    const { target, usage } = connectTarget(request, config, await ctx.rules.list(), ctx.platforms);
+    // Switching a live connection goes through reconnecting (the kill switch holds); a tunnel
+    // that was lost is already there; otherwise this is a new connection.
+    if (mem.machine.state === 'connected') {
+      mem.machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed', target });
+    } else if (mem.machine.state !== 'reconnecting') {
+      mem.machine.dispatch({ type: 'connect', reason: opts.reason, target });
+    }
+    mem.overrides = {
+      ...(request.protocol ? { protocol: request.protocol } : {}),
+      ...(request.encryption ? { encryption: request.encryption } : {}),
+      ...(request.region ? { region: request.region } : {}),
+      ...(request.mode || request.usage || request.platform ? { mode: target.mode } : {}),
+      ...(target.platform ? { platform: target.platform } : {}),
+    };
+    mem.attemptNode = null;
+    const c = { config, control, target, usage, signal, opts };
+    let est: Established | null = null;
+    try {
+      est = await connecting(ctx, mem, c);
+      const result = await enterConnected(ctx, mem, c, est, (live, e) =>
+        this.onTunnelEvent(live, e),
+      );
+      this.#recovery.forgetUnreachable();
+      return result;
+    } catch (e) {
+      const tunnel = est?.up.tunnel ?? null;
+      if (mem.live && mem.live.tunnel !== tunnel) {
+        // The previous tunnel is still up when the control plane refused: it goes too, so the
+        // state says what is true (error, no tunnel).
+        await teardown(ctx, mem, mem.live);
+      }
+      if (tunnel) await tunnel.close().catch(() => undefined);
+      mem.live = null;
+      mem.exitAfter = null;
+      await endControlSession(ctx, control);
+      // Cancelled by a newer request or the caller: say that, not how the cancelled step ended.
+      const error = signal.aborted && signal.reason instanceof FerryError ? signal.reason : e;
+      // Still reconnecting: the recovery tries again, the kill switch holds meanwhile.
+      if (opts.recovering) await attemptFailed(ctx);
+      else await enterError(ctx, mem, config, error);
+      throw error;
+    }
+  }
+
+  /** One failover attempt of the recovery, in turn with the user's commands. */
+  private async recoverOnce(unreachable: string[]): Promise<'recovered' | 'stop'> {
+    return this.ctx.ops.run(async (signal) => {
+      if (this.mem.machine.state !== 'reconnecting') return 'stop';
+      try {
+        await this.connectNow({ ...this.mem.overrides }, signal, {
+          reason: 'retry',
+          unreachable,
+          recovering: true,
+        });
+        return 'recovered';
+      } catch (e) {
+        if (signal.aborted) return 'stop';
+        const failedNode = this.mem.attemptNode;
+        if (failedNode) this.#recovery.markUnreachable(failedNode);
+        this.mem.notices = [
+          { code: 'reconnecting', message: `still reconnecting: ${failureOf(e).message}` },
+        ];
+        this.onChange();
+        throw e;
+      }
+    });
+  }
+
+  private onTunnelEvent(live: LiveTunnel, e: TunnelEvent): void {
+    const { ctx, mem } = this;
+    if (mem.live !== live) return;
+    switch (e.type) {
+      case 'latency':
+        mem.machine.dispatch({ type: 'latency', latencyMs: e.ms });
+        live.reporter.measured(e.ms, live.answer.session_id);
+        break;
+      case 'lost':
+        if (mem.machine.state === 'connected') tunnelLost(ctx, mem, live, this.#recovery);
+        break;
+      case 'restored':
+        if (mem.machine.state === 'reconnecting') tunnelRestored(ctx, mem, live, this.#recovery);
+        break;
+      case 'rekey':
+        break;
+    }
+  }
+
+  /**
+   * The protections follow a changed setting at once (kill switch, lockdown, LAN, split, DNS),
+   * without a new session. Whether anything in force changed.
+   */
+  async applyInPlace(config: ClientConfig, keys: readonly ConfigKey[]): Promise<boolean> {
+    const { ctx, mem } = this;
+    const stage = ctx.guard.facts.stage;
+    const live = mem.live;
+    const change: Partial<GuardFacts> = {
+      killSwitch: config.kill_switch,
+      lockdown: config.lockdown,
+      allowLan: config.allow_lan,
+    };
+    if (stage !== 'off' && keys.some((k) => k === 'split' || k === 'home_country' || k === 'dns'))
+      change.split = await ctx.split.setsFor(config, mem.exitBefore);
+    if (live && keys.includes('dns')) change.dns = dnsServers(config, live.answer);
+    await ctx.guard.update(change);
+    if (live && change.dns) await ctx.guard.useResolver(change.dns, live.tunnel.interfaceName);
+    return stage !== 'off' || config.lockdown || keys.includes('lockdown');
+  }
+}

@@ -1,0 +1,119 @@
+// What the engine's services share (engine/connection, engine/account, engine/settings,
+// engine/catalog): the state dir's stores, the one control-plane client, the protections'
+// guard, host-name lookups, the node latencies, and the events the faces follow. Built once by
+// engine.ts; each service takes it instead of a long list of parameters.
+import {
+  SHIPPED_PLATFORMS,
+  type ClientConfig,
+  type ControlClient,
+  type Device,
+  type PlatformTable,
+} from '../contracts/index.js';
+import { NodeLatencies } from './catalog/node-latencies.js';
+import { RuleStore } from './catalog/region-rules.js';
+import { ConfigStore } from './config-store.js';
+import { ControlAccess } from './control-access.js';
+import type { EngineEvent } from './engine-api.js';
+import type { EngineDeps } from './engine-deps.js';
+import { FerryError } from './errors.js';
+import { HostAddresses } from './host-addresses.js';
+import { KeyStore } from './key-store.js';
+import { OperationQueue } from './operation-queue.js';
+import { ConnectionGuard } from './protection/connection-guard.js';
+import type { Endpoint } from './protection/firewall-policy.js';
+import { Protection } from './protection/protection.js';
+import { SessionStore } from './session-store.js';
+import { SplitChoice } from './split/split-choice.js';
+
+export class EngineContext {
+  readonly config: ConfigStore;
+  readonly keys: KeyStore;
+  readonly sessions: SessionStore;
+  readonly rules: RuleStore;
+  readonly control: ControlAccess;
+  readonly guard: ConnectionGuard;
+  readonly hosts: HostAddresses;
+  readonly latencies: NodeLatencies;
+  readonly split: SplitChoice;
+  readonly platforms: PlatformTable;
+  /** One operation at a time: connect, disconnect, sign-in, a failover's attempt. */
+  readonly ops = new OperationQueue();
+  readonly #listeners = new Set<(e: EngineEvent) => void>();
+  signedIn = false;
+
+  constructor(readonly deps: EngineDeps) {
+    this.config = new ConfigStore(deps.stateDir);
+    this.keys = new KeyStore({ stateDir: deps.stateDir, ferryKeys: deps.ferryKeys });
+    this.sessions = new SessionStore(deps.stateDir);
+    this.rules = new RuleStore(deps.stateDir);
+    this.control = new ControlAccess({
+      fetch: deps.fetch,
+      token: async () => (await this.sessions.token()) ?? undefined,
+      timeoutMs: deps.controlTimeoutMs,
+      trustServiceCa: deps.trustServiceCa,
+    });
+    this.guard = new ConnectionGuard({
+      protection: new Protection(deps.os),
+      resolver: deps.os.resolver,
+      links: deps.os.links,
+    });
+    this.hosts = new HostAddresses(deps.lookupHost);
+    this.latencies = new NodeLatencies();
+    this.split = new SplitChoice(deps.split);
+    this.platforms = deps.platforms ?? SHIPPED_PLATFORMS;
+  }
+
+  /** The control-plane client for the configuration as it is now. */
+  async controlClient(config?: ClientConfig): Promise<ControlClient> {
+    return this.control.client(config ?? (await this.config.load()));
+  }
+
+  /** The sign-in; refuses when there is none. */
+  async requireSession(): Promise<{ accountNumber: string; device: Device }> {
+    const session = await this.sessions.info();
+    this.signedIn = session !== null;
+    if (!session) {
+      throw new FerryError(
+        'not-signed-in',
+        'this device is not signed in: run netcli account create, or netcli login <number>',
+      );
+    }
+    return session;
+  }
+
+  /** The control client and the sign-in, for the commands that need both. */
+  async signedInControl(): Promise<ControlClient> {
+    const control = await this.controlClient();
+    await this.requireSession();
+    return control;
+  }
+
+  /** The control plane's addresses and port, for the kill switch. */
+  async controlEndpoints(config: ClientConfig): Promise<Endpoint[]> {
+    if (config.service === null) return [];
+    const url = new URL(config.service);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const addresses = await this.hosts.resolve(host);
+    return addresses.map((address) => ({ address, port, protocol: 'tcp' as const }));
+  }
+
+  subscribe(listener: (event: EngineEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(event: EngineEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A face's listener failing must not stop the engine or the other faces.
+      }
+    }
+  }
+
+  closeListeners(): void {
+    this.#listeners.clear();
+  }
+}

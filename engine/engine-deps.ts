@@ -1,0 +1,64 @@
+// What the engine is made of from outside: its state dir, the control plane's transport, the
+// tunnel manager and the OS seams, and the knobs tests turn (time limits, names, probes).
+import type { DeviceKind, FetchLike, PlatformTable } from '../contracts/index.js';
+import type { HostProbes } from './diagnose/host-probes.js';
+import type { LookupAll } from './host-addresses.js';
+import type { FerryKeys } from './key-store.js';
+import type { OsEffects } from './os/effects.js';
+import type { NetworkWatch } from './os/network-watch.js';
+import type { RecoveryTiming } from './connection/recovery.js';
+import type { ResolveIpv4 } from './services.js';
+import type { SplitTunnelSource } from './split/split-tunnel.js';
+import type { TunnelManager } from './tunnel/tunnel.js';
+
+export interface EngineDeps {
+  stateDir: string;
+  /** The control plane's transport (global fetch in a host; a fake or app.inject in tests). */
+  fetch: FetchLike;
+  /** Whether a node's endpoint is this machine (default: its interfaces' addresses). */
+  isThisMachine?: (host: string) => Promise<boolean>;
+  /** Drops the transport's pooled connections: called whenever a tunnel came or went. */
+  resetConnections?: () => void;
+  /**
+   * The CA certificates (PEM) the transport trusts for the control plane besides the system's
+   * (null: the system's only); told before each call, so a change of the setting holds at once.
+   */
+  trustServiceCa?: (pem: string | null) => void;
+  tunnels: TunnelManager;
+  /** Key generation for the Ferry keys (the native data plane, or its fake). */
+  ferryKeys: FerryKeys;
+  /** A fresh interface name for each tunnel (default: tunnelInterfaceName('main')). */
+  interfaceName?: () => string;
+  /** The name a new sign-in gives this device (default: the host name). */
+  deviceName?: () => string;
+  deviceKind?: DeviceKind;
+  /** Time limit of a control-plane call (default 10 s). */
+  controlTimeoutMs?: number;
+  /** Time limit of the exit-address checks before and after the tunnel (default 4 s). */
+  exitCheckTimeoutMs?: number;
+  /** The streaming platforms stream-test knows (default: the shipped table). */
+  platforms?: PlatformTable;
+  /** Time limit of one stream-test's probe (default 10 s). */
+  streamProbeTimeoutMs?: number;
+  /** A domain's IPv4 addresses, for service tunnels (default: the system resolver). */
+  resolveIpv4?: ResolveIpv4;
+  /** A fresh interface name for a service tunnel's tag (default: tunnelInterfaceName(tag)). */
+  serviceInterfaceName?: (tag: string) => string;
+  /**
+   * The OS seams of the protections: the kill switch's nftables table, the split tunnel's
+   * policy rule and kernel setting, the system resolver, and the links (the LAN's subnets).
+   */
+  os: Pick<OsEffects, 'firewall' | 'routes' | 'links' | 'resolver' | 'sysctl'>;
+  /** Split tunneling's data (none: split auto tunnels everything, with a notice). */
+  split?: SplitTunnelSource;
+  /** Host names' addresses (the control plane's, a node's); default: the system resolver. */
+  lookupHost?: LookupAll;
+  /** How long UDP gets under obfuscation auto before TCP is tried (default UDP_ATTEMPT_MS). */
+  udpAttemptMs?: number;
+  /** The pauses of failover's attempts. */
+  recovery?: Partial<RecoveryTiming>;
+  /** Changes of the host's network (default: none are watched). */
+  networkWatch?: NetworkWatch;
+  /** The diagnostics' probes of the host's network (default: the real ones). */
+  diagnoseProbes?: Partial<HostProbes>;
+}

@@ -21,13 +21,13 @@ import type { LiveSessions } from './domain/live-sessions.js';
 import { PeerFeed } from './domain/peer-feed.js';
 import { DEFAULT_PLATFORM_FRESH_SECONDS, PlatformChecks } from './domain/platform-checks.js';
 import { Quota } from './domain/quota.js';
-import { AllowedMethods } from './http/allowed-methods.js';
+import { installProtocol, serverOptions } from '../platform/http/protocol.js';
+import { RequestSignals } from '../platform/http/request-signals.js';
 import { authenticator } from './http/auth.js';
 import { buildHandlers, type Services } from './http/handlers.js';
-import { installProtocol, serverOptions } from './http/protocol.js';
+import { controlProtocol } from './http/protocol.js';
 import { RateLimits, type RateLimitOptions } from './http/rate-limits.js';
-import { EXTRA_ROUTES, registerControlRoutes } from './http/register.js';
-import { RequestSignals } from './http/request-signals.js';
+import { registerControlRoutes } from './http/register.js';
 import { AccountsRepo } from './store/accounts-repo.js';
 import { PostgresDeviceAuth } from './store/device-auth.postgres.js';
 import { PublicKeysRepo } from './store/public-keys-repo.js';
@@ -192,13 +192,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
 
   const signals = new RequestSignals();
   const limits = opts.rateLimits && new RateLimits(opts.rateLimits);
-  const protocol = {
-    bodyLimit: BODY_LIMIT,
-    signals,
-    limits,
-    allowed: new AllowedMethods(EXTRA_ROUTES),
-    logger: opts.logger,
-  };
+  const protocol = controlProtocol({ bodyLimit: BODY_LIMIT, signals, limits, logger: opts.logger });
   // Typed as the plain HTTP instance either way: nothing here depends on which server it is.
   const app = (opts.tls
     ? Fastify({
@@ -227,6 +221,8 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
           limits,
           signals,
           validateResponses: opts.validateResponses ?? false,
+          answerFor: protocol.answerFor,
+          bodyLimit: BODY_LIMIT,
         }),
       { prefix },
     );

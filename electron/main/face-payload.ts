@@ -25,7 +25,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Each part through its route's schema, as the local API server does: no body at all is an
- * empty one. Throws a HostProblem (validation-failed, with field errors) on the first bad part.
+ * empty one. Throws an HttpProblem (validation-failed, with field errors) on the first bad part.
  */
 export function parseParts(id: FaceRouteId, payload: unknown): ParsedPayload {
   const def: RouteDef = localRoutes[id];

@@ -6,13 +6,13 @@ import { rm } from 'node:fs/promises';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { LOCAL_API_PREFIXES, localRoutes, type OpenGuiResponse } from '../../contracts/index.js';
+import { AllowedMethods, pathsOf } from '../../platform/http/allowed-methods.js';
+import { installProtocol, serverOptions } from '../../platform/http/protocol.js';
 import { FerryError } from '../errors.js';
 import type { EngineApi } from '../engine-api.js';
-import { AllowedMethods } from './allowed-methods.js';
 import { HEARTBEAT_MS } from './event-stream.js';
-import { installProtocol, serverOptions, type ProtocolDeps } from './http-protocol.js';
+import { localProtocol } from './http-protocol.js';
 import { localHandlers } from './local-handlers.js';
-import { internalProblem } from './problems.js';
 import { checkRequestOrigin } from './request-guard.js';
 import { registerRoutes } from './route-registry.js';
 import { prepareSocketPath, publishSocket } from './socket-file.js';
@@ -49,19 +49,16 @@ export async function startLocalApiServer(options: LocalApiServerOptions): Promi
   await prepareSocketPath(socketPath);
 
   let state: 'starting' | 'serving' | 'closing' = 'starting';
-  const deps: ProtocolDeps = {
-    allowed: new AllowedMethods(PREFIX, localRoutes),
+  const protocol = localProtocol({
+    allowed: new AllowedMethods([PREFIX], pathsOf(localRoutes)),
     serving: () => state === 'serving',
+    closing: () => state === 'closing',
     guard: checkRequestOrigin,
-    bug: (error, route) => {
-      const e = error as Error | undefined;
-      log?.error({ route, err: { name: e?.name, message: e?.message, stack: e?.stack } }, 'bug');
-      return internalProblem();
-    },
-  };
+    log,
+  });
 
-  const app = Fastify(serverOptions(deps));
-  installProtocol(app, deps);
+  const app = Fastify(serverOptions(protocol));
+  installProtocol(app, protocol);
   const routes = registerRoutes(app, {
     prefix: PREFIX,
     routes: localRoutes,
@@ -77,7 +74,7 @@ export async function startLocalApiServer(options: LocalApiServerOptions): Promi
     }),
     engine,
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
-    deps,
+    protocol,
   });
 
   const group = await publishSocket(

@@ -4,10 +4,14 @@ import { STATUS_CODES } from 'node:http';
 import {
   ApiError,
   ERROR_STATUS,
-  type ErrorCode,
   type FieldError,
   type ApiErrorCode,
 } from '../../contracts/index.js';
+import {
+  HttpProblem,
+  type ProblemAnswer,
+  type ProblemBody,
+} from '../../platform/http/http-problem.js';
 import { FerryError, type EngineErrorCode } from '../errors.js';
 
 /**
@@ -79,40 +83,6 @@ export function engineErrorStatus(code: string): number {
   return (ENGINE_ERROR_STATUS as Record<string, number>)[code] ?? UNKNOWN_CODE_STATUS;
 }
 
-/** A refusal of the host itself: the request, not the engine, is at fault. */
-export class HostProblem extends Error {
-  readonly code: ErrorCode;
-  readonly errors: FieldError[] | undefined;
-  readonly headers: Readonly<Record<string, string>>;
-
-  constructor(
-    code: ErrorCode,
-    detail: string,
-    opts: { errors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
-    super(detail);
-    this.name = 'HostProblem';
-    this.code = code;
-    this.errors = opts.errors;
-    this.headers = opts.headers ?? {};
-  }
-}
-
-export interface LocalProblem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldError[];
-  [extra: string]: unknown;
-}
-
-export interface ProblemAnswer {
-  body: LocalProblem;
-  headers: Record<string, string>;
-}
-
 /** "not-signed-in" -> "Not signed in": a title for codes without one of their own. */
 function titleOf(code: string, status: number): string {
   const words = code.replaceAll('-', ' ');
@@ -125,7 +95,7 @@ function problem(
   detail: string,
   errors: FieldError[] | undefined,
   extra: Readonly<Record<string, unknown>> = {},
-): LocalProblem {
+): ProblemBody {
   return {
     ...extra,
     type: `urn:ferry:problem:${code}`,
@@ -146,7 +116,7 @@ const OWN_MEMBERS = new Set(['type', 'title', 'status', 'detail', 'code', 'error
  * anything else is a bug and is answered `internal` without its message.
  */
 export function problemFor(error: unknown): ProblemAnswer | undefined {
-  if (error instanceof HostProblem) {
+  if (error instanceof HttpProblem) {
     return {
       body: problem(error.code, ERROR_STATUS[error.code], error.message, error.errors),
       headers: { ...error.headers },

@@ -1,17 +1,16 @@
-// The one table from error codes to HTTP answers, and the problem+json writers: through Fastify,
-// and straight onto a socket for what fails before Fastify has a request (HTTP parse errors).
-import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
-import type { FastifyReply } from 'fastify';
+// The control plane's one table from error codes to HTTP answers: each code's status and title,
+// and the headers its answers carry (WWW-Authenticate, Retry-After).
+import type { Logger } from 'pino';
 import {
   ERROR_STATUS,
-  PROBLEM_CONTENT_TYPE,
   RETRY_AFTER_STATUSES,
   problemType,
   type ControlProblem,
   type ErrorCode,
+  type FieldError,
 } from '../../contracts/index.js';
-import type { FerryError } from '../domain/errors.js';
+import { HttpProblem, type AnswerFor } from '../../platform/http/http-problem.js';
+import { FerryError } from '../domain/errors.js';
 
 const TITLE_OF: Record<ErrorCode, string> = {
   'bad-request': 'Malformed request',
@@ -52,7 +51,16 @@ export function statusOf(code: ErrorCode): number {
   return ERROR_STATUS[code];
 }
 
-export function problemOf(error: FerryError): ControlProblem {
+/** A refusal as the table reads it: the control plane's own (FerryError) or HTTP's (HttpProblem). */
+interface Refusal {
+  code: ErrorCode;
+  message: string;
+  errors?: FieldError[] | undefined;
+  extra?: Record<string, unknown> | undefined;
+  retryAfterSeconds?: number | undefined;
+}
+
+export function problemOf(error: Refusal): ControlProblem {
   return {
     ...error.extra,
     type: problemType(error.code),
@@ -66,7 +74,7 @@ export function problemOf(error: FerryError): ControlProblem {
 
 /** The headers an answer with this error carries besides its content type. */
 export function problemHeaders(
-  error: FerryError,
+  error: Refusal,
   extra: Record<string, string> = {},
 ): Record<string, string> {
   const status = statusOf(error.code);
@@ -77,48 +85,20 @@ export function problemHeaders(
   return headers;
 }
 
-export function sendProblem(
-  reply: FastifyReply,
-  error: FerryError,
-  headers: Record<string, string> = {},
-): FastifyReply {
-  const body = problemOf(error);
-  reply.headers(problemHeaders(error, headers));
-  return reply.code(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
-}
-
 /**
- * A whole HTTP/1.1 answer, for a socket whose request could not be parsed: there is no
- * response object, and the connection cannot be reused.
+ * The answer for anything thrown on the way to or in a handler: a refusal keeps its code; anything
+ * else is a bug, logged (what it was, never who asked or what they sent) and answered `internal`.
  */
-export function rawProblemResponse(
-  error: FerryError,
-  headers: Record<string, string> = {},
-): string {
-  const body = JSON.stringify(problemOf(error));
-  const status = statusOf(error.code);
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    `content-type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
-    `content-length: ${Buffer.byteLength(body)}`,
-    'connection: close',
-    ...Object.entries(problemHeaders(error, headers)).map(([k, v]) => `${k}: ${v}`),
-  ];
-  return `${lines.join('\r\n')}\r\n\r\n${body}`;
-}
-
-/**
- * Closes a connection whose request we stopped reading, the way HTTP asks (RFC 9112 9.6):
- * our answer is sent and our side shut, then what the client still sends is read and dropped
- * until it closes its side or `lingerMs` pass. Closing at once with unread data would make the
- * kernel reset the connection, and the client could lose our answer with it.
- */
-export function closeGracefully(socket: Socket, lingerMs: number): void {
-  if (socket.destroyed) return;
-  const timer = setTimeout(() => socket.destroy(), lingerMs);
-  timer.unref();
-  socket.once('close', () => clearTimeout(timer));
-  socket.once('end', () => socket.destroy());
-  socket.on('error', () => socket.destroy());
-  socket.end();
+export function controlAnswerFor(logger: Pick<Logger, 'error'>): AnswerFor {
+  return (error) => {
+    let refusal: Refusal & { headers?: Readonly<Record<string, string>> };
+    if (error instanceof FerryError || error instanceof HttpProblem) {
+      refusal = error;
+    } else {
+      const bug = error as Error;
+      logger.error({ err: { message: bug.message, stack: bug.stack } }, 'unhandled error');
+      refusal = new FerryError('internal', 'something went wrong on our side');
+    }
+    return { body: problemOf(refusal), headers: problemHeaders(refusal, refusal.headers) };
+  };
 }

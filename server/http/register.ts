@@ -1,5 +1,5 @@
-// Registers the route table under one prefix: auth, rate limits, input parsing, the handler,
-// and the problem+json mapping of its failures.
+// The control API's route table under one prefix (platform/http registers it): auth, rate
+// limits, input parsing, the handler, and the answer.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   buildOpenApiDocument,
@@ -10,14 +10,14 @@ import {
 import { FerryError } from '../domain/errors.js';
 import type { EventBus } from '../domain/event-bus.js';
 import type { DeviceAuth } from '../store/devices-repo.js';
-import { methodsOf } from './allowed-methods.js';
+import { readParts, type PartOptions } from '../../platform/http/request-parts.js';
+import type { RequestSignals } from '../../platform/http/request-signals.js';
+import { checkedAnswer, registerRouteTable, sendAnswer } from '../../platform/http/route-table.js';
+import type { AnswerFor } from '../../platform/http/http-problem.js';
 import type { Authenticator } from './auth.js';
 import { streamEvents } from './events.js';
 import type { Handler, HandlerTable, Services } from './handlers.js';
-import { sendProblem } from './problems.js';
 import type { RateLimits } from './rate-limits.js';
-import type { RequestSignals } from './request-signals.js';
-import { parseOrProblem } from './validation.js';
 
 export interface RouteDeps {
   handlers: HandlerTable;
@@ -29,11 +29,16 @@ export interface RouteDeps {
   signals: RequestSignals;
   /** Check every response against its schema (tests). */
   validateResponses: boolean;
+  /** The error table (server/http/problems.ts), and the listener's body limit for 413s. */
+  answerFor: AnswerFor;
+  bodyLimit: number;
 }
 
 /** Node heartbeats carry every fresh handshake of the node; everything else is small. */
 const NODE_BODY_LIMIT = 16 * 1024 * 1024;
 const SIGNUP_ROUTES: ReadonlySet<RouteId> = new Set(['createAccount', 'createSession']);
+/** A query or body a route declares none of is ignored, as it always was here. */
+const PARTS: PartOptions = { undeclared: 'ignore' };
 
 /** Routes outside the route table (for 405 answers: the methods each path has). */
 export const EXTRA_ROUTES = [{ path: '/openapi.json', methods: ['GET', 'HEAD'] }];
@@ -56,23 +61,14 @@ export function registerControlRoutes(app: FastifyInstance, deps: RouteDeps): vo
     return reply.type('application/json').send(openapi.text);
   });
 
-  for (const [id, def] of Object.entries(controlRoutes) as [RouteId, RouteDef][]) {
-    app.route({
-      method: def.method,
-      url: def.path,
-      exposeHeadRoute: methodsOf(def).includes('HEAD'),
-      ...(def.auth === 'node' ? { bodyLimit: NODE_BODY_LIMIT } : {}),
-      handler: async (request, reply) => {
-        try {
-          await serve(id, def, request, reply, deps);
-        } catch (e) {
-          if (!(e instanceof FerryError)) throw e;
-          if (!reply.sent) sendProblem(reply, e);
-        }
-        return reply;
-      },
-    });
-  }
+  registerRouteTable(app, {
+    prefix: '',
+    routes: controlRoutes as Record<RouteId, RouteDef>,
+    answerFor: deps.answerFor,
+    bodyLimit: deps.bodyLimit,
+    bodyLimitOf: (def) => (def.auth === 'node' ? NODE_BODY_LIMIT : undefined),
+    serve: (id, def, request, reply) => serve(id, def, request, reply, deps),
+  });
 }
 
 async function serve(
@@ -89,14 +85,7 @@ async function serve(
   if (deps.limits && def.auth === 'device') {
     await limit(deps.limits, 'account', `a${(auth as DeviceAuth).accountId}`);
   }
-  const parsed = {
-    params: def.params ? unwrap(parseOrProblem(def.params, request.params, 'path')) : undefined,
-    query: def.query ? unwrap(parseOrProblem(def.query, request.query, 'query')) : undefined,
-    // No body at all is an empty one; a JSON `null` is not (the schema refuses it).
-    body: def.body
-      ? unwrap(parseOrProblem(def.body, request.body === undefined ? {} : request.body, 'body'))
-      : undefined,
-  };
+  const parsed = readParts(def, request, PARTS);
   const signal = deps.signals.forRequest(reply.raw);
 
   if (id === 'events') {
@@ -110,17 +99,8 @@ async function serve(
     Handler<RouteDef>
   >[0]);
   if (!result.ok) throw result.error;
-  if (def.response === undefined) {
-    reply.code(def.status).send();
-    return;
-  }
-  if (deps.validateResponses) def.response.parse(result.value);
-  reply.code(def.status).type('application/json').send(JSON.stringify(result.value));
-}
-
-function unwrap<T>(r: { ok: true; value: T } | { ok: false; error: FerryError }): T {
-  if (!r.ok) throw r.error;
-  return r.value;
+  if (deps.validateResponses) checkedAnswer(id, def, result.value);
+  sendAnswer(reply, def, result.value);
 }
 
 async function limit(

@@ -7,8 +7,9 @@ import {
   browserSessionRoutes,
   type BrowserSessionsResponse,
 } from '../../../contracts/browser-sessions.js';
-import { answerFor, parsePart, sendProblem, type ProtocolDeps } from '../http-protocol.js';
-import { HostProblem } from '../problems.js';
+import { HttpProblem, type AnswerFor } from '../../../platform/http/http-problem.js';
+import { sendProblem } from '../../../platform/http/problem-writers.js';
+import { parsePart } from '../http-protocol.js';
 import type { WebSession, WebSessions } from './web-sessions.js';
 
 export interface SessionRoutesOptions {
@@ -18,11 +19,11 @@ export interface SessionRoutesOptions {
   sessionOf: (request: FastifyRequest) => WebSession | undefined;
   /** Ends a session; its connections are cut, all but `answering` (the answer to the end). */
   end: (id: string, answering: ServerResponse) => boolean;
-  deps: ProtocolDeps;
+  answerFor: AnswerFor;
 }
 
 export function registerSessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): void {
-  const { prefix, sessions, deps } = options;
+  const { prefix, sessions } = options;
   const { listBrowserSessions: list, endBrowserSession: end } = browserSessionRoutes;
 
   app.get(prefix + list.path, async (request, reply) => {
@@ -43,10 +44,10 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     try {
       const { id } = parsePart(end.params, request.params, 'path') as { id: string };
       if (!options.end(id, reply.raw))
-        throw new HostProblem('not-found', 'no such browser is signed in (it may have ended)');
+        throw new HttpProblem('not-found', 'no such browser is signed in (it may have ended)');
       return reply.code(end.status).send();
     } catch (e) {
-      return sendProblem(reply, answerFor(e, deps, 'endBrowserSession'));
+      return sendProblem(reply, options.answerFor(e, 'endBrowserSession'));
     }
   });
 }

@@ -6,7 +6,7 @@
 // anything unexpected is refused.
 import type { IncomingHttpHeaders } from 'node:http';
 import { PAGE_KEY_HEADER } from '../../../contracts/browser-sessions.js';
-import { HostProblem } from '../problems.js';
+import { HttpProblem } from '../../../platform/http/http-problem.js';
 import type { WebSession, WebSessions } from './web-sessions.js';
 
 /** Where the sign-in page's form posts its token (netcli's file, see cli/launch.ts). */
@@ -58,34 +58,34 @@ export class WebGuard {
   check({ method, url, headers }: WebRequest): WebSession | undefined {
     const host = headers.host?.trim().toLowerCase();
     if (host !== this.host)
-      throw new HostProblem('forbidden', `this address serves Ferry on ${this.host} only`);
+      throw new HttpProblem('forbidden', `this address serves Ferry on ${this.host} only`);
     const verb = method.toUpperCase();
     const path = url.split('?')[0]!;
     const origin = headers.origin?.toLowerCase();
     if (verb === 'POST' && url === SIGN_IN_FORM_PATH) {
       if (origin !== undefined && origin !== FILE_ORIGIN && origin !== this.origin)
-        throw new HostProblem('forbidden', 'requests from other web pages are refused');
+        throw new HttpProblem('forbidden', 'requests from other web pages are refused');
       return undefined;
     }
     if (origin !== undefined && origin !== this.origin)
-      throw new HostProblem('forbidden', 'requests from other web pages are refused');
+      throw new HttpProblem('forbidden', 'requests from other web pages are refused');
     if (!SAFE_METHODS.has(verb) && origin === undefined)
-      throw new HostProblem('forbidden', 'a change must come from the Ferry page itself');
+      throw new HttpProblem('forbidden', 'a change must come from the Ferry page itself');
     const site = headers['sec-fetch-site'];
     if (typeof site === 'string' && !SAME_SITE.has(site))
-      throw new HostProblem('forbidden', 'requests from other web pages are refused');
+      throw new HttpProblem('forbidden', 'requests from other web pages are refused');
     if (SAFE_METHODS.has(verb) && SIGN_IN_LINK.test(url)) return undefined;
 
     const session = this.sessions.byCookie(single(headers.cookie));
     if (session === undefined)
-      throw new HostProblem(
+      throw new HttpProblem(
         'unauthorized',
         'sign in to this page with the link `netcli gui` opens (each link works once)',
       );
     if (!(SAFE_METHODS.has(verb) && this.pageFiles.has(path))) {
       const key = single(headers[PAGE_KEY_HEADER]);
       if (!this.sessions.pageKeyMatches(session, key))
-        throw new HostProblem(
+        throw new HttpProblem(
           'unauthorized',
           'this page is not signed in (its page key is missing): open Ferry again with `netcli gui`',
         );

@@ -16,13 +16,14 @@ import {
   type RouteDef,
 } from '../../../contracts/index.js';
 import { browserSessionRoutes } from '../../../contracts/browser-sessions.js';
+import { AllowedMethods, pathsOf } from '../../../platform/http/allowed-methods.js';
+import { HttpProblem } from '../../../platform/http/http-problem.js';
+import { installProtocol, serverOptions } from '../../../platform/http/protocol.js';
 import type { EngineApi } from '../../engine-api.js';
 import { FerryError } from '../../errors.js';
-import { AllowedMethods } from '../allowed-methods.js';
 import { HEARTBEAT_MS } from '../event-stream.js';
-import { installProtocol, serverOptions, type ProtocolDeps } from '../http-protocol.js';
+import { localProtocol } from '../http-protocol.js';
 import { localHandlers } from '../local-handlers.js';
-import { HostProblem, internalProblem } from '../problems.js';
 import { registerRoutes, type RegisteredRoutes } from '../route-registry.js';
 import { ownLoopbackAddress } from './loopback-address.js';
 import { registerSessionRoutes } from './session-routes.js';
@@ -97,26 +98,20 @@ export function createWebUi(options: WebUiOptions): WebUi {
     const files = await loadStaticFiles(options.rendererDir);
     // The guard knows the origin once listening; until then nothing is served.
     const listening: { guard?: WebGuard } = {};
-    const deps: ProtocolDeps = {
-      allowed: new AllowedMethods(PREFIX, {
-        ...(WEB_ROUTES as Record<string, RouteDef>),
-        ...browserSessionRoutes,
-      }),
+    const protocol = localProtocol({
+      allowed: new AllowedMethods(
+        [PREFIX],
+        pathsOf({ ...(WEB_ROUTES as Record<string, RouteDef>), ...browserSessionRoutes }),
+      ),
       serving: () => listening.guard !== undefined && !closing,
+      closing: () => closing,
       guard: (request) => {
         const session = listening.guard!.check(request);
         if (session) admitted.set(request.raw, session);
       },
-      bug: (error, route) => {
-        const e = error as Error | undefined;
-        options.log?.error(
-          { route, err: { name: e?.name, message: e?.message, stack: e?.stack } },
-          'bug',
-        );
-        return internalProblem();
-      },
-    };
-    const app = Fastify(serverOptions(deps));
+      log: options.log,
+    });
+    const app = Fastify(serverOptions(protocol));
     app.addHook('onSend', async (_request, reply, payload) => {
       reply.headers(SECURITY_HEADERS);
       return payload;
@@ -126,7 +121,7 @@ export function createWebUi(options: WebUiOptions): WebUi {
       for (const [name, value] of Object.entries(SECURITY_HEADERS))
         reply.raw.setHeader(name, value);
     });
-    installProtocol(app, deps);
+    installProtocol(app, protocol);
     // After the guard: a session's request is under way (not idle) until its answer is done.
     app.addHook('onRequest', async (request, reply) => {
       const session = admitted.get(request.raw);
@@ -145,11 +140,11 @@ export function createWebUi(options: WebUiOptions): WebUi {
       prefix: PREFIX,
       routes: WEB_ROUTES,
       handlers: localHandlers(options.engine, {
-        openGui: () => Promise.reject(new HostProblem('forbidden', 'not from the page')),
+        openGui: () => Promise.reject(new HttpProblem('forbidden', 'not from the page')),
       }),
       engine: options.engine,
       heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
-      deps,
+      protocol,
     });
     registerSessionRoutes(app, {
       prefix: PREFIX,
@@ -159,7 +154,7 @@ export function createWebUi(options: WebUiOptions): WebUi {
         sparing.add(answering);
         return sessions.end(id);
       },
-      deps,
+      answerFor: protocol.answerFor,
     });
     registerSignIn(app, sessions);
     for (const [urlPath, file] of files)

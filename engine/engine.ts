@@ -3,7 +3,6 @@
 // devices (engine/account/), the configuration (engine/settings/), regions, rules and latency
 // (engine/catalog/), diagnostics, services and service tunnels. Hosts (netcli daemon, Electron
 // main) reach it through EngineApi; it knows nothing of HTTP, IPC or the OS beyond its seams.
-import path from 'node:path';
 
 import {
   idleStatus,
@@ -46,7 +45,6 @@ import { ServiceStore, systemResolveIpv4 } from './services.js';
 import type { SessionStore } from './session-store.js';
 import { SettingsService } from './settings/settings.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';
-import { loadPlatformTable } from './stream-test.js';
 import { TunnelKeyStore } from './tunnel-keys.js';
 
 export type { EngineDeps } from './engine-deps.js';
@@ -362,70 +360,4 @@ export class Engine implements EngineApi {
   private checkOpen(): void {
     if (this.#closed) throw new FerryError('superseded', 'the engine is shutting down');
   }
-}
-
-/**
- * The engine as a host runs it: the control plane over the network, the real tunnel manager
- * (Linux links and routes, wireguard-go, the native Ferry data plane), started (leftovers of a
- * crash removed). The native addon is loaded here, only by hosts.
- */
-export async function createEngine(opts: {
-  stateDir: string;
-  /** Lines `cidr,country` that take precedence over the shipped IP-to-country data. */
-  geoipFile?: string | undefined;
-  /** Platform entries that add to or replace the shipped table (netcli daemon --platforms-file). */
-  platformsFile?: string | undefined;
-}): Promise<Engine> {
-  const platforms = await loadPlatformTable(opts.platformsFile);
-  const [
-    { nativeDataPlane },
-    { createTunnelManager },
-    { LinuxLinks },
-    { LinuxRoutes },
-    { createControlTransport },
-    { NftFirewall },
-    { LinuxSysctl },
-    { ResolvConfResolver },
-    { ResolvedResolver, usesSystemdResolved },
-    { IpMonitorWatch },
-  ] = await Promise.all([
-    import('../native/index.js'),
-    import('./tunnel/manager.js'),
-    import('../platform/os/links.js'),
-    import('../platform/os/routes.js'),
-    import('./control-transport.js'),
-    import('../platform/os/nftables.js'),
-    import('../platform/os/sysctl.js'),
-    import('./os/resolv-conf.js'),
-    import('./os/resolved.js'),
-    import('./os/network-watch.js'),
-  ]);
-  const transport = createControlTransport();
-  const os = {
-    links: new LinuxLinks(),
-    routes: new LinuxRoutes(),
-    firewall: new NftFirewall(),
-    sysctl: new LinuxSysctl(),
-    resolver: usesSystemdResolved()
-      ? new ResolvedResolver()
-      : new ResolvConfResolver({ savedFile: path.join(opts.stateDir, 'resolv.conf.saved') }),
-  };
-  const tunnels = createTunnelManager({ os, dataPlane: nativeDataPlane });
-  const split = new GeoSplitTunnel({ overridesFile: opts.geoipFile });
-  // A --geoip-file with a mistake stops the start, naming the line (not the first connect).
-  if (opts.geoipFile !== undefined) split.describe();
-  const engine = new Engine({
-    os,
-    split,
-    networkWatch: new IpMonitorWatch(),
-    stateDir: opts.stateDir,
-    fetch: transport.fetch,
-    resetConnections: () => transport.reset(),
-    trustServiceCa: (pem) => transport.trust(pem),
-    tunnels,
-    ferryKeys: nativeDataPlane,
-    platforms,
-  });
-  await engine.start();
-  return engine;
 }

@@ -20,7 +20,7 @@ const CLIENT_PACKAGES = ['commander', 'zod', 'ipaddr.js'];
 
 /** What `netcli daemon` loads (cli/commands/daemon.ts): never part of the client's bundle. */
 const DAEMON_SIDE =
-  /^(pino|\.\.\/\.\.\/engine\/engine\.js|\.\.\/\.\.\/engine\/host\/(local-api-server|web-ui\/web-ui-server)\.js)$/;
+  /^(pino|\.\.\/\.\.\/engine\/create-engine\.js|\.\.\/\.\.\/engine\/host\/(local-api-server|web-ui\/web-ui-server)\.js)$/;
 const DAEMON_COMMAND = path.join('dist', 'cli', 'commands', 'daemon.js');
 
 const daemonSide: Plugin = {

@@ -16,17 +16,17 @@ interface DaemonOptions extends CommonOptions {
   platformsFile?: string;
 }
 
-/** What netcli expects engine/engine.ts to export (checked by the compiler once it does). */
+/** What netcli expects engine/create-engine.ts to export (checked by the compiler once it does). */
 interface EngineModule {
   createEngine?: CreateEngine;
   [name: string]: unknown;
 }
 
 async function loadCreateEngine(): Promise<CreateEngine> {
-  const mod: EngineModule = await import('../../engine/engine.js');
+  const mod: EngineModule = await import('../../engine/create-engine.js');
   if (typeof mod.createEngine !== 'function') {
     throw new CliError(
-      'this build of netcli has no engine (engine/engine.js exports no createEngine)',
+      'this build of netcli has no engine (engine/create-engine.js exports no createEngine)',
     );
   }
   return mod.createEngine;

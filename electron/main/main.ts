@@ -77,7 +77,7 @@ function openPort(): Promise<EnginePort> {
   return chooseEngine(facts).then((choice) =>
     openEngine(choice, {
       host: async (socketPath) => {
-        const { createEngine } = await import('../../engine/engine.js');
+        const { createEngine } = await import('../../engine/create-engine.js');
         return hostEngine({
           socketPath,
           stateDir: process.env.FERRY_STATE_DIR || DEFAULT_STATE_DIR,

@@ -24,8 +24,9 @@ import { FerryLocalReplies } from './dns/ferry-replies.js';
 import { FERRY_MARK, FerryServer } from './ferry/server.js';
 import { RelayHealth, reasonOf } from './health.js';
 import { loadOrCreateKey } from './keys.js';
-import { Firewall } from './nat/firewall.js';
+import { RelayFirewall } from './nat/firewall.js';
 import { resolveControlPlane } from './nat/control-plane-access.js';
+import { linuxRelayOs, type RelayOs } from './os.js';
 import { PlatformChecker } from './platforms/platform-checker.js';
 import { FeedFollower, sleep } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
@@ -75,6 +76,8 @@ export interface RelayOptions {
    * absent: none (its heartbeats then say nothing of platforms).
    */
   platformChecks?: { table: PlatformTable; intervalSeconds: number } | null | undefined;
+  /** The OS effects (default: Linux's, linuxRelayOs()). */
+  os?: RelayOs | undefined;
   log: Logger;
 }
 
@@ -145,6 +148,7 @@ async function register(
 
 export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const log = o.log;
+  const os = o.os ?? linuxRelayOs();
   const probePort = probePortOf(o);
   const stopping = new AbortController();
   const keys = loadOrCreateKey(o.stateDir, 'wireguard');
@@ -199,7 +203,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   log.info({ node: node.id, region: node.region }, 'registered');
 
   const health = new RelayHealth(log);
-  let firewall: Firewall | undefined;
+  let firewall: RelayFirewall | undefined;
   let shards: WireGuardShards | undefined;
   let ferry: FerryServer | undefined;
   let dns: DnsForwarder | undefined;
@@ -229,7 +233,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       );
       return null;
     });
-    firewall = await Firewall.create({
+    firewall = await RelayFirewall.create(os, {
       table: `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}`,
       uplink: o.uplink,
       ipv4Cidr: node.tunnel.ipv4_cidr,
@@ -243,6 +247,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     if (opened && (opened.onHost === 'any' || opened.onHost.length + opened.beyond.length > 0))
       log.info({ controlPlane: opened }, 'devices reach the control plane through this relay');
     shards = new WireGuardShards({
+      os,
       baseName: o.interfaceName,
       basePort: o.wireguardPort,
       privateKey: keys.privateKey,
@@ -265,6 +270,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
         privateKey: ferryKeys.privateKey,
         firewall,
         health,
+        os,
       });
     }
     // The gateway address exists from here on: it is on shard 0 and on the Ferry interface.
@@ -272,6 +278,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       // Its answers to a Ferry device must not follow the device's address into WireGuard.
       if (ferry)
         ferryReplies = await FerryLocalReplies.create(
+          os,
           `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}_replies`,
           FERRY_MARK,
         );

@@ -3,24 +3,32 @@
 // (prerouting), but a reply the relay sends itself starts in the output path, where the device's
 // address leads to WireGuard's interface: this route chain copies the connection's mark onto
 // it, and the kernel routes it again by the Ferry table.
-import { run } from '../system.js';
+import type { NftTable } from '../../platform/os/nftables.js';
+import { markRepliesExpr } from '../nat/firewall.js';
+import type { RelayOs } from '../os.js';
 
 export class FerryLocalReplies {
-  private constructor(private readonly table: string) {}
+  private constructor(
+    private readonly os: Pick<RelayOs, 'firewall'>,
+    private readonly table: NftTable,
+  ) {}
 
   /** One nft transaction; a table left by a relay that was killed is replaced. */
-  static async create(table: string, mark: number): Promise<FerryLocalReplies> {
-    await run('nft', ['delete', 'table', 'inet', table], { allowFailure: true });
-    const m = `0x${mark.toString(16)}`;
-    await run('nft', [
-      `add table inet ${table}; ` +
-        `add chain inet ${table} output { type route hook output priority mangle; policy accept; }; ` +
-        `add rule inet ${table} output ct direction reply ct mark ${m} meta mark set ${m}`,
+  static async create(
+    os: Pick<RelayOs, 'firewall'>,
+    table: string,
+    mark: number,
+  ): Promise<FerryLocalReplies> {
+    const t: NftTable = { family: 'inet', name: table };
+    await os.firewall.apply(t, [
+      // A route chain at mangle's priority: a changed mark makes the kernel route the packet again.
+      { chain: { name: 'output', type: 'route', hook: 'output', prio: -150, policy: 'accept' } },
+      { rule: { chain: 'output', expr: markRepliesExpr(mark) } },
     ]);
-    return new FerryLocalReplies(table);
+    return new FerryLocalReplies(os, t);
   }
 
   async close(): Promise<void> {
-    await run('nft', ['delete', 'table', 'inet', this.table], { allowFailure: true });
+    await this.os.firewall.remove(this.table).catch(() => undefined);
   }
 }

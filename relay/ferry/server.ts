@@ -4,19 +4,28 @@
 // to WireGuard too.
 import { GATEWAY_IPV4, shardRoutes } from '../../contracts/index.js';
 import { nativeDataPlane, type PeerStats, type ServerTunnel } from '../../native/index.js';
+import type { PolicyRule } from '../../platform/os/routes.js';
 import type { RelayHealth } from '../health.js';
-import type { Firewall } from '../nat/firewall.js';
-import { run } from '../system.js';
+import type { RelayFirewall } from '../nat/firewall.js';
+import type { RelayOs } from '../os.js';
 import { FerryPeers } from './ferry-peers.js';
 
 /** Connection mark and routing table of traffic that came in over Ferry. */
 export const FERRY_MARK = 0x46;
-const FERRY_TABLE = '4646';
+const FERRY_TABLE = 4646;
+/** Marked traffic (replies to Ferry devices) looks up the Ferry table. */
+const FERRY_RULE: PolicyRule = {
+  family: 4,
+  priority: FERRY_TABLE,
+  fwmark: FERRY_MARK,
+  table: FERRY_TABLE,
+};
 
 export class FerryServer {
   private constructor(
     private readonly tunnel: ServerTunnel,
     readonly peers: FerryPeers,
+    private readonly os: Pick<RelayOs, 'routes'>,
   ) {}
 
   get interfaceName(): string {
@@ -28,8 +37,9 @@ export class FerryServer {
     listenPort: number;
     tcpListenPort?: number | undefined;
     privateKey: string;
-    firewall: Firewall;
+    firewall: RelayFirewall;
     health: RelayHealth;
+    os: Pick<RelayOs, 'routes'>;
   }): Promise<FerryServer> {
     // Events arrive on the JS thread after startServer returns; until then there are no peers.
     const self: { peers?: FerryPeers; lastError?: string } = {};
@@ -58,32 +68,19 @@ export class FerryServer {
       // Only shards in use are routed, never the whole tunnel block: other addresses in it may
       // be real destinations behind the uplink.
       routeShard: async (shard) => {
-        await run('ip', [
-          'route',
-          'replace',
-          shardRoutes(shard).ipv4,
-          'dev',
-          interfaceName,
-          'table',
-          FERRY_TABLE,
-        ]);
+        await o.os.routes.replace({
+          destination: shardRoutes(shard).ipv4,
+          dev: interfaceName,
+          table: FERRY_TABLE,
+        });
       },
     });
     self.peers = peers;
-    const server = new FerryServer(tunnel, peers);
+    const server = new FerryServer(tunnel, peers, o.os);
     try {
       await o.firewall.addTunnelInterface(interfaceName);
       await o.firewall.markConnections(interfaceName, FERRY_MARK);
-      await run('ip', [
-        'rule',
-        'add',
-        'fwmark',
-        String(FERRY_MARK),
-        'lookup',
-        FERRY_TABLE,
-        'priority',
-        FERRY_TABLE,
-      ]);
+      await o.os.routes.addRule(FERRY_RULE);
     } catch (e) {
       await server.close();
       throw e;
@@ -99,8 +96,6 @@ export class FerryServer {
   async close(): Promise<void> {
     this.peers.close();
     this.tunnel.close();
-    await run('ip', ['rule', 'del', 'fwmark', String(FERRY_MARK), 'lookup', FERRY_TABLE], {
-      allowFailure: true,
-    });
+    await this.os.routes.deleteRule(FERRY_RULE).catch(() => undefined);
   }
 }

@@ -1,14 +1,12 @@
-// The relay's nftables rules, as JSON through `nft -j -f -`: NAT out of the uplink, what
+// The relay's nftables rules (its policy; platform/os's firewall applies them): NAT out of the uplink, what
 // devices may reach (of the relay host: its resolver, ping on the gateway, the probe port and a
 // control plane running beside the relay; beyond it: the internet, not the private and
 // link-local ranges, nor the uplink's own subnets, unless an operator allows a network or the
 // relay's control plane is there), no device-to-device traffic, and per-device rate limits for
 // plans that have one. Every change is one atomic nft transaction.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { GATEWAY_IPV4, GATEWAY_IPV6 } from '../../contracts/index.js';
-import { run } from '../system.js';
+import type { NftChange, NftObject, NftTable } from '../../platform/os/nftables.js';
+import type { RelayOs } from '../os.js';
 import {
   controlPlaneOpenings,
   hostAddresses,
@@ -44,8 +42,6 @@ export interface FirewallOptions {
   allowedNetworks: readonly string[];
 }
 
-type NftCommand = Record<string, unknown>;
-
 const FAMILY = 'inet';
 /** Set elements per nft transaction: large snapshots go in several. */
 const ADDRESSES_PER_TRANSACTION = 10_000;
@@ -72,95 +68,85 @@ const toPort = (address: string, port: number) => [
 ];
 
 /** The subnets of the uplink's addresses as the system has them now. */
-async function uplinkSubnets(uplink: string): Promise<string[]> {
-  const { stdout } = await run('ip', ['-j', 'address', 'show', 'dev', uplink]);
-  const links = JSON.parse(stdout) as { addr_info?: InterfaceAddress[] }[];
-  return subnetsOf(links.flatMap((l) => l.addr_info ?? []));
+async function uplinkSubnets(links: RelayOs['links'], uplink: string): Promise<string[]> {
+  const link = await links.get(uplink);
+  if (!link) throw new Error(`the uplink ${uplink} does not exist`);
+  return subnetsOf(
+    link.addresses.map((a): InterfaceAddress => {
+      const [local, len] = a.split('/') as [string, string];
+      return { family: local.includes(':') ? 'inet6' : 'inet', local, prefixlen: Number(len) };
+    }),
+  );
 }
 
-export class Firewall {
+export class RelayFirewall {
   /** Rate tiers (Mbit/s) whose sets and rules exist. */
   private readonly tiers = new Set<number>();
   /** Which tier each limited address is in. */
   private readonly limited = new Map<string, number>();
+  private readonly table: NftTable;
 
   private constructor(
     private readonly o: FirewallOptions,
+    private readonly os: Pick<RelayOs, 'firewall'>,
     /** What of the control plane devices reach through the relay; null: nothing. */
     readonly controlPlane: ControlPlaneOpenings | null,
-  ) {}
+  ) {
+    this.table = { family: FAMILY, name: o.table };
+  }
 
-  static async create(o: FirewallOptions): Promise<Firewall> {
+  static async create(
+    os: Pick<RelayOs, 'firewall' | 'links' | 'sysctl'>,
+    o: FirewallOptions,
+  ): Promise<RelayFirewall> {
     // Read before anything is changed: an uplink that cannot be read stops the relay here.
-    const closed = [...BLOCKED_IPV4, ...BLOCKED_IPV6, ...(await uplinkSubnets(o.uplink))];
+    const closed = [...BLOCKED_IPV4, ...BLOCKED_IPV6, ...(await uplinkSubnets(os.links, o.uplink))];
     const blocked = disjoint(closed);
     const allowed = disjoint(o.allowedNetworks);
-    await run('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
-    await run('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
-    const fw = new Firewall(
+    await os.sysctl.set('net.ipv4.ip_forward', '1');
+    await os.sysctl.set('net.ipv6.conf.all.forwarding', '1');
+    const fw = new RelayFirewall(
       o,
+      os,
       o.controlPlane && controlPlaneOpenings(o.controlPlane, hostAddresses(), closed),
     );
-    // A table left by a relay that was killed is replaced, not merged.
-    await run('nft', ['delete', 'table', FAMILY, o.table], { allowFailure: true });
-    const t = { family: FAMILY, table: o.table };
-    await fw.apply([
-      { add: { table: { family: FAMILY, name: o.table } } },
+    // The whole table in one transaction: one left by a relay that was killed is replaced.
+    await os.firewall.apply(fw.table, [
       // The relay's WireGuard interfaces (one per shard), added as they start.
-      { add: { set: { ...t, name: 'tunnels', type: 'ifname' } } },
+      { set: { name: 'tunnels', type: 'ifname' } },
+      { chain: { name: 'forward', type: 'filter', hook: 'forward', prio: 0, policy: 'accept' } },
       {
-        add: {
-          chain: {
-            ...t,
-            name: 'forward',
-            type: 'filter',
-            hook: 'forward',
-            prio: 0,
-            policy: 'accept',
-          },
-        },
-      },
-      {
-        add: {
-          chain: {
-            ...t,
-            name: 'postrouting',
-            type: 'nat',
-            hook: 'postrouting',
-            prio: 100,
-            policy: 'accept',
-          },
+        chain: {
+          name: 'postrouting',
+          type: 'nat',
+          hook: 'postrouting',
+          prio: 100,
+          policy: 'accept',
         },
       },
       // Devices never reach each other through the relay.
       {
-        add: {
-          rule: {
-            ...t,
-            chain: 'forward',
-            expr: [meta('iifname', '@tunnels'), meta('oifname', '@tunnels'), { drop: null }],
-          },
+        rule: {
+          chain: 'forward',
+          expr: [meta('iifname', '@tunnels'), meta('oifname', '@tunnels'), { drop: null }],
         },
       },
-      ...fw.destinationCommands(blocked, allowed),
-      ...fw.inputCommands(),
+      ...fw.destinationObjects(blocked, allowed),
+      ...fw.inputObjects(),
       ...(['ip', 'ip6'] as const).map((protocol) => ({
-        add: {
-          rule: {
-            ...t,
-            chain: 'postrouting',
-            expr: [
-              meta('oifname', o.uplink),
-              {
-                match: {
-                  op: '==',
-                  left: payload(protocol, 'saddr'),
-                  right: cidr(protocol === 'ip' ? o.ipv4Cidr : o.ipv6Cidr),
-                },
+        rule: {
+          chain: 'postrouting',
+          expr: [
+            meta('oifname', o.uplink),
+            {
+              match: {
+                op: '==',
+                left: payload(protocol, 'saddr'),
+                right: cidr(protocol === 'ip' ? o.ipv4Cidr : o.ipv6Cidr),
               },
-              { masquerade: null },
-            ],
-          },
+            },
+            { masquerade: null },
+          ],
         },
       })),
     ]);
@@ -175,25 +161,18 @@ export class Firewall {
    * in one of those (a neighbour, the cloud network): packets to a closed destination go to the
    * chain `closed`, which lets those through (on to the rest of forward) and drops the others.
    */
-  private destinationCommands(
+  private destinationObjects(
     blocked: { v4: string[]; v6: string[] },
     allowed: { v4: string[]; v6: string[] },
-  ): NftCommand[] {
-    const t = { family: FAMILY, table: this.o.table };
-    const out: NftCommand[] = [{ add: { chain: { ...t, name: 'closed' } } }];
+  ): NftObject[] {
+    const out: NftObject[] = [{ chain: { name: 'closed' } }];
     const control = this.controlPlane;
     if (control)
       for (const address of control.beyond)
         out.push({
-          add: {
-            rule: {
-              ...t,
-              chain: 'closed',
-              expr: [...toPort(address, control.port), { return: null }],
-            },
-          },
+          rule: { chain: 'closed', expr: [...toPort(address, control.port), { return: null }] },
         });
-    out.push({ add: { rule: { ...t, chain: 'closed', expr: [{ drop: null }] } } });
+    out.push({ rule: { chain: 'closed', expr: [{ drop: null }] } });
     for (const [protocol, type, v] of [
       ['ip', 'ipv4_addr', 'v4'],
       ['ip6', 'ipv6_addr', 'v6'],
@@ -202,22 +181,18 @@ export class Firewall {
         [`blocked_${v}`, blocked[v]],
         [`allowed_${v}`, allowed[v]],
       ] as const) {
-        out.push({ add: { set: { ...t, name, type, flags: ['interval'] } } });
-        if (cidrs.length > 0)
-          out.push({ add: { element: { ...t, name, elem: cidrs.map((c) => cidr(c)) } } });
+        out.push({ set: { name, type, flags: ['interval'] } });
+        if (cidrs.length > 0) out.push({ element: { name, elem: cidrs.map((c) => cidr(c)) } });
       }
       out.push({
-        add: {
-          rule: {
-            ...t,
-            chain: 'forward',
-            expr: [
-              meta('iifname', '@tunnels'),
-              is(protocol, 'daddr', `@blocked_${v}`),
-              is(protocol, 'daddr', `@allowed_${v}`, '!='),
-              { jump: { target: 'closed' } },
-            ],
-          },
+        rule: {
+          chain: 'forward',
+          expr: [
+            meta('iifname', '@tunnels'),
+            is(protocol, 'daddr', `@blocked_${v}`),
+            is(protocol, 'daddr', `@allowed_${v}`, '!='),
+            { jump: { target: 'closed' } },
+          ],
         },
       });
     }
@@ -232,26 +207,16 @@ export class Firewall {
    * addresses, is closed to them; what the relay itself started (its echoes to devices) comes
    * back as established.
    */
-  private inputCommands(): NftCommand[] {
-    const t = { family: FAMILY, table: this.o.table };
-    const fromTunnels = (expr: unknown[]) => ({
-      add: { rule: { ...t, chain: 'from_tunnels', expr } },
-    });
+  private inputObjects(): NftObject[] {
+    const fromTunnels = (expr: unknown[]): NftObject => ({ rule: { chain: 'from_tunnels', expr } });
     const accept = { accept: null };
-    const out: NftCommand[] = [
-      { add: { chain: { ...t, name: 'from_tunnels' } } },
+    const out: NftObject[] = [
+      { chain: { name: 'from_tunnels' } },
+      { chain: { name: 'input', type: 'filter', hook: 'input', prio: 0, policy: 'accept' } },
       {
-        add: {
-          chain: { ...t, name: 'input', type: 'filter', hook: 'input', prio: 0, policy: 'accept' },
-        },
-      },
-      {
-        add: {
-          rule: {
-            ...t,
-            chain: 'input',
-            expr: [meta('iifname', '@tunnels'), { jump: { target: 'from_tunnels' } }],
-          },
+        rule: {
+          chain: 'input',
+          expr: [meta('iifname', '@tunnels'), { jump: { target: 'from_tunnels' } }],
         },
       },
       fromTunnels([
@@ -289,9 +254,7 @@ export class Firewall {
   }
 
   async addTunnelInterface(name: string): Promise<void> {
-    await this.apply([
-      { add: { element: { family: FAMILY, table: this.o.table, name: 'tunnels', elem: [name] } } },
-    ]);
+    await this.patch([{ add: { element: { name: 'tunnels', elem: [name] } } }]);
   }
 
   /**
@@ -301,13 +264,11 @@ export class Firewall {
    * inside the tunnel block, e.g. a cloud VPC), never back into the tunnel it came from.
    */
   async markConnections(iface: string, mark: number): Promise<void> {
-    const t = { family: FAMILY, table: this.o.table };
     const ctMark = { ct: { key: 'mark' } };
-    await this.apply([
+    await this.patch([
       {
         add: {
           chain: {
-            ...t,
             name: 'prerouting',
             type: 'filter',
             hook: 'prerouting',
@@ -319,25 +280,12 @@ export class Firewall {
       {
         add: {
           rule: {
-            ...t,
             chain: 'prerouting',
             expr: [meta('iifname', iface), { mangle: { key: ctMark, value: mark } }],
           },
         },
       },
-      {
-        add: {
-          rule: {
-            ...t,
-            chain: 'prerouting',
-            expr: [
-              { match: { op: '==', left: { ct: { key: 'direction' } }, right: 'reply' } },
-              { match: { op: '==', left: ctMark, right: mark } },
-              { mangle: { key: { meta: { key: 'mark' } }, value: mark } },
-            ],
-          },
-        },
-      },
+      { add: { rule: { chain: 'prerouting', expr: markRepliesExpr(mark) } } },
     ]);
   }
 
@@ -347,21 +295,20 @@ export class Firewall {
    */
   async setLimit(addresses: readonly string[], mbps: number | null): Promise<void> {
     if (mbps !== null && !this.tiers.has(mbps)) {
-      await this.apply(this.tierCommands(mbps));
+      await this.patch(this.tierObjects(mbps).map((o) => ({ add: o })));
       this.tiers.add(mbps);
     }
     for (let i = 0; i < addresses.length; i += ADDRESSES_PER_TRANSACTION) {
       const chunk = addresses.slice(i, i + ADDRESSES_PER_TRANSACTION);
-      const commands: NftCommand[] = [];
+      const changes: NftChange[] = [];
       for (const address of chunk) {
         const current = this.limited.get(address);
         if (current === (mbps ?? undefined)) continue;
-        if (current !== undefined)
-          commands.push({ delete: { element: this.element(current, address) } });
-        if (mbps !== null) commands.push({ add: { element: this.element(mbps, address) } });
+        if (current !== undefined) changes.push({ delete: this.element(current, address) });
+        if (mbps !== null) changes.push({ add: this.element(mbps, address) });
       }
-      if (commands.length === 0) continue;
-      await this.apply(commands);
+      if (changes.length === 0) continue;
+      await this.patch(changes);
       for (const address of chunk) {
         if (mbps === null) this.limited.delete(address);
         else this.limited.set(address, mbps);
@@ -370,73 +317,67 @@ export class Firewall {
   }
 
   async close(): Promise<void> {
-    await run('nft', ['delete', 'table', FAMILY, this.o.table], { allowFailure: true });
+    await this.os.firewall.remove(this.table).catch(() => undefined);
   }
 
-  private element(mbps: number, address: string) {
+  private element(mbps: number, address: string): NftObject {
     return {
-      family: FAMILY,
-      table: this.o.table,
-      name: `${address.includes(':') ? 'limited6' : 'limited4'}_${mbps}`,
-      elem: [address],
+      element: {
+        name: `${address.includes(':') ? 'limited6' : 'limited4'}_${mbps}`,
+        elem: [address],
+      },
     };
   }
 
   /** A tier: the sets of its addresses, and a token bucket per address and direction. */
-  private tierCommands(mbps: number): NftCommand[] {
-    const t = { family: FAMILY, table: this.o.table };
+  private tierObjects(mbps: number): NftObject[] {
     const kbytes = Math.max(1, Math.round((mbps * 1000) / 8));
-    const out: NftCommand[] = [];
+    const out: NftObject[] = [];
     for (const [protocol, type, v] of [
       ['ip', 'ipv4_addr', '4'],
       ['ip6', 'ipv6_addr', '6'],
     ] as const) {
-      out.push({ add: { set: { ...t, name: `limited${v}_${mbps}`, type } } });
+      out.push({ set: { name: `limited${v}_${mbps}`, type } });
       for (const [dir, field, iface] of [
         ['up', 'saddr', 'iifname'],
         ['down', 'daddr', 'oifname'],
       ] as const) {
         const bucket = `${dir}${v}_${mbps}`;
+        out.push({ set: { name: bucket, type, size: 65535, flags: ['timeout'], timeout: 60 } });
         out.push({
-          add: { set: { ...t, name: bucket, type, size: 65535, flags: ['timeout'], timeout: 60 } },
-        });
-        out.push({
-          add: {
-            rule: {
-              ...t,
-              chain: 'forward',
-              expr: [
-                meta(iface, '@tunnels'),
-                {
-                  match: {
-                    op: '==',
-                    left: payload(protocol, field),
-                    right: `@limited${v}_${mbps}`,
-                  },
+          rule: {
+            chain: 'forward',
+            expr: [
+              meta(iface, '@tunnels'),
+              {
+                match: {
+                  op: '==',
+                  left: payload(protocol, field),
+                  right: `@limited${v}_${mbps}`,
                 },
-                {
-                  set: {
-                    op: 'update',
-                    elem: payload(protocol, field),
-                    set: `@${bucket}`,
-                    stmt: [
-                      {
-                        limit: {
-                          rate: kbytes,
-                          burst: Math.max(64, Math.round(kbytes / 4)),
-                          per: 'second',
-                          inv: true,
-                          rate_unit: 'kbytes',
-                          burst_unit: 'kbytes',
-                        },
+              },
+              {
+                set: {
+                  op: 'update',
+                  elem: payload(protocol, field),
+                  set: `@${bucket}`,
+                  stmt: [
+                    {
+                      limit: {
+                        rate: kbytes,
+                        burst: Math.max(64, Math.round(kbytes / 4)),
+                        per: 'second',
+                        inv: true,
+                        rate_unit: 'kbytes',
+                        burst_unit: 'kbytes',
                       },
-                    ],
-                  },
+                    },
+                  ],
                 },
-                { counter: null },
-                { drop: null },
-              ],
-            },
+              },
+              { counter: null },
+              { drop: null },
+            ],
           },
         });
       }
@@ -444,18 +385,20 @@ export class Firewall {
     return out;
   }
 
-  /**
-   * One transaction. nft cannot read a socket as stdin (Node's pipes are sockets), so the batch
-   * goes through a private temp file.
-   */
-  private async apply(commands: NftCommand[]): Promise<void> {
-    const dir = mkdtempSync(path.join(tmpdir(), 'ferry-nft-'));
-    const file = path.join(dir, 'batch.json');
-    try {
-      writeFileSync(file, JSON.stringify({ nftables: commands }), { mode: 0o600 });
-      await run('nft', ['-j', '-f', file]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  /** One transaction of changes to the relay's table. */
+  private async patch(changes: readonly NftChange[]): Promise<void> {
+    await this.os.firewall.patch(this.table, changes);
   }
+}
+
+/**
+ * The expressions that give a reply the mark its connection carries, so that policy routing
+ * sends it back the way the connection came (the Ferry interface, the relay's own replies).
+ */
+export function markRepliesExpr(mark: number): unknown[] {
+  return [
+    { match: { op: '==', left: { ct: { key: 'direction' } }, right: 'reply' } },
+    { match: { op: '==', left: { ct: { key: 'mark' } }, right: mark } },
+    { mangle: { key: { meta: { key: 'mark' } }, value: mark } },
+  ];
 }

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ControlClient, PeersResponse } from '../../contracts/index.js';
 import { RelayHealth } from '../health.js';
-import type { UapiClient } from '../wireguard/uapi.js';
+import type { UapiClient } from '../../platform/os/uapi.js';
 import { PeerTable, type LimitSink } from '../wireguard/peer-table.js';
 import { FeedFollower } from './feed-follower.js';
 import { peerTableSink } from './feed-sink.js';

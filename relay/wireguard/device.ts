@@ -1,11 +1,8 @@
 // Brings up one WireGuard interface with Debian's userspace wireguard-go (our kernels have no
 // WireGuard module) and configures it over its UAPI socket, never through files.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { run } from '../system.js';
-import { UapiClient } from './uapi.js';
-
-export const UAPI_DIR = '/var/run/wireguard';
+import { checkInterfaceName } from '../../platform/os/arguments.js';
+import { UapiClient } from '../../platform/os/uapi.js';
+import type { RelayOs } from '../os.js';
 
 export interface WireGuardInterface {
   name: string;
@@ -14,70 +11,57 @@ export interface WireGuardInterface {
   close(): Promise<void>;
 }
 
-export async function startWireGuard(opts: {
-  name: string;
-  privateKey: string;
-  listenPort: number;
-  /** Addresses of the interface itself (CIDR). */
-  addresses: string[];
-  /** Further routes to the interface (CIDR). */
-  routes: string[];
-  mtu: number;
-  onExit: (code: number | null) => void;
-}): Promise<WireGuardInterface> {
-  if (!/^[A-Za-z0-9_.-]{1,15}$/.test(opts.name))
-    throw new Error(`bad interface name: ${opts.name}`);
-  const socketPath = `${UAPI_DIR}/${opts.name}.sock`;
-  if (existsSync(socketPath)) {
+const START_TIMEOUT_MS = 10_000;
+const POLL_MS = 25;
+
+export async function startWireGuard(
+  os: Pick<RelayOs, 'wireguard' | 'links' | 'routes'>,
+  opts: {
+    name: string;
+    privateKey: string;
+    listenPort: number;
+    /** Addresses of the interface itself (CIDR). */
+    addresses: string[];
+    /** Further routes to the interface (CIDR). */
+    routes: string[];
+    mtu: number;
+    onExit: (code: number | null) => void;
+  },
+): Promise<WireGuardInterface> {
+  const name = checkInterfaceName(opts.name);
+  if ((await os.wireguard.sockets()).includes(name)) {
     throw new Error(
-      `${socketPath} exists: another WireGuard interface named ${opts.name} is running on this machine`,
+      `the UAPI socket of ${name} exists: another WireGuard interface named ${name} is running on this machine`,
     );
   }
-  const child: ChildProcess = spawn('wireguard-go', ['-f', opts.name], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, LOG_LEVEL: 'error' },
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  let exited = false;
-  const exit = new Promise<void>((resolve) =>
-    child.once('exit', (code) => {
-      exited = true;
-      opts.onExit(code);
-      resolve();
-    }),
-  );
-  child.once('error', () => {});
+  const proc = os.wireguard.start(name);
+  void proc.exited.then((code) => opts.onExit(code));
 
   const close = async () => {
-    if (!exited) {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exit;
-      clearTimeout(killer);
-    }
+    await proc.stop();
     // wireguard-go removes its TUN device on exit; make sure of it after a SIGKILL too.
-    await run('ip', ['link', 'del', opts.name], { allowFailure: true });
+    await os.links.delete(name).catch(() => undefined);
   };
 
   try {
-    const deadline = Date.now() + 10_000;
-    while (!existsSync(socketPath)) {
-      if (exited) throw new Error(`wireguard-go exited: ${stderr.trim() || 'no output'}`);
-      if (Date.now() > deadline) throw new Error(`wireguard-go did not open ${socketPath}`);
-      await new Promise((r) => setTimeout(r, 25));
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!(await os.wireguard.sockets()).includes(name)) {
+      if (proc.hasExited()) throw new Error(`wireguard-go exited: ${proc.output() || 'no output'}`);
+      if (Date.now() > deadline)
+        throw new Error(`wireguard-go did not open the UAPI socket of ${name}`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    const uapi = new UapiClient(socketPath);
+    const uapi = new UapiClient(os.wireguard, name);
     await uapi.set({
       privateKey: opts.privateKey,
       listenPort: opts.listenPort,
       replacePeers: true,
     });
-    for (const address of opts.addresses)
-      await run('ip', ['address', 'add', address, 'dev', opts.name]);
-    await run('ip', ['link', 'set', opts.name, 'mtu', String(opts.mtu), 'up']);
-    for (const route of opts.routes) await run('ip', ['route', 'add', route, 'dev', opts.name]);
-    return { name: opts.name, uapi, close };
+    for (const address of opts.addresses) await os.links.setAddress(name, address);
+    await os.links.setMtu(name, opts.mtu);
+    await os.links.setUp(name, true);
+    for (const route of opts.routes) await os.routes.add({ destination: route, dev: name });
+    return { name, uapi, close };
   } catch (e) {
     await close();
     throw e;

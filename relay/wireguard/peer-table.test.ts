@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Peer, PeersResponse, UapiPeerOp as PeerOp } from '../../contracts/index.js';
 import { PeerApplyError, PeerTable, type DevicePlane, type LimitSink } from './peer-table.js';
-import type { UapiClient } from './uapi.js';
+import type { UapiClient } from '../../platform/os/uapi.js';
 
 const key = (n: number) => Buffer.alloc(32, n).toString('base64');
 

@@ -8,7 +8,7 @@ import {
   type PeersResponse,
   type UapiPeerOp as PeerOp,
 } from '../../contracts/index.js';
-import type { UapiClient } from './uapi.js';
+import type { UapiClient } from '../../platform/os/uapi.js';
 
 export interface PeerEntry {
   deviceId: string;

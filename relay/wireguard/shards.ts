@@ -8,9 +8,11 @@ import {
   shardRoutes,
   type UapiDevice,
 } from '../../contracts/index.js';
+import type { RelayOs } from '../os.js';
 import { startWireGuard, type WireGuardInterface } from './device.js';
 
 export interface ShardOptions {
+  os: Pick<RelayOs, 'wireguard' | 'links' | 'routes'>;
   baseName: string;
   basePort: number;
   privateKey: string;
@@ -77,7 +79,7 @@ export class WireGuardShards {
     const name = this.nameOf(k);
     const routes = shardRoutes(k);
     await this.o.onInterface(name);
-    const iface = await startWireGuard({
+    const iface = await startWireGuard(this.o.os, {
       name,
       privateKey: this.o.privateKey,
       listenPort: this.o.basePort + k,

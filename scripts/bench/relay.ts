@@ -14,7 +14,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { createControlClient, type FetchLike } from '../../contracts/index.js';
 import { shardOf } from '../../contracts/tunnel-addresses.js';
 import { generateKeyPair } from '../../relay/keys.js';
-import { exchange } from '../../relay/wireguard/uapi.js';
+import { uapiExchange as exchange } from '../../platform/os/uapi.js';
+import { UAPI_DIR } from '../../platform/os/wireguard-go.js';
 import { tunnelAddresses } from '../../server/domain/addresses.js';
 import { SQLITE_FILE } from '../../server/store/open.js';
 import { requireTools, sh, type ManagedProcess } from '../../e2e/netns/test-network.js';
@@ -40,7 +41,6 @@ const IPERF_SECONDS = 5;
 const IPERF_PORT = 5201;
 const WG_PORT = 51820;
 const REGION = 'global';
-const UAPI_DIR = '/var/run/wireguard';
 /** How long a cold relay may take to apply a snapshot before the size counts as failed. */
 const SYNC_TIMEOUT_MS = 300_000;
 
@@ -54,8 +54,8 @@ const fmtMiB = (kb: number | undefined) =>
   kb === undefined ? 'n/a' : `${(kb / 1024).toFixed(0)} MiB`;
 
 /**
- * A full UAPI `get=1` dump as a Buffer. The relay's own `exchange()` re-scans the whole answer
- * for its end on every chunk, which is slow for 100k peers; this checks only the tail.
+ * A full UAPI `get=1` dump as a Buffer, read without the relay's UAPI client: the plain
+ * figure its exchange() is measured against.
  */
 function uapiDump(iface: string, timeoutMs = 60_000): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -17,7 +17,6 @@ function peer(id: number, ipv4: string, op: Peer['op'] = 'upsert'): Peer {
     device_id: `dev_${id}`,
     op,
     wireguard_public_key: key(id),
-    ferry_public_key: null,
     tunnel_ipv4: ipv4,
     tunnel_ipv6: `fd66:6572:7279::${id}`,
     bandwidth_limit_mbps: null,

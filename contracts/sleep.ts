@@ -1,5 +1,5 @@
 // Waiting between retries (an event stream reopened with backoff): a timer that an abort ends
-// early. No I/O: the callers' loops use it on every face (the app, Electron's main, the TUI).
+// early. No I/O: every face hands it to the event follower (event-follower.ts) as its wait.
 
 /** Waits `ms`, or less when `signal` aborts (then resolves at once; the caller checks). */
 export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {

@@ -36,7 +36,7 @@ describe('terminal UI on a terminal', () => {
         url: 'http://127.0.0.1:4711/s/x',
         lines: ['Open Ferry in a browser on this machine:', '  http://127.0.0.1:4711/s/x'],
       }),
-      retryMs: 20,
+      backoff: { delayMs: () => 20 },
     });
     terminal = fakeTerminal();
     controller.start();

@@ -27,7 +27,7 @@ describe('terminal UI controller', () => {
       client: fake.client,
       describe: (e) => describeFailure(e, SOCKET),
       openGraphical,
-      retryMs: 20,
+      backoff: { delayMs: () => 20 },
     });
     controller.start();
   }

@@ -1,12 +1,20 @@
-// The terminal UI's controller: follows the engine's event stream (and opens it again when the
-// engine comes back), reads the configuration and regions again after each change, and turns
-// the keys' intents into local API calls. The engine is authoritative: a toggle sends the
+// The terminal UI's controller: follows the engine's event stream through the one follower
+// (contracts/event-follower.ts, which opens it again when the engine comes back), reads the
+// configuration and regions again when the status says they may have changed
+// (contracts/status-changes.ts), and turns the keys' intents into local API calls. The engine is authoritative: a toggle sends the
 // engine's own value flipped and shows what the engine answers, never a guess of its own.
 // The seam is `TuiClient` (the local API's client, or a fake in tests); failures are put in
 // words by `describe` (netcli's errors.ts, handed in by the command).
 import { isIP } from 'node:net';
-import type { ClientConfig, LocalClient, LocalStatus } from '../../contracts/index.js';
-import { sleepUnlessAborted } from '../../contracts/sleep.js';
+import {
+  followEvents,
+  sleepUnlessAborted,
+  type Backoff,
+  type ClientConfig,
+  type LocalClient,
+  type LocalStatus,
+} from '../../contracts/index.js';
+import { configMayHaveChanged, regionsMayHaveChanged } from '../../contracts/status-changes.js';
 import { formatConnect, statusHeadline } from '../format/connection.js';
 import type { DnsKey, Intent } from './keymap.js';
 import {
@@ -43,8 +51,8 @@ export interface TuiDeps {
   describe(e: unknown): TuiFailure;
   /** Opens the graphical mode (netcli gui). */
   openGraphical(): Promise<GraphicalOpened>;
-  /** How long to wait before opening the event stream again after it broke. */
-  retryMs?: number;
+  /** The waits before the event stream is opened again (default: every face's). */
+  backoff?: Backoff | undefined;
 }
 
 const LATENCY_CHECK_COUNT = 3;
@@ -54,11 +62,6 @@ const EFFECT_WORDS: Readonly<Record<'reconnected' | 'applied' | 'saved', string>
   applied: 'applied to the live tunnel',
   saved: 'saved for the next connect',
 };
-
-/** The facts of a status that the configuration and the region list depend on. */
-function shapeOf(s: LocalStatus): string {
-  return JSON.stringify([s.status, s.region, s.node?.id ?? null, s.protection]);
-}
 
 /** `auto` or an IP address: the engine checks further (no multicast...) and says why not. */
 export function dnsProblem(value: string): string | null {
@@ -75,7 +78,8 @@ export class TuiController {
   #op = 0;
   /** The newest read of each kind: an older answer arriving late is dropped. */
   #reads = { config: 0, regions: 0 };
-  #shape = '';
+  /** The status of the stream open now (null: none yet): what the next one is compared with. */
+  #last: LocalStatus | null = null;
 
   constructor(private readonly deps: TuiDeps) {}
 
@@ -103,38 +107,36 @@ export class TuiController {
     this.#listeners.clear();
   }
 
-  private async follow(signal: AbortSignal): Promise<void> {
-    const { client, describe, retryMs = 2_000 } = this.deps;
-    while (!signal.aborted) {
-      try {
-        const stream = await client.events({ signal });
-        this.dispatch({ type: 'link', link: { state: 'up' } });
-        this.#shape = '';
-        for await (const e of stream) {
-          if (e.event === 'notice') {
-            this.dispatch({ type: 'notice', notice: e.data });
-            continue;
-          }
-          this.dispatch({ type: 'status', status: e.data });
-          const shape = shapeOf(e.data);
-          if (shape !== this.#shape) {
-            this.#shape = shape;
-            void this.reload();
-          }
+  private follow(signal: AbortSignal): Promise<void> {
+    const { client, describe, backoff } = this.deps;
+    return followEvents(client, {
+      signal,
+      wait: sleepUnlessAborted,
+      backoff,
+      onLink: (link) => {
+        if (link.state === 'up') {
+          // A new stream may come from a restarted engine: its first status reads everything.
+          this.#last = null;
+          this.dispatch({ type: 'link', link: { state: 'up' } });
+        } else if (link.state === 'ended') {
+          // The host ended the stream (it stops): the next attempt says whether it is gone.
+          this.dispatch({ type: 'link', link: { state: 'opening' } });
+        } else {
+          this.dispatch({ type: 'link', link: { state: 'down', failure: describe(link.error) } });
         }
-        // The host ended the stream (it stops): the next attempt says whether it is gone.
-        if (!signal.aborted) this.dispatch({ type: 'link', link: { state: 'opening' } });
-      } catch (e) {
-        if (signal.aborted) return;
-        this.dispatch({ type: 'link', link: { state: 'down', failure: describe(e) } });
-      }
-      await sleepUnlessAborted(retryMs, signal);
-    }
-  }
-
-  /** Reads the configuration and the regions again. */
-  reload(): Promise<void> {
-    return Promise.all([this.reloadConfig(), this.reloadRegions()]).then(() => undefined);
+      },
+      onEvent: (e) => {
+        if (e.event === 'notice') {
+          this.dispatch({ type: 'notice', notice: e.data });
+          return;
+        }
+        this.dispatch({ type: 'status', status: e.data });
+        const prev = this.#last;
+        this.#last = e.data;
+        if (!prev || regionsMayHaveChanged(prev, e.data)) void this.reloadRegions();
+        if (!prev || configMayHaveChanged(prev, e.data)) void this.reloadConfig();
+      },
+    });
   }
 
   private async reloadConfig(): Promise<void> {

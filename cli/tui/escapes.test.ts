@@ -33,7 +33,7 @@ describe('terminal UI with a hostile control plane', () => {
       client: new EngineClientFake(engine).client,
       describe: (e) => describeFailure(e, '/run/ferry/engine.sock'),
       openGraphical: async () => ({ url: 'http://127.0.0.1:4711/s/x', lines: [] }),
-      retryMs: 20,
+      backoff: { delayMs: () => 20 },
     });
     terminal = fakeTerminal();
     controller.start();

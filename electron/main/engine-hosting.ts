@@ -56,7 +56,7 @@ export async function hostEngine(options: HostEngineOptions): Promise<EnginePort
 export function attachEngine(
   socketPath: string,
   notRunning?: string,
-  backoffMs?: AttachedPortOptions['backoffMs'],
+  backoff?: AttachedPortOptions['backoff'],
 ): EnginePort {
   const fetch = createUnixFetch(socketPath);
   return attachedPort(createLocalClient({ fetch }), {
@@ -65,6 +65,6 @@ export function attachEngine(
         ? notRunning
         : engineUnavailableMessage(socketPath, reason),
     closeTransport: () => fetch.close(),
-    ...(backoffMs ? { backoffMs } : {}),
+    backoff,
   });
 }

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ApiError,
   createLocalClient,
+  exponentialBackoff,
   type FaceEvent,
   type FaceRouteId,
   type LocalClient,
@@ -38,7 +39,7 @@ async function outcome(port: EnginePort, id: FaceRouteId, payload: object = {}) 
   }
 }
 
-const BACKOFF = { first: 20, max: 100 };
+const BACKOFF = exponentialBackoff(20, 100);
 
 describe('the engine port', () => {
   let dir: string;

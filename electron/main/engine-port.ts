@@ -3,10 +3,13 @@
 // socket (attachedPort). The IPC handlers see no difference; errors keep their codes either way.
 import {
   ApiError,
+  faceEventOf,
+  followEvents,
+  sleepUnlessAborted,
+  type Backoff,
   type FaceEvent,
   type FaceRouteId,
   type LocalClient,
-  sleepUnlessAborted,
 } from '../../contracts/index.js';
 import type { EngineApi } from '../../engine/engine-api.js';
 import { localHandlers } from '../../engine/host/local-handlers.js';
@@ -96,8 +99,8 @@ export interface AttachedPortOptions {
   unavailable: (reason: 'not-running' | 'permission-denied') => string;
   /** Lets go of the socket's connections (unix-fetch's close). */
   closeTransport?: () => Promise<void>;
-  /** The event stream's reconnect delays: the first, doubled up to the last. */
-  backoffMs?: { first: number; max: number };
+  /** The event stream's waits before it is opened again (default: every face's). */
+  backoff?: Backoff | undefined;
 }
 
 type ClientMethod = (input: Record<string, unknown>) => Promise<unknown>;
@@ -121,7 +124,6 @@ function transportErrno(error: ApiError): string | undefined {
 export function attachedPort(client: LocalClient, options: AttachedPortOptions): EnginePort {
   const listeners = new Set<(event: FaceEvent) => void>();
   const closing = new AbortController();
-  const backoff = options.backoffMs ?? { first: 500, max: 15_000 };
   let pump: Promise<void> | undefined;
   let closed: Promise<void> | undefined;
 
@@ -139,38 +141,23 @@ export function attachedPort(client: LocalClient, options: AttachedPortOptions):
     for (const listener of [...listeners]) listener(event);
   };
 
-  /** The stream open now, closed when the last listener goes. */
-  let current: { close(): void } | undefined;
+  /** Ends the following under way: the last listener went. */
+  let following: AbortController | undefined;
 
-  /** One stream at a time while anyone listens; re-opened with backoff when it breaks or ends. */
-  const runEvents = async () => {
-    let delay = backoff.first;
-    while (listeners.size > 0 && !closing.signal.aborted) {
-      try {
-        const stream = await client.events({ signal: closing.signal });
-        current = stream;
-        try {
-          for await (const e of stream) {
-            delay = backoff.first;
-            if (e.event === 'status') emit({ type: 'status', status: e.data });
-            else emit({ type: 'notice', notice: e.data });
-          }
-        } finally {
-          current = undefined;
-          stream.close();
-        }
-      } catch {
-        // The host is gone or restarting; its absence shows in the calls' answers.
-      }
-      if (listeners.size === 0 || closing.signal.aborted) break;
-      await sleepUnlessAborted(delay, closing.signal);
-      delay = Math.min(delay * 2, backoff.max);
-    }
-  };
-
+  /**
+   * One follower while anyone listens (it opens the stream again when the host restarts; the
+   * host's absence meanwhile shows in the calls' answers).
+   */
   const ensurePump = () => {
     if (pump || closing.signal.aborted) return;
-    pump = runEvents().finally(() => {
+    const stop = new AbortController();
+    following = stop;
+    pump = followEvents(client, {
+      signal: AbortSignal.any([stop.signal, closing.signal]),
+      wait: sleepUnlessAborted,
+      backoff: options.backoff,
+      onEvent: (e) => emit(faceEventOf(e)),
+    }).finally(() => {
       pump = undefined;
       // Someone subscribed while the last stream was winding down.
       if (listeners.size > 0) ensurePump();
@@ -197,14 +184,13 @@ export function attachedPort(client: LocalClient, options: AttachedPortOptions):
       ensurePump();
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0) current?.close();
+        if (listeners.size === 0) following?.abort();
       };
     },
     close() {
       closed ??= (async () => {
         closing.abort();
         listeners.clear();
-        current?.close();
         await pump;
         await options.closeTransport?.();
       })();

@@ -2,10 +2,11 @@
 // truth: a call's status answer is kept only when no status event came while it was under way
 // (answers and events travel apart). A disconnect ends the latency history, the notices and the
 // last connect's facts; a sign-out ends the session's data; a session that begins is read. The
-// regions (their latencies) are read again when the tunnel goes up or down or moves to another
-// node or region: the engine then knows other latencies (not on every latency sample).
+// regions (their latencies) are read again when contracts/status-changes.ts says they may have
+// changed (the rule every face follows): not on every latency sample.
 import type { FaceEvent } from '../../contracts/ipc.js';
 import type { LocalStatus } from '../../contracts/local-api.js';
+import { regionsMayHaveChanged, sessionChanged } from '../../contracts/status-changes.js';
 import type { EngineReplica } from './engine-store.js';
 import { appendSample, parseLatencyMs } from './latency-history.js';
 import { addNotice } from './notices.js';
@@ -27,17 +28,6 @@ export interface StatusFeed {
    * than the ask.
    */
   loadRegions(): Promise<void>;
-}
-
-/**
- * Whether the regions' latencies may have changed between two statuses: the tunnel came up or
- * went down (the connected region's latency is the tunnel's own), or moved to another node or
- * region. A new latency sample alone is not.
- */
-function regionsMayHaveChanged(prev: LocalStatus, next: LocalStatus): boolean {
-  const upOrDown =
-    prev.status !== next.status && (next.status === 'connected' || next.status === 'disconnected');
-  return upOrDown || prev.region !== next.region || prev.node?.id !== next.node?.id;
 }
 
 export interface StatusFeedDeps extends SliceDeps {
@@ -71,10 +61,7 @@ export function createStatusFeed({ set, get, now, transport, calls }: StatusFeed
       patch.addDeviceError = null;
     }
     set(patch);
-    const sessionChanged =
-      prev !== null &&
-      (prev.signed_in !== next.signed_in || prev.service_configured !== next.service_configured);
-    if (sessionChanged) void loadSession(next);
+    if (prev !== null && sessionChanged(prev, next)) void loadSession(next);
     else if (
       prev !== null &&
       next.signed_in &&

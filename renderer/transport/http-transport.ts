@@ -1,13 +1,20 @@
 // The web graphical mode's transport: the local API over HTTP on the page's own origin (the
 // engine host serves this bundle and /api/v1 together; an HttpOnly cookie and the page key, sent
 // as a header, authenticate), with the typed client generated from the route table, the event
-// stream reopened with backoff until the session is over, and the browsers signed in.
+// stream followed by the one follower (contracts/event-follower.ts) until the session is over,
+// and the browsers signed in.
 import {
   PAGE_KEY_HEADER,
   browserSessionRoutes,
   type BrowserSessionRoutes,
 } from '../../contracts/browser-sessions.js';
-import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
+import {
+  faceEventOf,
+  followEvents,
+  type Backoff,
+  type FollowedLink,
+} from '../../contracts/event-follower.js';
+import type { FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
 import {
   LOCAL_API_PREFIXES,
   createLocalClient,
@@ -19,7 +26,6 @@ import {
   type RouteClient,
 } from '../../contracts/route-client.js';
 import { sleepUnlessAborted } from '../../contracts/sleep.js';
-import { exponentialBackoff, type Backoff } from './backoff.js';
 import type {
   BrowserSessionsAccess,
   EngineLink,
@@ -37,6 +43,7 @@ export interface HttpTransportOptions {
    * opens nothing. Without one the host refuses every call and the page is signed out.
    */
   pageKey?: string | undefined;
+  /** Default: every face's (contracts/event-follower.ts's EVENT_STREAM_BACKOFF). */
   backoff?: Backoff;
   /** Where a listener's own exception goes (it must not break the stream). */
   onListenerError?: (e: unknown) => void;
@@ -60,7 +67,7 @@ function withPageKey(fetch: FetchLike, pageKey: string | undefined): FetchLike {
 export class HttpTransport implements EngineTransport {
   private readonly client: LocalClient;
   private readonly sessions: RouteClient<BrowserSessionRoutes>;
-  private readonly backoff: Backoff;
+  private readonly backoff: Backoff | undefined;
   private readonly onListenerError: (e: unknown) => void;
   readonly browserSessions: BrowserSessionsAccess;
 
@@ -71,7 +78,7 @@ export class HttpTransport implements EngineTransport {
       baseUrl: options.baseUrl,
       fetch,
     });
-    this.backoff = options.backoff ?? exponentialBackoff();
+    this.backoff = options.backoff;
     this.onListenerError = options.onListenerError ?? ((e) => console.error(e));
     this.browserSessions = {
       list: async () => {
@@ -108,52 +115,23 @@ export class HttpTransport implements EngineTransport {
     const report = (next: EngineLink) => {
       if (stop.signal.aborted || next === link) return;
       link = next;
-      this.deliver(() => listener.connection(next));
+      listener.connection(next);
     };
-    void this.follow(listener, report, stop.signal);
+    /** The session is over: trying again cannot help, signing in again does. */
+    const signedOut = (link: FollowedLink) =>
+      link.state === 'down' && toFaceCallError(link.error).code === SIGNED_OUT;
+    void followEvents(this.client, {
+      signal: stop.signal,
+      wait: sleepUnlessAborted,
+      backoff: this.backoff,
+      onEvent: (e) => listener.event(faceEventOf(e)),
+      // Ended, broken, refused or unreadable: the same remedy (the follower opens it again).
+      onLink: (link) =>
+        report(link.state === 'up' ? 'up' : signedOut(link) ? 'signed-out' : 'down'),
+      retry: (link) => !signedOut(link),
+      // A listener's own exception must not break the stream.
+      onHandlerError: this.onListenerError,
+    });
     return () => stop.abort();
-  }
-
-  /** Opens the stream, forwards its events, and reopens it when it ends or breaks. */
-  private async follow(
-    listener: EngineListener,
-    report: (link: EngineLink) => void,
-    signal: AbortSignal,
-  ): Promise<void> {
-    let attempt = 0;
-    while (!signal.aborted) {
-      try {
-        const stream = await this.client.events({ signal });
-        report('up');
-        for await (const e of stream) {
-          if (signal.aborted) break;
-          // The host sends the current status first: a stream that delivers is a good one.
-          attempt = 0;
-          const event: FaceEvent =
-            e.event === 'status'
-              ? { type: 'status', status: e.data }
-              : { type: 'notice', notice: e.data };
-          this.deliver(() => listener.event(event));
-        }
-      } catch (e) {
-        // The session is over: trying again cannot help, signing in again does.
-        if (toFaceCallError(e).code === SIGNED_OUT && !signal.aborted) {
-          report('signed-out');
-          return;
-        }
-        // Broken, refused or unreadable: the same remedy, below.
-      }
-      if (signal.aborted) return;
-      report('down');
-      await sleepUnlessAborted(this.backoff.delayMs(attempt++), signal);
-    }
-  }
-
-  private deliver(fn: () => void): void {
-    try {
-      fn();
-    } catch (e) {
-      this.onListenerError(e);
-    }
   }
 }

@@ -58,6 +58,26 @@ export default tseslint.config(
   // it builds on contracts only.
   { files: ['platform/**/*.ts'], rules: mayNotImport(except('contracts', 'platform')) },
   { files: ['server/**/*.ts'], rules: mayNotImport(except('contracts', 'platform', 'server')) },
+  // Inside the control plane, store implements the ports that domain declares: no arrow from
+  // store to domain, and domain knows no store (app.ts wires the one to the other).
+  {
+    files: ['server/store/**/*.ts'],
+    rules: mayNotImport(except('contracts', 'platform', 'server'), [
+      {
+        group: ['**/domain', '**/domain/**'],
+        message: 'server/store implements the ports of server/domain/ports without importing them.',
+      },
+    ]),
+  },
+  {
+    files: ['server/domain/**/*.ts'],
+    rules: mayNotImport(except('contracts', 'platform', 'server'), [
+      {
+        group: ['**/store', '**/store/**', '**/http', '**/http/**'],
+        message: 'server/domain declares the ports it needs (domain/ports/); app.ts wires a store.',
+      },
+    ]),
+  },
   {
     files: ['relay/**/*.ts'],
     rules: mayNotImport(except('contracts', 'platform', 'relay', 'native')),

@@ -8,19 +8,12 @@ import {
   SHIPPED_PLATFORMS,
   type PlatformTable,
 } from '../contracts/index.js';
-import { AccountService } from './domain/accounts.js';
-import { periodOf, systemClock, type Clock } from './domain/clock.js';
-import { ConnectionService } from './domain/connections.js';
-import { DeviceAuthCache } from './domain/device-auth-cache.js';
-import { DeviceConfigService } from './domain/device-configs.js';
-import { DeviceTunnelService } from './domain/device-tunnels.js';
-import { DeviceService } from './domain/devices.js';
+import { systemClock, type Clock } from './domain/clock.js';
 import type { EventBus } from './domain/event-bus.js';
-import { Inventory } from './domain/inventory.js';
 import type { LiveSessions } from './domain/live-sessions.js';
-import { PeerFeed } from './domain/peer-feed.js';
-import { DEFAULT_PLATFORM_FRESH_SECONDS, PlatformChecks } from './domain/platform-checks.js';
-import { Quota } from './domain/quota.js';
+import { MemoryLiveSessions } from './domain/live-sessions.memory.js';
+import { DEFAULT_PLATFORM_FRESH_SECONDS } from './domain/platform-checks.js';
+import { buildDomain } from './domain/services.js';
 import { installProtocol, serverOptions } from '../platform/http/protocol.js';
 import { RequestSignals } from '../platform/http/request-signals.js';
 import { authenticator } from './http/auth.js';
@@ -28,19 +21,12 @@ import { buildHandlers, type Services } from './http/handlers.js';
 import { controlProtocol } from './http/protocol.js';
 import { RateLimits, type RateLimitOptions } from './http/rate-limits.js';
 import { registerControlRoutes } from './http/register.js';
-import { AccountsRepo } from './store/accounts-repo.js';
 import { PostgresDeviceAuth } from './store/device-auth.postgres.js';
-import { PublicKeysRepo } from './store/public-keys-repo.js';
-import { DevicesRepo } from './store/devices-repo.js';
 import { MemoryEventBus } from './store/event-bus.memory.js';
 import { PostgresEventBus } from './store/event-bus.postgres.js';
-import { FeedRepo } from './store/feed-repo.js';
-import { MemoryLiveSessions } from './store/live-sessions.memory.js';
-import { NodePlatformsRepo } from './store/node-platforms-repo.js';
 import { PostgresLiveSessions } from './store/live-sessions.postgres.js';
 import { openDatabase } from './store/open.js';
-import { RegionsRepo } from './store/regions-repo.js';
-import { TunnelsRepo } from './store/tunnels-repo.js';
+import { SqlStores } from './store/stores.js';
 
 export const VERSION = '0.1.0';
 /** Bodies above this are refused with 413 (node routes have their own, larger cap). */
@@ -93,6 +79,7 @@ export interface ControlPlane {
 export async function buildControlPlane(opts: ServerOptions): Promise<ControlPlane> {
   const clock = opts.clock ?? systemClock;
   const store = await openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
+  // The store's implementations of the domain's ports: the compiler checks each against its port.
   let live: LiveSessions;
   let bus: EventBus;
   if (store.pool) {
@@ -102,92 +89,37 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     live = new MemoryLiveSessions();
     bus = new MemoryEventBus();
   }
-  const accountsRepo = new AccountsRepo(store.db);
-  const devicesRepo = new DevicesRepo(store.db);
-  const regionsRepo = new RegionsRepo(store.db);
-  const keysRepo = new PublicKeysRepo(store.dialect);
-  const feedRepo = new FeedRepo(store.db, store.dialect);
-  const tunnelsRepo = new TunnelsRepo(store.db, store.dialect);
-  const feed = new PeerFeed(feedRepo, devicesRepo, bus, () => periodOf(clock.nowMs()));
-  const quota = new Quota(store.db, accountsRepo, devicesRepo, feedRepo, feed, clock);
-  // PostgreSQL: the token and the live session in one round trip (nothing is cached there).
-  const tokenSource = store.pool ? new PostgresDeviceAuth(store.pool) : devicesRepo;
-  const deviceAuth = new DeviceAuthCache(tokenSource, bus, {
-    ttlMs: DEVICE_AUTH_TTL_MS,
-    maxEntries: DEVICE_AUTH_MAX_ENTRIES,
-  });
-  const accounts = new AccountService({
-    db: store.db,
-    dialect: store.dialect,
-    accounts: accountsRepo,
-    devices: devicesRepo,
-    keys: keysRepo,
-    regions: regionsRepo,
-    feed,
-    bus,
-    auth: deviceAuth,
-    clock,
-  });
-  const platformChecks = new PlatformChecks(
-    new NodePlatformsRepo(store.db),
-    opts.platforms ?? SHIPPED_PLATFORMS,
-    clock,
-    { freshMs: opts.platformFreshMs ?? DEFAULT_PLATFORM_FRESH_SECONDS * 1000 },
+  const stores = new SqlStores(store.db, store.dialect);
+  const domain = buildDomain(
+    {
+      stores,
+      // PostgreSQL: the token and the live session in one round trip (nothing is cached there).
+      tokens: store.pool ? new PostgresDeviceAuth(store.pool) : stores.devices,
+      live,
+      bus,
+      clock,
+    },
+    {
+      nodeHealthyForMs: opts.nodeHealthyForMs ?? 30_000,
+      platforms: opts.platforms ?? SHIPPED_PLATFORMS,
+      platformFreshMs: opts.platformFreshMs ?? DEFAULT_PLATFORM_FRESH_SECONDS * 1000,
+      deviceAuth: { ttlMs: DEVICE_AUTH_TTL_MS, maxEntries: DEVICE_AUTH_MAX_ENTRIES },
+    },
   );
-  const inventory = new Inventory(
-    store.db,
-    keysRepo,
-    regionsRepo,
-    devicesRepo,
-    quota,
-    live,
-    feed,
-    bus,
-    clock,
-    platformChecks,
-    { healthyForMs: opts.nodeHealthyForMs ?? 30_000 },
-  );
-  const devices = new DeviceService(
-    store.db,
-    devicesRepo,
-    keysRepo,
-    feed,
-    live,
-    bus,
-    deviceAuth,
-    tunnelsRepo,
-  );
-  const deviceTunnels = new DeviceTunnelService({
-    db: store.db,
-    devices: devicesRepo,
-    tunnels: tunnelsRepo,
-    keys: keysRepo,
-    feed,
-    live,
-    bus,
-  });
-  const connections = new ConnectionService(
-    inventory,
-    live,
-    deviceAuth,
-    quota,
-    bus,
-    clock,
-    deviceTunnels,
-  );
+  const { deviceAuth } = domain;
   const services: Services = {
     version: VERSION,
     diagnostics: ControlDiagnostics.parse({
       dns_leak_zone: opts.dnsLeakZone?.toLowerCase().replace(/\.$/, '') ?? null,
       ipv6_probe: opts.ipv6Probe ?? null,
     }),
-    accounts,
-    devices,
-    deviceTunnels,
-    deviceConfigs: new DeviceConfigService(devices, connections),
-    inventory,
-    connections,
-    feed,
+    accounts: domain.accounts,
+    devices: domain.devices,
+    deviceTunnels: domain.deviceTunnels,
+    deviceConfigs: domain.deviceConfigs,
+    inventory: domain.inventory,
+    connections: domain.connections,
+    feed: domain.feed,
   };
 
   const signals = new RequestSignals();
@@ -207,7 +139,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
   const handlers = buildHandlers(services);
   const auth = authenticator({
     devices: deviceAuth,
-    regions: regionsRepo,
+    regions: stores.regions,
     adminToken: opts.adminToken,
   });
   for (const prefix of API_PREFIXES) {

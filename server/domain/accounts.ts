@@ -9,31 +9,27 @@ import type {
   Device,
   DeviceInput,
 } from '../../contracts/index.js';
-import type { AccountsRepo } from '../store/accounts-repo.js';
-import type { DeviceRow, DevicesRepo } from '../store/devices-repo.js';
-import type { PublicKeysRepo } from '../store/public-keys-repo.js';
-import type { RegionsRepo } from '../store/regions-repo.js';
-import type { Db, Dialect } from '../store/schema.js';
 import { tunnelAddresses } from './addresses.js';
 import { periodOf, type Clock } from './clock.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
 import { fail, ok, type Result } from './errors.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { AuthInvalidation } from './device-auth-cache.js';
 import type { EventBus } from './event-bus.js';
 import type { PeerFeed } from './peer-feed.js';
 import { DEFAULT_PLAN, planOf, planView, type PlanRule } from './plans.js';
+import type { AccountsStore } from './ports/accounts.js';
+import type { DeviceAuth, DeviceRow, DevicesStore } from './ports/devices.js';
+import type { RegionsStore } from './ports/regions.js';
+import type { Transactions } from './ports/stores.js';
 import { claimKeys } from './public-keys.js';
 import { hashToken, newAccountNumber, newId, newToken } from './secrets.js';
 import { deviceView } from './views.js';
 
 export interface AccountsDeps {
-  db: Db;
-  dialect: Dialect;
-  accounts: AccountsRepo;
-  devices: DevicesRepo;
-  keys: PublicKeysRepo;
-  regions: RegionsRepo;
+  transactions: Transactions;
+  accounts: AccountsStore;
+  devices: DevicesStore;
+  regions: RegionsStore;
   feed: PeerFeed;
   bus: EventBus;
   auth: AuthInvalidation;
@@ -119,19 +115,12 @@ export class AccountService {
     fieldPrefix: string,
   ): Promise<Result<DeviceRow>> {
     const deviceId = newId('dev');
-    const outcome = await this.d.db.transaction().execute(async (trx) => {
-      if (this.d.dialect === 'postgres') {
-        // Serialises additions to one account so that two cannot both take the last slot.
-        await trx
-          .selectFrom('accounts')
-          .select('id')
-          .where('id', '=', accountId)
-          .forUpdate()
-          .execute();
-      }
-      const used = await this.d.devices.countForAccount(trx, accountId);
+    const outcome = await this.d.transactions.transaction(async (tx) => {
+      // Two additions to one account cannot both take the last slot.
+      await tx.accounts.lock(accountId);
+      const used = await tx.devices.countForAccount(accountId);
       if (used >= plan.deviceLimit) {
-        const devices = await this.d.devices.listForAccount(accountId, trx);
+        const devices = await tx.devices.listForAccount(accountId);
         return fail(
           'device-limit',
           `the ${plan.name} plan allows ${plan.deviceLimit} devices; revoke one to add this one`,
@@ -143,7 +132,7 @@ export class AccountService {
           },
         );
       }
-      const claimed = await claimKeys(this.d.keys, trx, {
+      const claimed = await claimKeys(tx.keys, {
         owner: { kind: 'device', id: deviceId },
         after: {
           wireguard_public_key: device.wireguard_public_key,
@@ -153,7 +142,7 @@ export class AccountService {
         fieldPrefix,
       });
       if (!claimed.ok) return claimed;
-      const seq = await this.d.devices.insert(trx, {
+      const seq = await tx.devices.insert({
         id: deviceId,
         account_id: accountId,
         name: device.name,
@@ -163,9 +152,9 @@ export class AccountService {
         token_hash: tokenHash,
       });
       const addresses = tunnelAddresses(seq);
-      await this.d.devices.setAddresses(trx, deviceId, addresses.ipv4, addresses.ipv6);
-      const version = await this.d.feed.record(trx, [deviceId]);
-      const row = await this.d.devices.get(accountId, deviceId, trx);
+      await tx.devices.setAddresses(deviceId, addresses.ipv4, addresses.ipv6);
+      const version = await this.d.feed.record(tx, [deviceId]);
+      const row = await tx.devices.get(accountId, deviceId);
       return ok({ version, row: row! });
     });
     if (!outcome.ok) return outcome;
@@ -178,7 +167,7 @@ export class AccountService {
     const period = periodOf(this.d.clock.nowMs());
     const [regions, used, bytes] = await Promise.all([
       this.d.regions.listRegions(),
-      this.d.devices.countForAccount(this.d.db, auth.accountId),
+      this.d.devices.countForAccount(auth.accountId),
       this.d.accounts.usage(auth.accountId, period),
     ]);
     return {
@@ -198,15 +187,12 @@ export class AccountService {
   ): Promise<Result<{ account_number: string; plan: string }>> {
     // The request schema admits only known plans.
     const plan = planOf(planId);
-    const changed = await this.d.db.transaction().execute(async (trx) => {
-      const account = await this.d.accounts.byNumber(accountNumber, trx);
+    const changed = await this.d.transactions.transaction(async (tx) => {
+      const account = await tx.accounts.byNumber(accountNumber);
       if (!account) return undefined;
-      await this.d.accounts.setPlan(trx, account.id, plan.id);
+      await tx.accounts.setPlan(account.id, plan.id);
       // The plan decides which nodes hold the account's peers (device tunnels too) and their limits.
-      const version = await this.d.feed.record(
-        trx,
-        await this.d.devices.peerIdsForAccount(account.id, trx),
-      );
+      const version = await this.d.feed.record(tx, await tx.devices.peerIdsForAccount(account.id));
       return { accountId: account.id, version };
     });
     if (changed === undefined) return fail('not-found', 'no such account');

@@ -16,8 +16,6 @@ import {
   REGION_STRATEGIES,
   shardOf,
 } from '../../contracts/index.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
-import type { NodeRow, RegionRow } from '../store/regions-repo.js';
 import { GATEWAY_IPV4 } from './addresses.js';
 import type { Clock } from './clock.js';
 import type { Revocations } from './device-auth-cache.js';
@@ -31,6 +29,8 @@ import {
   type LiveSession,
   type LiveSessions,
 } from './live-sessions.js';
+import type { DeviceAuth } from './ports/devices.js';
+import type { NodeRow, RegionRow } from './ports/regions.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
 import { chooseNode, type Candidate } from './routing.js';

@@ -1,9 +1,9 @@
 // The device token cache: served within its TTL, and dropped at once by revocations, plan changes
 // and a bus that lost its link; never keeps what was read before an invalidation.
 import { describe, expect, it } from 'vitest';
-import type { DeviceAuth } from '../store/devices-repo.js';
 import { DeviceAuthCache } from './device-auth-cache.js';
 import type { BusEvent, EventBus } from './event-bus.js';
+import type { DeviceAuth } from './ports/devices.js';
 
 /** A bus in one process (`instant`) or one whose events reach other instances later. */
 class FakeBus implements EventBus {

@@ -1,7 +1,7 @@
 // Device tokens resolved from memory for a few seconds (one process only); a revocation or plan
 // change drops them at once. Also remembers revocations for connects in flight.
-import type { DeviceAuth } from '../store/devices-repo.js';
 import type { BusEvent, EventBus } from './event-bus.js';
+import type { DeviceAuth } from './ports/devices.js';
 import { monotonicMs, type Ticks } from './snapshot.js';
 
 /** Where a token hash is resolved for real (the devices table). */

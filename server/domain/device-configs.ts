@@ -2,10 +2,10 @@
 // behalf, rendered as wg-quick text without the private key (the device fills it in).
 import type { z } from 'zod';
 import type { WireguardConfigRequest, WireguardConfigResponse } from '../../contracts/index.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
 import type { ConnectionService } from './connections.js';
 import type { DeviceService } from './devices.js';
 import { ok, type Result } from './errors.js';
+import type { DeviceAuth } from './ports/devices.js';
 import { renderWgQuick } from './wireguard-config.js';
 
 export class DeviceConfigService {

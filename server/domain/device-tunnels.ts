@@ -6,15 +6,14 @@ import {
   type CreateTunnelRequest,
   type DeviceTunnel,
 } from '../../contracts/index.js';
-import type { DeviceAuth, DevicesRepo } from '../store/devices-repo.js';
-import type { PublicKeysRepo } from '../store/public-keys-repo.js';
-import type { Db } from '../store/schema.js';
-import type { TunnelRow, TunnelsRepo } from '../store/tunnels-repo.js';
 import { tunnelAddresses } from './addresses.js';
 import { fail, ok, type Result } from './errors.js';
 import type { EventBus } from './event-bus.js';
 import type { LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
+import type { DeviceAuth, DevicesStore } from './ports/devices.js';
+import type { Transactions } from './ports/stores.js';
+import type { TunnelRow, TunnelsStore } from './ports/tunnels.js';
 import { claimKeys } from './public-keys.js';
 import { newId } from './secrets.js';
 
@@ -33,10 +32,9 @@ export function tunnelView(row: TunnelRow): DeviceTunnel {
 }
 
 export interface DeviceTunnelDeps {
-  db: Db;
-  devices: DevicesRepo;
-  tunnels: TunnelsRepo;
-  keys: PublicKeysRepo;
+  transactions: Transactions;
+  devices: DevicesStore;
+  tunnels: TunnelsStore;
   feed: PeerFeed;
   live: LiveSessions;
   bus: EventBus;
@@ -55,10 +53,10 @@ export class DeviceTunnelService {
     req: z.output<typeof CreateTunnelRequest>,
   ): Promise<Result<DeviceTunnel>> {
     const id = newId('tun');
-    const outcome = await this.d.db.transaction().execute(async (trx) => {
-      if (!(await this.d.devices.get(auth.accountId, deviceId, trx))) return noDevice();
-      await this.d.tunnels.lockDevice(trx, deviceId);
-      const existing = await this.d.tunnels.listForDevice(deviceId, trx);
+    const outcome = await this.d.transactions.transaction(async (tx) => {
+      if (!(await tx.devices.get(auth.accountId, deviceId))) return noDevice();
+      await tx.tunnels.lockDevice(deviceId);
+      const existing = await tx.tunnels.listForDevice(deviceId);
       if (existing.some((t) => t.tag === req.tag)) {
         return fail(
           'tunnel-exists',
@@ -72,7 +70,7 @@ export class DeviceTunnelService {
           { extra: { tunnel_limit: TUNNELS_PER_DEVICE, tunnels: existing.map((t) => t.tag) } },
         );
       }
-      const claimed = await claimKeys(this.d.keys, trx, {
+      const claimed = await claimKeys(tx.keys, {
         owner: { kind: 'tunnel', id },
         after: {
           wireguard_public_key: req.wireguard_public_key,
@@ -83,7 +81,7 @@ export class DeviceTunnelService {
       });
       if (!claimed.ok) return claimed;
       // From the devices' own sequence: an address no device or tunnel ever had.
-      const addresses = tunnelAddresses(await this.d.tunnels.nextAddressSeq(trx));
+      const addresses = tunnelAddresses(await tx.tunnels.nextAddressSeq());
       const row: TunnelRow = {
         id,
         device_id: deviceId,
@@ -93,8 +91,8 @@ export class DeviceTunnelService {
         tunnel_ipv4: addresses.ipv4,
         tunnel_ipv6: addresses.ipv6,
       };
-      await this.d.tunnels.insert(trx, row);
-      return ok({ row, version: await this.d.feed.record(trx, [id]) });
+      await tx.tunnels.insert(row);
+      return ok({ row, version: await this.d.feed.record(tx, [id]) });
     });
     if (!outcome.ok) return outcome;
     await this.d.feed.announce(outcome.value.version);
@@ -108,11 +106,11 @@ export class DeviceTunnelService {
 
   /** The tunnel's session ends and its peers leave every node. */
   async remove(auth: DeviceAuth, deviceId: string, tag: string): Promise<Result<void>> {
-    const outcome = await this.d.db.transaction().execute(async (trx) => {
-      if (!(await this.d.devices.get(auth.accountId, deviceId, trx))) return noDevice();
-      const id = await this.d.tunnels.delete(trx, deviceId, tag);
+    const outcome = await this.d.transactions.transaction(async (tx) => {
+      if (!(await tx.devices.get(auth.accountId, deviceId))) return noDevice();
+      const id = await tx.tunnels.delete(deviceId, tag);
       if (id === undefined) return fail('not-found', `the device has no tunnel tagged ${tag}`);
-      return ok({ id, version: await this.d.feed.record(trx, [id]) });
+      return ok({ id, version: await this.d.feed.record(tx, [id]) });
     });
     if (!outcome.ok) return outcome;
     await this.endSessions([outcome.value.id]);

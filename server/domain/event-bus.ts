@@ -4,36 +4,6 @@ export type BusEvent =
   | { kind: 'device'; deviceId: string; change: 'status' | 'keys' | 'revoked' }
   | { kind: 'account'; accountId: number; change: 'plan' };
 
-/**
- * The subscribers of one bus in this process: a set, not an emitter, so that any number of
- * long polls and event streams may listen without a limit to raise. A listener that throws
- * does not keep the event from the others.
- */
-export class Subscribers {
-  private readonly listeners = new Set<(event: BusEvent) => void>();
-
-  add(listener: (event: BusEvent) => void): () => void {
-    // Wrapped: the same function subscribed twice is two subscriptions.
-    const entry = (event: BusEvent) => listener(event);
-    this.listeners.add(entry);
-    return () => this.listeners.delete(entry);
-  }
-
-  deliver(event: BusEvent): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // A subscriber's own failure is its own; the others still hear the event.
-      }
-    }
-  }
-
-  clear(): void {
-    this.listeners.clear();
-  }
-}
-
 /** Contract: `publish` reaches every subscriber of every instance sharing the store. */
 export interface EventBus {
   /**

@@ -9,11 +9,6 @@ import type {
   Region,
   RegisterNodeResponse,
 } from '../../contracts/index.js';
-import type { DevicesRepo } from '../store/devices-repo.js';
-import type { NodePlatformRow } from '../store/node-platforms-repo.js';
-import type { PublicKeysRepo } from '../store/public-keys-repo.js';
-import type { NodeRow, RegionRow, RegionsRepo } from '../store/regions-repo.js';
-import type { Db } from '../store/schema.js';
 import { GATEWAY_IPV4, GATEWAY_IPV6, TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from './addresses.js';
 import type { Clock } from './clock.js';
 import { fail, ok, type Result } from './errors.js';
@@ -22,7 +17,10 @@ import type { HandshakeReport, LiveSessions } from './live-sessions.js';
 import type { PeerFeed } from './peer-feed.js';
 import type { PlatformChecks } from './platform-checks.js';
 import type { Quota } from './quota.js';
-import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
+import { planAllowsRegion, type PlanRule } from './plans.js';
+import type { NodePlatformRow } from './ports/node-platforms.js';
+import type { NodeRow, RegionRow, RegionsStore } from './ports/regions.js';
+import type { Transactions } from './ports/stores.js';
 import { claimKeys } from './public-keys.js';
 import { hashToken, newId, newProbeKey, newToken } from './secrets.js';
 import { Snapshot } from './snapshot.js';
@@ -47,6 +45,19 @@ export interface InventoryView {
   platformsByNode: ReadonlyMap<string, readonly NodePlatformRow[]>;
 }
 
+/** The ports and services the inventory works with. */
+export interface InventoryDeps {
+  transactions: Transactions;
+  regions: RegionsStore;
+  quota: Quota;
+  live: LiveSessions;
+  feed: PeerFeed;
+  bus: EventBus;
+  clock: Clock;
+  /** The nodes' streaming-platform checks (stream mode). */
+  platforms: PlatformChecks;
+}
+
 const DEFAULT_SNAPSHOT_TTL_MS = 1_000;
 
 export class Inventory {
@@ -55,21 +66,14 @@ export class Inventory {
    * is not part of it: `isHealthy` compares the heartbeat with the clock at the time of use.
    */
   private readonly view: Snapshot<InventoryView>;
+  /** The nodes' streaming-platform checks (stream mode). */
+  readonly platforms: PlatformChecks;
 
   constructor(
-    private readonly db: Db,
-    private readonly keys: PublicKeysRepo,
-    private readonly regions: RegionsRepo,
-    private readonly devices: DevicesRepo,
-    private readonly quota: Quota,
-    private readonly live: LiveSessions,
-    private readonly feed: PeerFeed,
-    private readonly bus: EventBus,
-    private readonly clock: Clock,
-    /** The nodes' streaming-platform checks (stream mode). */
-    readonly platforms: PlatformChecks,
+    private readonly d: InventoryDeps,
     private readonly opts: InventoryOptions,
   ) {
+    this.platforms = d.platforms;
     this.view = new Snapshot(() => this.loadView(), {
       ttlMs: opts.snapshotTtlMs ?? DEFAULT_SNAPSHOT_TTL_MS,
     });
@@ -79,7 +83,7 @@ export class Inventory {
     return Math.max(1, Math.floor(this.opts.healthyForMs / 3000));
   }
 
-  isHealthy(node: NodeRow, nowMs = this.clock.nowMs()): boolean {
+  isHealthy(node: NodeRow, nowMs = this.d.clock.nowMs()): boolean {
     return (
       node.wireguard_public_key !== null &&
       node.last_heartbeat_ms !== null &&
@@ -92,7 +96,7 @@ export class Inventory {
    * plane degraded (its peer updates failing, so a new device might never get on, and
    * revocations might not apply). Sessions already on it are left alone.
    */
-  takesSessions(node: NodeRow, protocol: Protocol, nowMs = this.clock.nowMs()): boolean {
+  takesSessions(node: NodeRow, protocol: Protocol, nowMs = this.d.clock.nowMs()): boolean {
     return this.isHealthy(node, nowMs) && !(node.degraded?.split(',') ?? []).includes(protocol);
   }
 
@@ -107,7 +111,7 @@ export class Inventory {
 
   async listRegions(plan: PlanRule): Promise<Region[]> {
     const { regions, nodes, platformsByNode } = await this.view.get();
-    const now = this.clock.nowMs();
+    const now = this.d.clock.nowMs();
     return regions.map((r) => {
       const healthy = nodes.filter((n) => n.region_id === r.id && this.isHealthy(n, now));
       const load = healthy.length
@@ -133,7 +137,7 @@ export class Inventory {
   async listNodes(regionId: string | undefined): Promise<Node[]> {
     const view = await this.view.get();
     const { nodes } = view;
-    const now = this.clock.nowMs();
+    const now = this.d.clock.nowMs();
     const inRegion = regionId === undefined ? nodes : nodes.filter((n) => n.region_id === regionId);
     return inRegion.map((n) => ({
       id: n.id,
@@ -160,14 +164,14 @@ export class Inventory {
    */
   async requestPlatformCheck(nodeId: string): Promise<Result<number>> {
     // From the database, not the snapshot: a node just added on another instance counts.
-    if (!(await this.regions.nodeById(nodeId))) return fail('not-found', 'no such node');
+    if (!(await this.d.regions.nodeById(nodeId))) return fail('not-found', 'no such node');
     await this.platforms.requestCheck(nodeId);
     return ok(this.heartbeatSeconds);
   }
 
   async createRegion(req: z.output<typeof CreateRegionRequest>): Promise<Result<RegionRow>> {
     const row = { id: req.id, name: req.name, area: req.area, country: req.country };
-    const inserted = await this.written(this.regions.insertRegion(row));
+    const inserted = await this.written(this.d.regions.insertRegion(row));
     return inserted ? ok(row) : fail('region-exists', `region "${req.id}" exists`);
   }
 
@@ -175,7 +179,7 @@ export class Inventory {
     req: z.output<typeof CreateNodeRequest>,
   ): Promise<Result<{ id: string; token: string; region: string }>> {
     // From the database, not the snapshot: a region just added on another instance counts.
-    const regions = await this.regions.listRegions();
+    const regions = await this.d.regions.listRegions();
     if (!regions.some((r) => r.id === req.region)) {
       return fail('validation-failed', `unknown region "${req.region}"`, {
         errors: [{ field: 'region', message: 'unknown region', allowed: regions.map((r) => r.id) }],
@@ -184,7 +188,7 @@ export class Inventory {
     const id = newId('node');
     const token = newToken('node');
     await this.written(
-      this.regions.insertNode({
+      this.d.regions.insertNode({
         id,
         region_id: req.region,
         endpoint_host: req.endpoint_host,
@@ -210,8 +214,8 @@ export class Inventory {
   ): Promise<Result<z.input<typeof RegisterNodeResponse>>> {
     const probeKeyIfNone = newProbeKey();
     const claimed = await this.written(
-      this.db.transaction().execute(async (trx) => {
-        const free = await claimKeys(this.keys, trx, {
+      this.d.transactions.transaction(async (tx) => {
+        const free = await claimKeys(tx.keys, {
           owner: { kind: 'node', id: node.id },
           after: { wireguard_public_key: wireguardKey, ferry_public_key: ferryKey },
           changed:
@@ -221,13 +225,14 @@ export class Inventory {
           fieldPrefix: '',
         });
         if (!free.ok) return free;
-        await this.regions.setNodeKeys(
-          node.id,
-          { wireguardKey, ferryKey, probePort, probeKeyIfNone },
-          trx,
-        );
+        await tx.regions.setNodeKeys(node.id, {
+          wireguardKey,
+          ferryKey,
+          probePort,
+          probeKeyIfNone,
+        });
         // Read back: the key made here counts only where the node had none.
-        const row = await this.regions.nodeById(node.id, trx);
+        const row = await tx.regions.nodeById(node.id);
         return ok(row?.probe_key ?? probeKeyIfNone);
       }),
     );
@@ -272,10 +277,10 @@ export class Inventory {
         'register the node (POST /node/register) before its heartbeats',
       );
     }
-    const now = this.clock.nowMs();
+    const now = this.d.clock.nowMs();
     // A node that was unhealthy is a candidate again from this answer on, not a TTL later.
     await this.written(
-      this.regions.recordHeartbeat(node.id, {
+      this.d.regions.recordHeartbeat(node.id, {
         load: h.load,
         rx_bps: h.rx_bps,
         tx_bps: h.tx_bps,
@@ -287,20 +292,20 @@ export class Inventory {
       deviceId: r.device_id,
       latencyMs: r.latency_ms,
     }));
-    const changed = await this.live.applyHandshakes(
+    const changed = await this.d.live.applyHandshakes(
       node.id,
       reports,
       now + this.opts.healthyForMs,
       now,
     );
     for (const deviceId of changed)
-      await this.bus.publish({ kind: 'device', deviceId, change: 'status' });
-    if (h.usage?.length) await this.recordUsage(h.usage);
+      await this.d.bus.publish({ kind: 'device', deviceId, change: 'status' });
+    if (h.usage?.length) await this.d.quota.recordDeviceUsage(h.usage);
     const checks = await this.platforms.record(node.id, h.platforms);
     if (checks.changed) this.view.invalidate();
-    await this.quota.rollOver();
+    await this.d.quota.rollOver();
     return ok({
-      feed_version: await this.feed.currentVersion(),
+      feed_version: await this.d.feed.currentVersion(),
       healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000),
       // Registration made it, so a registered node always has one.
       ...(node.probe_key === null ? {} : { probe_key: node.probe_key }),
@@ -319,8 +324,8 @@ export class Inventory {
 
   private async loadView(): Promise<InventoryView> {
     const [regions, nodes, platforms] = await Promise.all([
-      this.regions.listRegions(),
-      this.regions.listNodes(),
+      this.d.regions.listRegions(),
+      this.d.regions.listNodes(),
       this.platforms.listAll(),
     ]);
     const byNode = new Map<string, NodePlatformRow[]>();
@@ -336,24 +341,5 @@ export class Inventory {
       platforms: Object.freeze(platforms),
       platformsByNode: byNode,
     });
-  }
-
-  /** Adds bytes to each account's counter for this period; per-device detail is not kept. */
-  private async recordUsage(usage: { device_id: string; bytes: number }[]): Promise<void> {
-    const rows = await this.devices.feedRows(
-      usage.map((u) => u.device_id),
-      this.quota.period(),
-    );
-    const accountOf = new Map(rows.map((r) => [r.id, r]));
-    const perAccount = new Map<number, { plan: string; bytes: number }>();
-    for (const u of usage) {
-      const row = accountOf.get(u.device_id);
-      if (!row) continue;
-      const sum = perAccount.get(row.account_id) ?? { plan: row.plan, bytes: 0 };
-      sum.bytes += u.bytes;
-      perAccount.set(row.account_id, sum);
-    }
-    for (const [account, { plan, bytes }] of perAccount)
-      await this.quota.record(account, planOf(plan), bytes);
   }
 }

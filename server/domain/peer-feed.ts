@@ -1,10 +1,10 @@
 // The peer feed that relays long-poll: records device changes, answers deltas or snapshots.
 import type { Peer, PeersResponse } from '../../contracts/index.js';
-import type { DevicesRepo, FeedPeerRow } from '../store/devices-repo.js';
-import type { FeedRepo } from '../store/feed-repo.js';
-import type { Db } from '../store/schema.js';
 import type { EventBus } from './event-bus.js';
 import { isOverCap, planAllowsRegion, planOf } from './plans.js';
+import type { DevicesStore, FeedPeerRow } from './ports/devices.js';
+import type { FeedStore } from './ports/feed.js';
+import type { InTransaction } from './ports/stores.js';
 
 /** How many changes one delta answer carries at most; the relay asks again for the rest. */
 const DELTA_LIMIT = 10_000;
@@ -14,16 +14,16 @@ const PRUNE_EVERY = 1_000;
 
 export class PeerFeed {
   constructor(
-    private readonly feed: FeedRepo,
-    private readonly devices: DevicesRepo,
+    private readonly feed: FeedStore,
+    private readonly devices: Pick<DevicesStore, 'feedRows' | 'allFeedRows'>,
     private readonly bus: EventBus,
     /** The quota period now (YYYY-MM): devices of accounts over their cap are not on nodes. */
     private readonly period: () => string,
   ) {}
 
   /** Call inside the transaction that changed the devices; then `announce` after commit. */
-  record(trx: Db, deviceIds: readonly string[]): Promise<number> {
-    return this.feed.append(trx, deviceIds);
+  record(tx: Pick<InTransaction, 'feed'>, deviceIds: readonly string[]): Promise<number> {
+    return tx.feed.append(deviceIds);
   }
 
   async announce(version: number): Promise<void> {

@@ -8,8 +8,8 @@ import {
   type PlatformCheckVerdict,
   type PlatformTable,
 } from '../../contracts/index.js';
-import type { NodePlatformRow, NodePlatformsRepo } from '../store/node-platforms-repo.js';
 import type { Clock } from './clock.js';
+import type { NodePlatformRow, NodePlatformsStore } from './ports/node-platforms.js';
 
 /** Relays check every 600 s by default: a result counts through one missed check. */
 export const DEFAULT_PLATFORM_FRESH_SECONDS = 1200;
@@ -30,7 +30,7 @@ export class PlatformChecks {
   private readonly written = new Map<string, Map<string, string>>();
 
   constructor(
-    private readonly repo: NodePlatformsRepo,
+    private readonly repo: NodePlatformsStore,
     /** The platforms the service knows by name (the shipped table and --platforms-file). */
     readonly table: PlatformTable,
     private readonly clock: Clock,

@@ -2,9 +2,8 @@
 // devices, a device and a tunnel, a device and a node, or both kinds of one device shared would
 // route one party's packets to another, or leave a relay unable to start (two nodes with one key).
 import type { FieldError } from '../../contracts/index.js';
-import type { KeyField, PublicKeysRepo } from '../store/public-keys-repo.js';
-import type { Db } from '../store/schema.js';
 import { fail, ok, type Result } from './errors.js';
+import type { KeyField, KeyHoldersStore } from './ports/key-holders.js';
 
 export interface KeyOwner {
   kind: 'device' | 'tunnel' | 'node';
@@ -34,11 +33,7 @@ const HELD_BY_OTHER: Record<KeyOwner['kind'], string> = {
  * refused with `key-in-use` (409) when the two kinds are one key, or another device or node
  * holds one. On PostgreSQL the keys stay locked until the transaction ends.
  */
-export async function claimKeys(
-  repo: PublicKeysRepo,
-  trx: Db,
-  claim: KeyClaim,
-): Promise<Result<void>> {
+export async function claimKeys(keys: KeyHoldersStore, claim: KeyClaim): Promise<Result<void>> {
   const { after, changed, fieldPrefix, owner } = claim;
   if (
     after.wireguard_public_key !== null &&
@@ -53,9 +48,9 @@ export async function claimKeys(
       { errors: [{ field: fieldPrefix + field, message: 'the same key as the other kind' }] },
     );
   }
-  const keys = changed.map((f) => after[f]).filter((k): k is string => k !== null);
-  await repo.lock(trx, keys);
-  const taken = (await repo.holders(trx, keys)).filter(
+  const wanted = changed.map((f) => after[f]).filter((k): k is string => k !== null);
+  await keys.lock(wanted);
+  const taken = (await keys.holders(wanted)).filter(
     (h) => !(h.kind === owner.kind && h.id === owner.id),
   );
   if (taken.length === 0) return ok(undefined);

@@ -1,6 +1,6 @@
 // Maps stored rows to the API's response shapes.
 import type { Device, DeviceKind } from '../../contracts/index.js';
-import type { DeviceRow } from '../store/devices-repo.js';
+import type { DeviceRow } from './ports/devices.js';
 
 export function deviceView(row: DeviceRow, currentDeviceId: string | undefined): Device {
   return {

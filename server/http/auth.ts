@@ -4,8 +4,8 @@ import type { Auth } from '../../contracts/index.js';
 import { FerryError } from '../domain/errors.js';
 import { hashToken, secretEquals } from '../domain/secrets.js';
 import type { DeviceAuthSource } from '../domain/device-auth-cache.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
-import type { NodeRow, RegionsRepo } from '../store/regions-repo.js';
+import type { DeviceAuth } from '../domain/ports/devices.js';
+import type { NodeRow, RegionsStore } from '../domain/ports/regions.js';
 
 export interface Authenticator {
   authenticate(kind: Auth, request: FastifyRequest): Promise<DeviceAuth | NodeRow | undefined>;
@@ -20,7 +20,7 @@ function bearer(request: FastifyRequest): string | undefined {
 export function authenticator(deps: {
   /** The token cache in the service; anything that resolves a token hash in tests. */
   devices: DeviceAuthSource;
-  regions: RegionsRepo;
+  regions: Pick<RegionsStore, 'nodeByTokenHash'>;
   adminToken: string | undefined;
 }): Authenticator {
   const unauthorized = (what: string) =>

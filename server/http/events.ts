@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { ConnectionService } from '../domain/connections.js';
 import type { DeviceService } from '../domain/devices.js';
 import type { EventBus } from '../domain/event-bus.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
+import type { DeviceAuth } from '../domain/ports/devices.js';
 
 const KEEPALIVE_MS = 15_000;
 

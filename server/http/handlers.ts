@@ -15,8 +15,8 @@ import { ok, type Result } from '../domain/errors.js';
 import type { Inventory } from '../domain/inventory.js';
 import type { PeerFeed } from '../domain/peer-feed.js';
 import { PLANS, planOf, planView } from '../domain/plans.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
-import type { NodeRow } from '../store/regions-repo.js';
+import type { DeviceAuth } from '../domain/ports/devices.js';
+import type { NodeRow } from '../domain/ports/regions.js';
 
 export interface Services {
   version: string;

@@ -9,7 +9,7 @@ import {
 } from '../../contracts/index.js';
 import { FerryError } from '../domain/errors.js';
 import type { EventBus } from '../domain/event-bus.js';
-import type { DeviceAuth } from '../store/devices-repo.js';
+import type { DeviceAuth } from '../domain/ports/devices.js';
 import { readParts, type PartOptions } from '../../platform/http/request-parts.js';
 import type { RequestSignals } from '../../platform/http/request-signals.js';
 import { checkedAnswer, registerRouteTable, sendAnswer } from '../../platform/http/route-table.js';

@@ -1,6 +1,6 @@
 // Accounts and their per-period usage counters.
 import { sql } from 'kysely';
-import type { Db } from './schema.js';
+import type { Db, Dialect } from './schema.js';
 
 export interface AccountRow {
   id: number;
@@ -9,8 +9,12 @@ export interface AccountRow {
   plan: string;
 }
 
+/** Bound to the database, or to one transaction (SqlStores.transaction). */
 export class AccountsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
 
   /** Returns undefined when the number is taken (the caller draws another). */
   async insert(
@@ -27,16 +31,34 @@ export class AccountsRepo {
     return row?.id;
   }
 
-  byNumber(number: string, db: Db = this.db): Promise<AccountRow | undefined> {
-    return db.selectFrom('accounts').selectAll().where('number', '=', number).executeTakeFirst();
+  byNumber(number: string): Promise<AccountRow | undefined> {
+    return this.db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('number', '=', number)
+      .executeTakeFirst();
   }
 
   byId(id: number): Promise<AccountRow | undefined> {
     return this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  async setPlan(db: Db, id: number, plan: string): Promise<void> {
-    await db.updateTable('accounts').set({ plan }).where('id', '=', id).execute();
+  async setPlan(id: number, plan: string): Promise<void> {
+    await this.db.updateTable('accounts').set({ plan }).where('id', '=', id).execute();
+  }
+
+  /**
+   * Serialises, until the transaction ends, additions of devices to the account (PostgreSQL: two
+   * cannot both take its last slot). SQLite has one writer at a time.
+   */
+  async lock(accountId: number): Promise<void> {
+    if (this.dialect !== 'postgres') return;
+    await this.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', '=', accountId)
+      .forUpdate()
+      .execute();
   }
 
   async usage(accountId: number, period: string): Promise<number> {

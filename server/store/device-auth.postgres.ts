@@ -1,9 +1,13 @@
 // Resolves device tokens on PostgreSQL together with each device's live session (connect needs
 // both): one named statement, shared by the lookups that arrive while one is in flight.
 import type pg from 'pg';
-import type { DeviceAuthSource } from '../domain/device-auth-cache.js';
-import type { DeviceAuth } from './devices-repo.js';
-import { fromRow, LIVE_SESSION_COLUMNS, type Row as LiveRow } from './live-sessions.postgres.js';
+import type { TokenHolderRow } from './devices-repo.js';
+import {
+  fromRow,
+  LIVE_SESSION_COLUMNS,
+  type LiveSessionRecord,
+  type Row as LiveRow,
+} from './live-sessions.postgres.js';
 import { QueryBatcher } from './query-batcher.js';
 
 interface AuthRow {
@@ -20,23 +24,26 @@ const SESSION_COLUMNS = LIVE_SESSION_COLUMNS.split(',')
   .map((c) => `ls.${c.trim()}`)
   .join(', ');
 
+/** A token's device with its live session as of the lookup (null: none). */
+export type TokenHolderWithSession = TokenHolderRow & { sessionAtAuth: LiveSessionRecord | null };
+
 /** Needs the live_sessions table: open PostgresLiveSessions first. */
-export class PostgresDeviceAuth implements DeviceAuthSource {
+export class PostgresDeviceAuth {
   /**
    * Each lookup is still sent after its request arrived, so it sees every revocation and plan
    * change committed before then, on any instance.
    */
-  private readonly lookups = new QueryBatcher<string, DeviceAuth | undefined>((hashes) =>
-    this.lookup(hashes),
+  private readonly lookups = new QueryBatcher<string, TokenHolderWithSession | undefined>(
+    (hashes) => this.lookup(hashes),
   );
 
   constructor(private readonly pool: pg.Pool) {}
 
-  authByTokenHash(tokenHash: string): Promise<DeviceAuth | undefined> {
+  authByTokenHash(tokenHash: string): Promise<TokenHolderWithSession | undefined> {
     return this.lookups.call(tokenHash);
   }
 
-  private async lookup(tokenHashes: string[]): Promise<(DeviceAuth | undefined)[]> {
+  private async lookup(tokenHashes: string[]): Promise<(TokenHolderWithSession | undefined)[]> {
     const { rows } = await this.pool.query<AuthRow & Partial<LiveRow>>({
       name: 'ferry-device-auth',
       text: `select d.token_hash as auth_token_hash, d.id as auth_device_id, a.id as auth_account_id,
@@ -58,7 +65,7 @@ export class PostgresDeviceAuth implements DeviceAuthSource {
   }
 }
 
-function toAuth(r: AuthRow & Partial<LiveRow>): DeviceAuth {
+function toAuth(r: AuthRow & Partial<LiveRow>): TokenHolderWithSession {
   return {
     deviceId: r.auth_device_id,
     accountId: r.auth_account_id,

@@ -1,25 +1,18 @@
 // Devices: their keys, stable tunnel addresses and hashed tokens.
-import type { LiveSession } from '../domain/live-sessions.js';
 import type { Selectable } from 'kysely';
 import type { Db, DevicesTable } from './schema.js';
 
 /** A device as read back: everything but its token hash. */
 export type DeviceRow = Omit<Selectable<DevicesTable>, 'token_hash'>;
 
-export interface DeviceAuth {
+/** The device a token hash belongs to, with its account. */
+export interface TokenHolderRow {
   deviceId: string;
   accountId: number;
   accountNumber: string;
   plan: string;
-  /** Fixed at sign-in and never changed: connect answers with them without another read. */
   tunnelIpv4: string;
   tunnelIpv6: string;
-  /**
-   * The device's live session (null: none) where the store reads it in the same round trip
-   * as the token (PostgreSQL); undefined where it does not. As of authentication, so for the
-   * request at hand only, never for a long-lived stream; never kept by a cache.
-   */
-  sessionAtAuth?: LiveSession | null;
 }
 
 /**
@@ -50,11 +43,12 @@ const COLUMNS = [
   'devices.tunnel_ipv6',
 ] as const;
 
+/** Bound to the database, or to one transaction (SqlStores.transaction). */
 export class DevicesRepo {
   constructor(private readonly db: Db) {}
 
-  async countForAccount(db: Db, accountId: number): Promise<number> {
-    const row = await db
+  async countForAccount(accountId: number): Promise<number> {
+    const row = await this.db
       .selectFrom('devices')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
@@ -64,11 +58,10 @@ export class DevicesRepo {
 
   /** Inserts and returns the sequence number that the tunnel addresses derive from. */
   async insert(
-    db: Db,
     d: Omit<DeviceRow, 'seq' | 'tunnel_ipv4' | 'tunnel_ipv6'> & { token_hash: string },
   ): Promise<number> {
     // Placeholders unique per device until the addresses are known from the sequence.
-    const row = await db
+    const row = await this.db
       .insertInto('devices')
       .values({ ...d, tunnel_ipv4: `pending:${d.id}`, tunnel_ipv6: `pending:${d.id}` })
       .returning('seq')
@@ -76,16 +69,16 @@ export class DevicesRepo {
     return row.seq;
   }
 
-  async setAddresses(db: Db, id: string, ipv4: string, ipv6: string): Promise<void> {
-    await db
+  async setAddresses(id: string, ipv4: string, ipv6: string): Promise<void> {
+    await this.db
       .updateTable('devices')
       .set({ tunnel_ipv4: ipv4, tunnel_ipv6: ipv6 })
       .where('id', '=', id)
       .execute();
   }
 
-  listForAccount(accountId: number, db: Db = this.db): Promise<DeviceRow[]> {
-    return db
+  listForAccount(accountId: number): Promise<DeviceRow[]> {
+    return this.db
       .selectFrom('devices')
       .select(COLUMNS)
       .where('account_id', '=', accountId)
@@ -94,8 +87,8 @@ export class DevicesRepo {
   }
 
   /** Another account's device is indistinguishable from a missing one. */
-  get(accountId: number, id: string, db: Db = this.db): Promise<DeviceRow | undefined> {
-    return db
+  get(accountId: number, id: string): Promise<DeviceRow | undefined> {
+    return this.db
       .selectFrom('devices')
       .select(COLUMNS)
       .where('account_id', '=', accountId)
@@ -113,8 +106,8 @@ export class DevicesRepo {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  async delete(db: Db, accountId: number, id: string): Promise<boolean> {
-    const r = await db
+  async delete(accountId: number, id: string): Promise<boolean> {
+    const r = await this.db
       .deleteFrom('devices')
       .where('account_id', '=', accountId)
       .where('id', '=', id)
@@ -123,17 +116,16 @@ export class DevicesRepo {
   }
 
   async setKeys(
-    db: Db,
     id: string,
     keys: { wireguard_public_key?: string | undefined; ferry_public_key?: string | undefined },
   ): Promise<void> {
     const set: { wireguard_public_key?: string; ferry_public_key?: string } = {};
     if (keys.wireguard_public_key) set.wireguard_public_key = keys.wireguard_public_key;
     if (keys.ferry_public_key) set.ferry_public_key = keys.ferry_public_key;
-    await db.updateTable('devices').set(set).where('id', '=', id).execute();
+    await this.db.updateTable('devices').set(set).where('id', '=', id).execute();
   }
 
-  async authByTokenHash(tokenHash: string): Promise<DeviceAuth | undefined> {
+  async authByTokenHash(tokenHash: string): Promise<TokenHolderRow | undefined> {
     const row = await this.db
       .selectFrom('devices')
       .innerJoin('accounts', 'accounts.id', 'devices.account_id')
@@ -174,10 +166,10 @@ export class DevicesRepo {
   }
 
   /** The peer ids of an account: its devices' and their tunnels'. */
-  async peerIdsForAccount(accountId: number, db: Db = this.db): Promise<string[]> {
+  async peerIdsForAccount(accountId: number): Promise<string[]> {
     const [devices, tunnels] = await Promise.all([
-      this.listForAccount(accountId, db),
-      db
+      this.listForAccount(accountId),
+      this.db
         .selectFrom('device_tunnels')
         .innerJoin('devices', 'devices.id', 'device_tunnels.device_id')
         .select('device_tunnels.id')

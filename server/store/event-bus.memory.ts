@@ -1,16 +1,17 @@
 // The event bus within one process (SQLite mode: one instance).
-import { Subscribers, type BusEvent, type EventBus } from '../domain/event-bus.js';
+import { Subscribers } from './subscribers.js';
 
-export class MemoryEventBus implements EventBus {
+/** Carries events of type E as they are (the domain's bus events in the service). */
+export class MemoryEventBus<E> {
   /** Subscribers run inside `publish`, and there is no other instance. */
   readonly instant = true;
-  private readonly subscribers = new Subscribers();
+  private readonly subscribers = new Subscribers<E>();
 
-  async publish(event: BusEvent): Promise<void> {
+  async publish(event: E): Promise<void> {
     this.subscribers.deliver(event);
   }
 
-  subscribe(listener: (event: BusEvent) => void): () => void {
+  subscribe(listener: (event: E) => void): () => void {
     return this.subscribers.add(listener);
   }
 

@@ -1,14 +1,15 @@
 // The event bus across instances sharing PostgreSQL: LISTEN/NOTIFY on one channel.
 import type pg from 'pg';
-import { Subscribers, type BusEvent, type EventBus } from '../domain/event-bus.js';
 import { QueryBatcher } from './query-batcher.js';
+import { Subscribers } from './subscribers.js';
 
 const CHANNEL = 'ferry_events';
 
-export class PostgresEventBus implements EventBus {
+/** Carries events of type E (JSON values: the domain's bus events in the service). */
+export class PostgresEventBus<E> {
   /** Other instances (and this one) hear an event only when its notification arrives. */
   readonly instant = false;
-  private readonly subscribers = new Subscribers();
+  private readonly subscribers = new Subscribers<E>();
   /**
    * Under load each publish would take a pool connection for a round trip of its own; those
    * made while a NOTIFY is in flight go out together in the next. A publish still resolves
@@ -31,9 +32,9 @@ export class PostgresEventBus implements EventBus {
   ) {
     listener.on('notification', (msg) => {
       if (msg.channel !== CHANNEL || !msg.payload) return;
-      let event: BusEvent;
+      let event: E;
       try {
-        event = JSON.parse(msg.payload) as BusEvent;
+        event = JSON.parse(msg.payload) as E;
       } catch {
         // Our own payloads are JSON; anything else on the channel is ignored.
         return;
@@ -42,18 +43,18 @@ export class PostgresEventBus implements EventBus {
     });
   }
 
-  static async open(pool: pg.Pool): Promise<PostgresEventBus> {
+  static async open<E>(pool: pg.Pool): Promise<PostgresEventBus<E>> {
     const client = await pool.connect();
     client.on('error', () => {});
     await client.query(`listen ${CHANNEL}`);
-    return new PostgresEventBus(pool, client);
+    return new PostgresEventBus<E>(pool, client);
   }
 
-  publish(event: BusEvent): Promise<void> {
+  publish(event: E): Promise<void> {
     return this.notifies.call(JSON.stringify(event));
   }
 
-  subscribe(listener: (event: BusEvent) => void): () => void {
+  subscribe(listener: (event: E) => void): () => void {
     return this.subscribers.add(listener);
   }
 

@@ -2,6 +2,10 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from './schema.js';
 
+/**
+ * Bound to the database, or to one transaction (SqlStores.transaction): `append` belongs in the
+ * caller's transaction, `prune` and `swapPeriod` run transactions of their own.
+ */
 export class FeedRepo {
   constructor(
     private readonly db: Db,
@@ -13,12 +17,12 @@ export class FeedRepo {
    * PostgreSQL the table lock makes versions commit in order, so a relay that has seen
    * version N can never later miss a change numbered below N.
    */
-  async append(trx: Db, deviceIds: readonly string[]): Promise<number> {
+  async append(deviceIds: readonly string[]): Promise<number> {
     if (this.dialect === 'postgres')
-      await sql`lock table peer_changes in exclusive mode`.execute(trx);
+      await sql`lock table peer_changes in exclusive mode`.execute(this.db);
     let version = 0;
     for (const device_id of deviceIds) {
-      const row = await trx
+      const row = await this.db
         .insertInto('peer_changes')
         .values({ device_id })
         .returning('version')

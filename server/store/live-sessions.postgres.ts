@@ -2,8 +2,27 @@
 // never in backups or replicas, and deleted with the session.
 import type pg from 'pg';
 import type { Encryption, Protocol } from '../../contracts/index.js';
-import type { HandshakeReport, LiveSession, LiveSessions } from '../domain/live-sessions.js';
 import { QueryBatcher } from './query-batcher.js';
+
+/** A live session as the table holds it (the service's LiveSession, field for field). */
+export interface LiveSessionRecord {
+  deviceId: string;
+  sessionId: string;
+  nodeId: string;
+  region: string;
+  protocol: Protocol;
+  cipher: Encryption;
+  clientLatencyMs: number | null;
+  clientLatencyUntilMs: number | null;
+  nodeLatencyMs: number | null;
+  upUntilMs: number | null;
+}
+
+/** A device a node's heartbeat reports with a fresh handshake. */
+export interface HandshakeRecord {
+  deviceId: string;
+  latencyMs?: number | undefined;
+}
 
 export interface Row {
   device_id: string;
@@ -21,7 +40,7 @@ export interface Row {
 export const LIVE_SESSION_COLUMNS = `device_id, session_id, node_id, region, protocol, cipher,
   client_latency_ms, client_latency_until_ms, node_latency_ms, up_until_ms`;
 
-export function fromRow(r: Row): LiveSession {
+export function fromRow(r: Row): LiveSessionRecord {
   return {
     deviceId: r.device_id,
     sessionId: r.session_id,
@@ -40,9 +59,11 @@ export function fromRow(r: Row): LiveSession {
  * Connect, status and disconnect run these on every call: named statements are parsed and
  * planned once per pooled connection instead of on every call.
  */
-export class PostgresLiveSessions implements LiveSessions {
+export class PostgresLiveSessions {
   /** Every connect writes its session: the writes that arrive meanwhile share one statement. */
-  private readonly puts = new QueryBatcher<LiveSession, void>((sessions) => this.putAll(sessions));
+  private readonly puts = new QueryBatcher<LiveSessionRecord, void>((sessions) =>
+    this.putAll(sessions),
+  );
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -68,7 +89,7 @@ export class PostgresLiveSessions implements LiveSessions {
     return new PostgresLiveSessions(pool);
   }
 
-  async get(deviceId: string): Promise<LiveSession | undefined> {
+  async get(deviceId: string): Promise<LiveSessionRecord | undefined> {
     const { rows } = await this.pool.query<Row>({
       name: 'ferry-live-get',
       text: `select ${LIVE_SESSION_COLUMNS} from live_sessions where device_id = $1`,
@@ -77,7 +98,7 @@ export class PostgresLiveSessions implements LiveSessions {
     return rows[0] && fromRow(rows[0]);
   }
 
-  async getMany(deviceIds: readonly string[]): Promise<LiveSession[]> {
+  async getMany(deviceIds: readonly string[]): Promise<LiveSessionRecord[]> {
     if (deviceIds.length === 0) return [];
     const { rows } = await this.pool.query<Row>({
       name: 'ferry-live-get-many',
@@ -87,11 +108,11 @@ export class PostgresLiveSessions implements LiveSessions {
     return rows.map(fromRow);
   }
 
-  put(session: LiveSession): Promise<void> {
+  put(session: LiveSessionRecord): Promise<void> {
     return this.puts.call(session);
   }
 
-  private async putAll(sessions: LiveSession[]): Promise<void[]> {
+  private async putAll(sessions: LiveSessionRecord[]): Promise<void[]> {
     // One statement may not change a row twice: per device the last write wins, as it would
     // one statement after another. Sorted, so that rows are always locked in the same order.
     const rows = [...new Map(sessions.map((s) => [s.deviceId, s])).values()].sort((a, b) =>
@@ -153,13 +174,13 @@ export class PostgresLiveSessions implements LiveSessions {
 
   async applyHandshakes(
     nodeId: string,
-    reports: readonly HandshakeReport[],
+    reports: readonly HandshakeRecord[],
     upUntilMs: number,
     nowMs: number,
   ): Promise<string[]> {
     const ids = reports.map((r) => r.deviceId);
     const latencies = reports.map((r) => r.latencyMs ?? null);
-    // One statement: compare the old and new shown state (domain/live-sessions.ts shownState:
+    // One statement: compare the old and new shown state (the live sessions port's shownState:
     // up, and a latency known) of every session on this node.
     const { rows } = await retryOnDeadlock(() =>
       this.pool.query<{ device_id: string }>(

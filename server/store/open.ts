@@ -5,7 +5,6 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { FerryError } from '../domain/errors.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Db, Dialect, Tables } from './schema.js';
 import { cachingSqliteDatabase } from './sqlite-statement-cache.js';
@@ -29,7 +28,8 @@ export async function openDatabase(opts: {
   const { error } = await migrator.migrateToLatest();
   if (error) {
     await opened.close();
-    throw new FerryError('unavailable', 'the database could not be migrated', { cause: error });
+    // The service does not start: its start-up failure reports this message and the cause.
+    throw new Error('the database could not be migrated', { cause: error });
   }
   return opened;
 }

@@ -12,41 +12,45 @@ export interface KeyHolder {
   key: string;
 }
 
+/** Used inside the transaction that stores the keys: bound to it (SqlStores.transaction). */
 export class PublicKeysRepo {
-  constructor(private readonly dialect: Dialect) {}
+  constructor(
+    private readonly trx: Db,
+    private readonly dialect: Dialect,
+  ) {}
 
   /**
    * Serialises, until the transaction ends, the writers of these keys: two sign-ins or node
    * registrations with the same key cannot both find it free. PostgreSQL only; SQLite has one
    * writer at a time.
    */
-  async lock(trx: Db, keys: readonly string[]): Promise<void> {
+  async lock(keys: readonly string[]): Promise<void> {
     if (this.dialect !== 'postgres') return;
     // In one order, so that two writers of overlapping keys cannot deadlock.
     for (const key of [...new Set(keys)].sort()) {
-      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 25519))`.execute(trx);
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 25519))`.execute(this.trx);
     }
   }
 
-  async holders(trx: Db, keys: readonly string[]): Promise<KeyHolder[]> {
+  async holders(keys: readonly string[]): Promise<KeyHolder[]> {
     if (keys.length === 0) return [];
     const wanted = [...new Set(keys)];
     const [devices, tunnels, nodes] = await Promise.all([
-      trx
+      this.trx
         .selectFrom('devices')
         .select(['id', 'wireguard_public_key', 'ferry_public_key'])
         .where((eb) =>
           eb.or([eb('wireguard_public_key', 'in', wanted), eb('ferry_public_key', 'in', wanted)]),
         )
         .execute(),
-      trx
+      this.trx
         .selectFrom('device_tunnels')
         .select(['id', 'wireguard_public_key', 'ferry_public_key'])
         .where((eb) =>
           eb.or([eb('wireguard_public_key', 'in', wanted), eb('ferry_public_key', 'in', wanted)]),
         )
         .execute(),
-      trx
+      this.trx
         .selectFrom('nodes')
         .select(['id', 'wireguard_public_key', 'ferry_public_key'])
         .where((eb) =>

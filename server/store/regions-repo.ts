@@ -25,6 +25,7 @@ const NODE_COLUMNS = [
   'probe_key',
 ] as const satisfies readonly (keyof NodeRow)[];
 
+/** Bound to the database, or to one transaction (SqlStores.transaction). */
 export class RegionsRepo {
   constructor(private readonly db: Db) {}
 
@@ -62,8 +63,8 @@ export class RegionsRepo {
     return q.execute();
   }
 
-  nodeById(id: string, db: Db = this.db): Promise<NodeRow | undefined> {
-    return db.selectFrom('nodes').select(NODE_COLUMNS).where('id', '=', id).executeTakeFirst();
+  nodeById(id: string): Promise<NodeRow | undefined> {
+    return this.db.selectFrom('nodes').select(NODE_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   nodeByTokenHash(tokenHash: string): Promise<NodeRow | undefined> {
@@ -84,9 +85,8 @@ export class RegionsRepo {
       /** Set only where the node has none yet. */
       probeKeyIfNone: string;
     },
-    db: Db = this.db,
   ): Promise<void> {
-    await db
+    await this.db
       .updateTable('nodes')
       .set((eb) => ({
         wireguard_public_key: keys.wireguardKey,

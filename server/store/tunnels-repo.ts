@@ -15,6 +15,7 @@ const COLUMNS = [
   'device_tunnels.tunnel_ipv6',
 ] as const;
 
+/** Bound to the database, or to one transaction (SqlStores.transaction). */
 export class TunnelsRepo {
   constructor(
     private readonly db: Db,
@@ -26,17 +27,19 @@ export class TunnelsRepo {
    * later gets a higher one, so tunnelAddresses() of it is nobody else's, ever (numbers are
    * never reused). Inside the caller's transaction.
    */
-  async nextAddressSeq(trx: Db): Promise<number> {
+  async nextAddressSeq(): Promise<number> {
     if (this.dialect === 'postgres') {
       const r = await sql<{
         seq: number;
-      }>`select nextval(pg_get_serial_sequence('devices', 'seq')) as seq`.execute(trx);
+      }>`select nextval(pg_get_serial_sequence('devices', 'seq')) as seq`.execute(this.db);
       return Number(r.rows[0]!.seq);
     }
     // AUTOINCREMENT numbers a new row above the larger of this counter and the highest seq.
     const r = await sql<{
       seq: number;
-    }>`update sqlite_sequence set seq = seq + 1 where name = 'devices' returning seq`.execute(trx);
+    }>`update sqlite_sequence set seq = seq + 1 where name = 'devices' returning seq`.execute(
+      this.db,
+    );
     if (r.rows[0] === undefined) {
       // No device was ever stored: then there is no device to hold a tunnel either.
       throw new Error('the devices table has no address sequence yet');
@@ -48,17 +51,22 @@ export class TunnelsRepo {
    * Serialises, until the transaction ends, the writers of one device's tunnels (PostgreSQL:
    * two registrations cannot both take the last place). SQLite has one writer at a time.
    */
-  async lockDevice(trx: Db, deviceId: string): Promise<void> {
+  async lockDevice(deviceId: string): Promise<void> {
     if (this.dialect !== 'postgres') return;
-    await trx.selectFrom('devices').select('id').where('id', '=', deviceId).forUpdate().execute();
+    await this.db
+      .selectFrom('devices')
+      .select('id')
+      .where('id', '=', deviceId)
+      .forUpdate()
+      .execute();
   }
 
-  async insert(trx: Db, row: TunnelRow): Promise<void> {
-    await trx.insertInto('device_tunnels').values(row).execute();
+  async insert(row: TunnelRow): Promise<void> {
+    await this.db.insertInto('device_tunnels').values(row).execute();
   }
 
-  listForDevice(deviceId: string, db: Db = this.db): Promise<TunnelRow[]> {
-    return db
+  listForDevice(deviceId: string): Promise<TunnelRow[]> {
+    return this.db
       .selectFrom('device_tunnels')
       .select(COLUMNS)
       .where('device_id', '=', deviceId)
@@ -66,8 +74,8 @@ export class TunnelsRepo {
       .execute();
   }
 
-  get(deviceId: string, tag: string, db: Db = this.db): Promise<TunnelRow | undefined> {
-    return db
+  get(deviceId: string, tag: string): Promise<TunnelRow | undefined> {
+    return this.db
       .selectFrom('device_tunnels')
       .select(COLUMNS)
       .where('device_id', '=', deviceId)
@@ -76,18 +84,18 @@ export class TunnelsRepo {
   }
 
   /** Removes one tunnel; returns its id, or undefined when there was none. */
-  async delete(trx: Db, deviceId: string, tag: string): Promise<string | undefined> {
-    const row = await this.get(deviceId, tag, trx);
+  async delete(deviceId: string, tag: string): Promise<string | undefined> {
+    const row = await this.get(deviceId, tag);
     if (!row) return undefined;
-    await trx.deleteFrom('device_tunnels').where('id', '=', row.id).execute();
+    await this.db.deleteFrom('device_tunnels').where('id', '=', row.id).execute();
     return row.id;
   }
 
   /** Removes every tunnel of a device (it is being revoked); returns their ids. */
-  async deleteForDevice(trx: Db, deviceId: string): Promise<string[]> {
-    const ids = (await this.listForDevice(deviceId, trx)).map((r) => r.id);
+  async deleteForDevice(deviceId: string): Promise<string[]> {
+    const ids = (await this.listForDevice(deviceId)).map((r) => r.id);
     if (ids.length)
-      await trx.deleteFrom('device_tunnels').where('device_id', '=', deviceId).execute();
+      await this.db.deleteFrom('device_tunnels').where('device_id', '=', deviceId).execute();
     return ids;
   }
 }

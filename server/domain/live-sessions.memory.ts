@@ -1,6 +1,11 @@
-// Live sessions held in process memory (SQLite mode): gone with the session or the process.
-import type { HandshakeReport, LiveSession, LiveSessions } from '../domain/live-sessions.js';
-import { shownState } from '../domain/live-sessions.js';
+// Live sessions held in process memory (SQLite mode, and the domain's tests): gone with the
+// session or the process. Beside its port: it keeps no store, and its change test is shownState.
+import {
+  shownState,
+  type HandshakeReport,
+  type LiveSession,
+  type LiveSessions,
+} from './live-sessions.js';
 
 export class MemoryLiveSessions implements LiveSessions {
   private readonly byDevice = new Map<string, LiveSession>();

@@ -1,6 +1,12 @@
 // What netcli says when a command fails: one `netcli: <detail>` line, `hint:` lines that say
 // what to do, and the exit code (1 refused, 3 no engine; 2 is commander's, for usage).
-import { ApiError, DEFAULT_ENGINE_SOCKET, type FieldError } from '../contracts/index.js';
+import {
+  ApiError,
+  DEFAULT_ENGINE_SOCKET,
+  NETCLI_ERROR_HINTS,
+  wordsFor,
+  type FieldError,
+} from '../contracts/index.js';
 import { SocketFileError } from '../engine/host/socket-file.js';
 import { FerryError } from '../engine/errors.js';
 
@@ -35,45 +41,10 @@ function startEngine(socketPath: string): string {
   return `is the engine running? start it with: sudo netcli daemon${option}`;
 }
 
-/** Hints for the codes a user can do something about. */
-const HINTS: Readonly<Record<string, readonly string[]>> = {
-  'not-signed-in': ['netcli account create or netcli login <number>'],
-  'service-not-configured': ['netcli init --endpoint <url> [--protocol wireguard|ferry]'],
-  'service-insecure': [
-    'use the service’s https URL: netcli init --endpoint https://<host> [--ca-file <ca.pem>]',
-  ],
-  'untrusted-certificate': [
-    'if the service uses a private CA, give it: netcli init --endpoint <url> --ca-file <ca.pem>',
-  ],
-  'invalid-credentials': ['check the number; if the account has a password, add --password'],
-  'rule-not-found': ['netcli region list shows the rules'],
-  'rule-exists': ['give the rule another --name, or remove it first: netcli region remove <name>'],
-  'region-not-in-plan': ['netcli region list shows the regions your plan allows'],
-  'no-node-available': ['try another region: netcli region list'],
-  'platform-unverified': [
-    'connect where it is verified: netcli connect --mode stream --platform <platform> --region <region>; netcli region list shows the platforms verified per region',
-  ],
-  'data-cap-reached': ['netcli account shows the usage of this period'],
-  'node-unreachable': [
-    'the node did not answer; try another region, or when UDP is blocked: netcli config set obfuscation on',
-  ],
-  'tunnel-timeout': ['no traffic crossed the tunnel; try again, or another region'],
-  superseded: ['another connect or disconnect replaced this one; netcli status shows where it is'],
-  cancelled: ['netcli status shows where the connection is'],
-  unauthorized: ['this device is no longer signed in: netcli login <number>'],
-  'state-dir-insecure': ['the state directory holds the device keys: make it 0700 and your own'],
-  'not-found': ['netcli devices lists the account’s devices and their ids'],
-  'service-not-found': ['netcli service list shows the services'],
-  'service-exists': ['choose another name, or remove yours first: netcli service remove <name>'],
-  'tunnel-not-found': ['netcli tunnel list shows the running tunnels'],
-  'tunnel-exists': [
-    'netcli tunnel list shows the running tunnels; stop one with netcli tunnel stop --tag <tag>',
-  ],
-  'tunnel-limit': ['stop a tunnel first: netcli tunnel stop --tag <tag>'],
-  'destinations-unresolved': [
-    'check this host’s DNS, or the service’s domains: netcli service list',
-  ],
-};
+/** The hints for a code (contracts/words/errors.ts), none for a code without any. */
+function hintsFor(code: string): readonly string[] {
+  return wordsFor(NETCLI_ERROR_HINTS, code) ?? [];
+}
 
 /**
  * One hint line per field: what it takes, and the values where the set is closed; none that only
@@ -110,7 +81,7 @@ function refusal(e: ApiError): Failure {
     hints.push('check the service URL (netcli config get service) and the network');
   } else if (e.code === 'rate-limited' && e.retryAfterSeconds !== undefined) {
     hints.push(`try again in ${e.retryAfterSeconds} s`);
-  } else hints.push(...(HINTS[e.code] ?? []));
+  } else hints.push(...hintsFor(e.code));
   return { message, hints, exitCode: EXIT_REFUSED };
 }
 
@@ -169,7 +140,7 @@ export function describeFailure(e: unknown, socketPath: string): Failure {
   if (e instanceof FerryError) {
     return {
       message: e.message,
-      hints: [...fieldHints(e.errors, e.message), ...(HINTS[e.code] ?? [])],
+      hints: [...fieldHints(e.errors, e.message), ...hintsFor(e.code)],
       exitCode: EXIT_REFUSED,
     };
   }

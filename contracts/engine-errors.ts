@@ -1,10 +1,9 @@
-// The engine's error vocabulary: its stable codes and FerryError (a code, a user-safe message, a
-// cause), shared by the engine, the OS adapters of platform/ and every face that shows them.
-import type { FieldError } from './problem.js';
+// The engine's error vocabulary: its stable codes and the local API's status of each, shared by
+// the engine, the OS adapters of platform/ and every face that shows them.
 
 /**
  * The engine's error codes. Stable: the local API and netcli map them to statuses and hints;
- * add, never rename. (The local API's contract will list them beside the control API's.)
+ * add, never rename.
  */
 export const ENGINE_ERROR_CODES = [
   /** A setting or value was refused; `errors` names the keys and their allowed values. */
@@ -86,25 +85,50 @@ export const ENGINE_ERROR_CODES = [
 
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 
-export interface FerryErrorOptions {
-  cause?: unknown;
-  /** Per-field detail for validation failures (the local API returns them in its problem). */
-  errors?: FieldError[];
-}
-
 /**
- * An engine failure a person can be shown. The message names no destination, DNS query, user
- * address or key (the no-logs rule): hosts print and log it as it is. `cause` holds what went
- * wrong underneath, for diagnostics, and is held to the same rule.
+ * The HTTP status the local API answers each engine code with (the control plane's codes keep
+ * theirs, ERROR_STATUS). Every code has one: a new engine code cannot be forgotten here.
  */
-export class FerryError extends Error {
-  readonly code: EngineErrorCode;
-  readonly errors: FieldError[] | undefined;
+export const ENGINE_ERROR_STATUS = {
+  'config-invalid': 400,
+  'config-corrupt': 500,
+  'config-unreadable': 500,
+  'config-write-failed': 500,
+  'state-dir-unusable': 500,
+  'state-dir-insecure': 500,
+  'keys-corrupt': 500,
+  'keys-unreadable': 500,
+  'keys-insecure': 500,
+  'keys-write-failed': 500,
+  'key-rotation-mismatch': 409,
+  'session-write-failed': 500,
+  'session-unreadable': 500,
+  'session-insecure': 500,
+  'session-corrupt': 500,
+  'not-signed-in': 409,
+  'service-not-configured': 409,
+  'service-insecure': 409,
+  'rule-not-found': 404,
+  'rule-exists': 409,
+  superseded: 409,
+  'os-command-failed': 500,
+  'not-supported': 501,
+  'illegal-transition': 500,
+  'tunnel-failed': 500,
+  'tunnel-timeout': 504,
+  'node-unreachable': 504,
+  'node-is-local': 409,
+  cancelled: 409,
+  'service-not-found': 404,
+  'service-exists': 409,
+  'tunnel-not-found': 404,
+  'tunnel-exists': 409,
+  'destinations-unresolved': 502,
+  'host-unresolvable': 502,
+  'geoip-file-invalid': 500,
+  'geoip-file-unreadable': 500,
+  'not-connected': 409,
+} as const satisfies Record<EngineErrorCode, number>;
 
-  constructor(code: EngineErrorCode, message: string, opts: FerryErrorOptions = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.name = 'FerryError';
-    this.code = code;
-    this.errors = opts.errors;
-  }
-}
+// The one FerryError lives in ferry-error.ts; the engine's adapters import it from here too.
+export { FerryError, type FerryErrorOptions } from './ferry-error.js';

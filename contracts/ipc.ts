@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { Notice } from './control-api.js';
 import type { RouteDef } from './control-routes.js';
+import { faceCodeOf } from './face-codes.js';
 import { FieldError } from './problem.js';
 import { LocalStatus, localRoutes, type LocalRouteId, type LocalRoutes } from './local-api.js';
 import type { RoutePayload } from './route-client.js';
@@ -36,9 +37,9 @@ export function ipcChannel(id: FaceRouteId): string {
 /** The one channel main pushes engine events on (status on every change, notices). */
 export const IPC_EVENT_CHANNEL = 'ferry:event';
 
-/** A refusal as it crosses a boundary: the code (engine's, control plane's or a client's). */
+/** A refusal as it crosses a boundary: the code (face-codes.ts: known, or a newer build's). */
 export const FaceError = z.object({
-  code: z.string().min(1),
+  code: z.string().min(1).transform(faceCodeOf),
   message: z.string(),
   /** Per-field validation errors, when the refusal was about input. */
   errors: z.array(FieldError).optional(),

@@ -17,7 +17,6 @@ export const ERROR_STATUS = {
   'request-timeout': 408,
   'device-limit': 409,
   'key-in-use': 409,
-  'key-mismatch': 409,
   'region-exists': 409,
   'node-not-registered': 409,
   'tunnel-limit': 409,

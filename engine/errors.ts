@@ -1,30 +1,23 @@
 // The Result type for the engine's expected failures, and errno codes; FerryError and the
-// engine's codes live in contracts/engine-errors.ts (re-exported here for the engine's files).
+// engine's codes live in contracts (ferry-error.ts, engine-errors.ts), re-exported here for the
+// engine's files.
 import {
-  FerryError,
+  fail as failWith,
   type EngineErrorCode,
   type FerryErrorOptions,
-} from '../contracts/engine-errors.js';
+} from '../contracts/index.js';
+import type { FerryError } from '../contracts/ferry-error.js';
 
-export {
-  ENGINE_ERROR_CODES,
-  FerryError,
-  type EngineErrorCode,
-  type FerryErrorOptions,
-} from '../contracts/engine-errors.js';
+export { ENGINE_ERROR_CODES, type EngineErrorCode } from '../contracts/engine-errors.js';
+export { FerryError, ok, type FerryErrorOptions, type Result } from '../contracts/ferry-error.js';
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: FerryError };
-
-export function ok<T>(value: T): Result<T> {
-  return { ok: true, value };
-}
-
+/** An expected failure of the engine: only the engine's own codes. */
 export function fail(
   code: EngineErrorCode,
   message: string,
   opts?: FerryErrorOptions,
 ): { ok: false; error: FerryError } {
-  return { ok: false, error: new FerryError(code, message, opts) };
+  return failWith(code, message, opts);
 }
 
 /** The errno code of a Node system error (ENOENT, EACCES...), for messages and decisions. */

@@ -1,5 +1,10 @@
 // netcli's words for the connection: status, the connect answer, and the event stream's lines.
-import type { LocalConnectResponse, LocalStatus, Notice } from '../../contracts/index.js';
+import {
+  ENGINE_STATE_SENTENCE_WORDS,
+  type LocalConnectResponse,
+  type LocalStatus,
+  type Notice,
+} from '../../contracts/index.js';
 
 const PROTOCOL_NAMES: Readonly<Record<string, string>> = { wireguard: 'WireGuard', ferry: 'Ferry' };
 
@@ -7,14 +12,7 @@ export function protocolName(protocol: string): string {
   return PROTOCOL_NAMES[protocol] ?? protocol;
 }
 
-const STATE_WORDS: Readonly<Record<LocalStatus['status'], string>> = {
-  disconnected: 'Disconnected',
-  connecting: 'Connecting',
-  connected: 'Connected',
-  reconnecting: 'Reconnecting',
-  disconnecting: 'Disconnecting',
-  error: 'Error',
-};
+const STATE_WORDS = ENGINE_STATE_SENTENCE_WORDS;
 
 /** "asia-east (node hk-1) over WireGuard, ChaCha20-Poly1305": where the tunnel goes and how. */
 function link(s: LocalStatus): string {

@@ -1,6 +1,10 @@
 // netcli's words for the client configuration: the list, one value, and what a change did.
 import type { ClientConfig, ConfigChangeResult, ConfigKey } from '../../contracts/index.js';
-import { CONFIG_KEYS } from '../../contracts/index.js';
+import {
+  CONFIG_EFFECT_WORDS,
+  CONFIG_KEYS,
+  UNCHANGED_BUT_RECONNECTED_WORDS,
+} from '../../contracts/index.js';
 import { describeServiceCa } from '../../engine/service-trust.js';
 import { table } from './table.js';
 
@@ -18,19 +22,15 @@ export function formatConfig(config: ClientConfig): string[] {
   );
 }
 
-const EFFECT_WORDS: Readonly<Record<ConfigChangeResult['effect'], string>> = {
-  reconnected: 'the tunnel reconnected with the new settings',
-  applied: 'applied to the live tunnel',
-  saved: 'saved; it takes effect at the next connect',
-};
+const EFFECT_WORDS = CONFIG_EFFECT_WORDS.netcli;
 
 /** "protocol: wireguard -> ferry" per changed key, then what the live tunnel did. */
 export function formatConfigChange(before: ClientConfig, result: ConfigChangeResult): string[] {
   if (result.changed.length === 0) {
     // The saved value was already so, but the live tunnel ran with a connect option of its own.
     return result.effect === 'reconnected'
-      ? ['Nothing changed in the settings; the tunnel reconnected with them.']
-      : ['Nothing changed.'];
+      ? [UNCHANGED_BUT_RECONNECTED_WORDS]
+      : [EFFECT_WORDS.unchanged];
   }
   const lines = result.changed.map(
     (k) => `${k}: ${configValueText(before[k])} -> ${configValueText(result.config[k])}`,

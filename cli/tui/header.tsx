@@ -2,7 +2,7 @@
 // the live latency with its recent history, and the protections as the engine holds them.
 import { Box } from 'ink';
 import { Text } from './text.js';
-import { ENGINE_STATE_WORDS } from '../../contracts/engine-state-words.js';
+import { ENGINE_STATE_WORDS } from '../../contracts/words/states.js';
 import type { LocalStatus } from '../../contracts/index.js';
 import { protocolName } from '../format/connection.js';
 import { regionName, sparkline, type TuiState } from './state.js';

@@ -1,7 +1,12 @@
 // The tray: the connection's state and latency in the tooltip and the menu, connect and
 // disconnect, show the window, quit. It follows the engine's events; what it shows comes from
 // the engine (it holds no state of its own but the last status).
-import { ENGINE_STATE_WORDS, type FaceError, type LocalStatus } from '../../contracts/index.js';
+import {
+  ENGINE_STATE_WORDS,
+  NO_STATUS_WORDS,
+  type FaceError,
+  type LocalStatus,
+} from '../../contracts/index.js';
 import { faceErrorOf } from './face-error.js';
 import type { EnginePort } from './engine-port.js';
 
@@ -28,7 +33,10 @@ export interface TrayView {
 
 /** "Connected · asia-east · 12ms", "Disconnected", "Engine not running". */
 export function stateLine(status: LocalStatus | undefined, problem: FaceError | undefined): string {
-  if (!status) return problem?.code === 'engine-unavailable' ? 'Engine not running' : 'Starting…';
+  if (!status)
+    return NO_STATUS_WORDS[
+      problem?.code === 'engine-unavailable' ? 'engine-unavailable' : 'starting'
+    ];
   const parts = [ENGINE_STATE_WORDS[status.status]];
   if (status.region && status.status !== 'disconnected') parts.push(status.region);
   if (status.latency) parts.push(status.latency);

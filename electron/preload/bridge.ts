@@ -12,6 +12,7 @@ import {
   type FaceRouteId,
   type FerryBridge,
 } from '../../contracts/ipc.js';
+import type { FaceCode } from '../../contracts/face-codes.js';
 
 /** The parts of Electron's ipcRenderer the bridge uses. */
 export interface IpcRendererSeam {
@@ -36,7 +37,7 @@ const WireResult = z.union([
 
 const KNOWN = new Set<string>(FACE_ROUTE_IDS);
 
-function refusal(code: string, message: string, errors?: FaceError['errors']): FaceResult<never> {
+function refusal(code: FaceCode, message: string, errors?: FaceError['errors']): FaceResult<never> {
   return { ok: false, error: errors ? { code, message, errors } : { code, message } };
 }
 

@@ -15,9 +15,10 @@ import {
   type LocalRouteId,
 } from '../../contracts/index.js';
 import { FakeEngine } from '../engine.fake.js';
-import { ENGINE_ERROR_CODES, FerryError } from '../errors.js';
+import { ENGINE_ERROR_CODES, ENGINE_ERROR_STATUS } from '../../contracts/engine-errors.js';
+import { FerryError } from '../errors.js';
 import { startLocalApiServer, type LocalApiServer } from './local-api-server.js';
-import { ENGINE_ERROR_STATUS, UNKNOWN_CODE_STATUS, engineErrorStatus } from './problems.js';
+import { UNKNOWN_CODE_STATUS, engineErrorStatus } from './problems.js';
 import { SocketFileError } from './socket-file.js';
 import { createUnixFetch, type UnixFetch } from './unix-fetch.js';
 

@@ -3,6 +3,7 @@
 // region choice and a latency check of every region. Status events and answers reach the
 // replica through the status feed.
 import type { Notice } from '../../contracts/control-api.js';
+import type { FaceCode, NewerCode } from '../../contracts/face-codes.js';
 import type { FaceValue } from '../../contracts/ipc.js';
 import type { LocalConnectResponse, LocalStatus } from '../../contracts/local-api.js';
 import { toFaceCallError } from '../transport/face-call-error.js';
@@ -62,7 +63,11 @@ export interface ConnectionDeps extends SliceDeps {
 }
 
 /** Codes that mean another request replaced this one (a Cancel, a newer connect): not errors. */
-const REPLACED = new Set(['cancelled', 'superseded', 'aborted']);
+const REPLACED: ReadonlySet<FaceCode | NewerCode> = new Set<FaceCode>([
+  'cancelled',
+  'superseded',
+  'aborted',
+]);
 
 function statusOf(answer: LocalStatus | LocalConnectResponse): LocalStatus {
   if (!('exit_ip' in answer)) return answer;

@@ -10,7 +10,7 @@ import {
 
 describe('describeError', () => {
   it('says the service is out of reach for every no-answer code', () => {
-    for (const code of ['unreachable', 'timeout', 'bad-response']) {
+    for (const code of ['unreachable', 'timeout', 'bad-response'] as const) {
       expect(describeError({ code, message: 'ECONNREFUSED 10.0.0.1:443' }).words).toBe(
         OFFLINE_WORDS,
       );

@@ -1,13 +1,22 @@
-// Errors in words a person reads: the few codes that need other words than the engine's own
-// (no connection, not signed in, no service yet), and what the person can do about them.
+// Errors as the app shows them: the catalog's words for the few codes that need other words
+// than the engine's own (no connection, not signed in, no service yet), and what the person can
+// do about them.
+import type { FaceCode, NewerCode } from '../../contracts/face-codes.js';
 import type { FaceError } from '../../contracts/ipc.js';
 import type { FieldError } from '../../contracts/problem.js';
+import {
+  APP_ERROR_WORDS,
+  ENGINE_DOWN_WORDS,
+  NO_ANSWER_CODES,
+  OFFLINE_WORDS,
+  wordsFor,
+} from '../../contracts/words/errors.js';
 
 /** What the screen offers beside the words. */
 export type ErrorAction = 'sign-in' | 'setup' | null;
 
 export interface ShownError {
-  code: string;
+  code: FaceCode | NewerCode;
   /** The words shown. */
   words: string;
   action: ErrorAction;
@@ -15,34 +24,13 @@ export interface ShownError {
   errors: FieldError[];
 }
 
-export const OFFLINE_WORDS =
-  "Ferry can't reach its service right now. Check your internet connection.";
-export const ENGINE_DOWN_WORDS =
-  "Ferry's engine isn't answering. Make sure Ferry is running; this window reconnects on its own.";
+export { ENGINE_DOWN_WORDS, OFFLINE_WORDS } from '../../contracts/words/errors.js';
 
-/** Codes of a call that got no readable answer (from the control plane, or the engine). */
-const NO_ANSWER = new Set(['unreachable', 'timeout', 'bad-response', 'host-unresolvable']);
-
-const OWN_WORDS: Readonly<Record<string, { words: string; action: ErrorAction }>> = {
-  // `unauthorized` keeps the engine's words: in the web graphical mode it is this page's own
-  // session that ended (the host says to open a new link), not the device's.
-  'not-signed-in': { words: 'Sign in to your Ferry account first.', action: 'sign-in' },
-  'service-not-configured': {
-    words: "Ferry doesn't know its service address yet. Enter it to continue.",
-    action: 'setup',
-  },
-  // A new device (signing in, a phone or tablet) over the plan's limit: the engine's message
-  // names the plan and the number; what to do is the same everywhere.
-  'device-limit': {
-    words:
-      'Your plan’s device limit is reached. Revoke a device you no longer use first (under Devices on the Account screen), then try again.',
-    action: null,
-  },
-  'rate-limited': {
-    words: 'Too many attempts in a short time. Wait a minute, then try again.',
-    action: null,
-  },
-};
+/** What the screen offers beside the words, per code (the words: contracts/words/errors.ts). */
+const ACTIONS = {
+  'not-signed-in': 'sign-in',
+  'service-not-configured': 'setup',
+} as const satisfies Partial<Record<FaceCode, ErrorAction>>;
 
 /** Words that keep their case at the start of a sentence: commands typed as they are. */
 const AS_TYPED = /^(netcli|sudo)\b/;
@@ -64,11 +52,12 @@ export function describeError(
   engineLink: 'unknown' | 'up' | 'down' | 'signed-out' = 'up',
 ): ShownError {
   const errors = error.errors ?? [];
-  if (NO_ANSWER.has(error.code)) {
+  if (NO_ANSWER_CODES.has(error.code)) {
     const words = engineLink === 'down' ? ENGINE_DOWN_WORDS : OFFLINE_WORDS;
     return { code: error.code, words, action: null, errors };
   }
-  const own = OWN_WORDS[error.code];
-  if (own) return { code: error.code, ...own, errors };
+  const own = wordsFor(APP_ERROR_WORDS, error.code);
+  if (own)
+    return { code: error.code, words: own, action: wordsFor(ACTIONS, error.code) ?? null, errors };
   return { code: error.code, words: sentence(error.message), action: null, errors };
 }

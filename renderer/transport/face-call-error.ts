@@ -1,11 +1,12 @@
 // The error every EngineTransport call rejects with: a FaceError (stable code, a message a
 // person can read, per-field errors) as an Error, whatever carried the call.
 import { ApiError } from '../../contracts/api-error.js';
+import { faceCodeOf, type FaceCode, type NewerCode } from '../../contracts/face-codes.js';
 import type { FaceError } from '../../contracts/ipc.js';
 import type { FieldError } from '../../contracts/problem.js';
 
 export class FaceCallError extends Error implements FaceError {
-  readonly code: string;
+  readonly code: FaceCode | NewerCode;
   readonly errors: FieldError[] | undefined;
 
   constructor(error: FaceError, options?: { cause?: unknown }) {
@@ -33,7 +34,7 @@ export function toFaceCallError(e: unknown): FaceCallError {
   if (e instanceof FaceCallError) return e;
   if (e instanceof ApiError) {
     return new FaceCallError(
-      { code: e.code, message: e.detail, ...(e.errors ? { errors: e.errors } : {}) },
+      { code: faceCodeOf(e.code), message: e.detail, ...(e.errors ? { errors: e.errors } : {}) },
       { cause: e },
     );
   }

@@ -38,7 +38,7 @@ describe('IpcTransport', () => {
 
   it('rejects with the error of {ok: false}, its code and field errors kept', async () => {
     const error = {
-      code: 'config-invalid',
+      code: 'config-invalid' as const,
       message: 'dns must be auto or an address',
       errors: [{ field: 'dns', message: 'dns must be auto or an address' }],
     };

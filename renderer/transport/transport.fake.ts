@@ -1,5 +1,6 @@
 // An in-memory EngineTransport for tests: answers per route (values, errors or promises the
 // test settles), a record of every call, and events and link changes pushed by the test.
+import { faceCodeOf, type FaceCode } from '../../contracts/face-codes.js';
 import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
 import type {
   BrowserSessionsAccess,
@@ -33,7 +34,7 @@ export class FakeTransport implements EngineTransport {
   }
 
   /** Makes `id` refuse with this error from now on. */
-  refuse(id: FaceRouteId, code: string, message: string, errors?: FaceCallError['errors']): this {
+  refuse(id: FaceRouteId, code: FaceCode, message: string, errors?: FaceCallError['errors']): this {
     (this.answers as Record<string, unknown>)[id] = () => {
       throw new FaceCallError({ code, message, ...(errors ? { errors } : {}) });
     };
@@ -43,7 +44,9 @@ export class FakeTransport implements EngineTransport {
   async call<K extends FaceRouteId>(id: K, payload: FacePayload<K>): Promise<FaceValue<K>> {
     this.calls.push({ id, payload });
     const fn = this.answers[id] as Answer<K> | undefined;
-    if (!fn) throw new FaceCallError({ code: 'fake-unanswered', message: `no answer for ${id}` });
+    // A code no build knows: a test that forgot an answer sees it, and no words are made for it.
+    const code = faceCodeOf('fake-unanswered');
+    if (!fn) throw new FaceCallError({ code, message: `no answer for ${id}` });
     return await fn(payload);
   }
 

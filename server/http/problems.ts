@@ -26,7 +26,6 @@ const TITLE_OF: Record<ErrorCode, string> = {
   'request-timeout': 'Request timed out',
   'device-limit': 'Device limit reached',
   'key-in-use': 'Public key already in use',
-  'key-mismatch': 'Key does not match',
   'region-exists': 'Region exists',
   'node-not-registered': 'Node not registered',
   'tunnel-limit': 'Tunnel limit reached',

@@ -1,6 +1,6 @@
 // The connection at a glance: the state, where to, the tunnel's facts, the exit address and
 // why this server, with the big button.
-import { ENGINE_STATE_WORDS } from '../../../contracts/engine-state-words.js';
+import { ENGINE_STATE_WORDS } from '../../../contracts/words/states.js';
 import { tunnelFacts } from '../words/connection-words.js';
 import { regionName } from '../words/region-options.js';
 import { sentence } from '../../store/error-words.js';

@@ -3,7 +3,7 @@
 import { useMemo } from 'react';
 import { mergeNotices } from '../../store/notices.js';
 import { sentence } from '../../store/error-words.js';
-import { noticeTitle } from '../words/notice-titles.js';
+import { noticeTitle } from '../../../contracts/words/notices.js';
 import { useEngine } from '../store-context.js';
 
 export function NoticeList() {

@@ -1,6 +1,6 @@
 // A device of the account in words: its live state, latency and region on one line.
 import type { ListedDevice } from '../../../contracts/control-api.js';
-import { ENGINE_STATE_WORDS } from '../../../contracts/engine-state-words.js';
+import { ENGINE_STATE_WORDS } from '../../../contracts/words/states.js';
 import { latencyWords } from './connection-words.js';
 
 /**

@@ -1,0 +1,22 @@
+// The codes of the notices a connection carries (the control plane's connect answer and the
+// engine's events), declared once so that the faces' words for them are checked.
+
+export const NOTICE_CODES = [
+  /** The control plane: the cipher asked for is not offered there; another is in use. */
+  'cipher-substituted',
+  /** The control plane: no node of the region asked for could take it; another region's did. */
+  'region-fallback',
+  /** The control plane: a node the latency report found unreachable was passed over. */
+  'unreachable-passed-over',
+  /** The engine: the node stopped answering and the tunnel moved to another. */
+  'failover',
+  /** The engine: split tunneling is on, but the home country is unknown. */
+  'split-unavailable',
+  /** The engine: UDP is blocked on this network; the tunnel runs over TCP. */
+  'udp-blocked',
+  /** The engine: obfuscation is on; the tunnel runs over TCP. */
+  'obfuscated',
+  /** The engine: reconnecting takes longer; it keeps trying. */
+  'reconnecting',
+] as const;
+export type NoticeCode = (typeof NOTICE_CODES)[number];

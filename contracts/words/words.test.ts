@@ -1,0 +1,47 @@
+// The shared words: a title for every notice, each face's words for a settings change, and the
+// lookups by a code that came over a boundary.
+import { describe, expect, it } from 'vitest';
+import { NOTICE_CODES } from '../notice-codes.js';
+import { ENGINE_STATES } from '../local-api.js';
+import { CONFIG_EFFECT_WORDS } from './effects.js';
+import { APP_ERROR_WORDS, NETCLI_ERROR_HINTS, NO_ANSWER_CODES, wordsFor } from './errors.js';
+import { noticeTitle } from './notices.js';
+import { ENGINE_STATE_SENTENCE_WORDS, ENGINE_STATE_WORDS } from './states.js';
+
+describe('words', () => {
+  it('name every state, at a glance and in a sentence', () => {
+    for (const s of ENGINE_STATES) {
+      expect(ENGINE_STATE_WORDS[s]).toMatch(/^[A-Z]/);
+      expect(ENGINE_STATE_WORDS[s].startsWith(ENGINE_STATE_SENTENCE_WORDS[s])).toBe(true);
+    }
+    expect(ENGINE_STATE_WORDS.connecting).toBe('Connecting…');
+    expect(ENGINE_STATE_SENTENCE_WORDS.connecting).toBe('Connecting');
+  });
+
+  it('give a notice its own title, or a general one', () => {
+    expect(noticeTitle('failover')).toBe('Moved to another server');
+    expect(noticeTitle('udp-blocked')).toBe('UDP is blocked');
+    expect(noticeTitle('data-cap-80')).toBe('Data cap');
+    expect(noticeTitle('region-fallback')).toBe('Notice');
+    expect(noticeTitle('toString')).toBe('Notice');
+    for (const code of NOTICE_CODES) expect(noticeTitle(code)).not.toBe('');
+  });
+
+  it('say what a settings change did, in each face’s words', () => {
+    for (const face of Object.values(CONFIG_EFFECT_WORDS))
+      for (const effect of ['reconnected', 'applied', 'saved', 'unchanged'] as const)
+        expect(face[effect]).not.toBe('');
+    expect(CONFIG_EFFECT_WORDS.tui.unchanged).toBe('unchanged');
+  });
+
+  it('look a refusal’s words up by its code, none for a code without any', () => {
+    expect(wordsFor(APP_ERROR_WORDS, 'not-signed-in')).toBe('Sign in to your Ferry account first.');
+    expect(wordsFor(NETCLI_ERROR_HINTS, 'rule-not-found')).toEqual([
+      'netcli region list shows the rules',
+    ]);
+    expect(wordsFor(NETCLI_ERROR_HINTS, 'from-a-newer-engine')).toBeUndefined();
+    expect(wordsFor(NETCLI_ERROR_HINTS, 'constructor')).toBeUndefined();
+    expect(NO_ANSWER_CODES.has('unreachable')).toBe(true);
+    expect(NO_ANSWER_CODES.has('not-found')).toBe(false);
+  });
+});

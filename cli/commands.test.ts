@@ -224,7 +224,7 @@ describe('netcli commands', () => {
       ].join('\n'),
     );
     expect(r.stderr).toBe('');
-    cli.engine.notify({
+    cli.engine.connectNotices.push({
       code: 'obfuscation-on',
       message: 'UDP is blocked: the tunnel runs over TCP',
     });
@@ -391,11 +391,14 @@ describe('netcli commands', () => {
     expect(added.stdout).toBe(
       'Region rule near: least-load in asia.\nUse it wherever a region goes: netcli connect --region near\n',
     );
-    expect(await json('region', 'add', '--area', 'global')).toEqual({
-      name: 'global',
-      area: 'global',
+    // The rule's name is its area's unless given (an area named like a region needs --name).
+    expect(await json('region', 'add', '--area', 'europe')).toEqual({
+      name: 'europe',
+      area: 'europe',
       strategy: 'lowest-latency',
     });
+    // A region's latency is the tunnel's while connected there (nothing else was measured).
+    await ok('connect', '--region', 'asia-east');
     const list = await ok('region', 'list');
     expect(list.stdout).toMatch(
       /^REGION\s+NAME\s+AREA\s+LOAD\s+LATENCY\s+PLAN\s+STREAMING VERIFIED\n/,
@@ -403,12 +406,12 @@ describe('netcli commands', () => {
     expect(list.stdout).toMatch(/\nasia-east\s+Asia East\s+asia\s+20%\s+12ms\s+yes\s+netflix\n/);
     expect(list.stdout).toMatch(/\neurope-west\s+Europe West\s+europe\s+10%\s+-\s+no\s+-\n/);
     expect(list.stdout).toMatch(
-      /\nRULE\s+AREA\s+STRATEGY\nnear\s+asia\s+least-load\nglobal\s+global\s+lowest-latency\n$/,
+      /\nRULE\s+AREA\s+STRATEGY\nnear\s+asia\s+least-load\neurope\s+europe\s+lowest-latency\n$/,
     );
     expect((await json('region')).rules).toHaveLength(2);
     expect((await ok('connect', '--region', 'near')).stdout).toMatch(/^Connected to asia-east/);
     expect((await ok('region', 'remove', 'near')).stdout).toBe('Region rule near removed.\n');
-    expect(await json('region', 'remove', 'global')).toEqual({ removed: 'global' });
+    expect(await json('region', 'remove', 'europe')).toEqual({ removed: 'europe' });
     expect(cli.engine.rules).toEqual([]);
   });
 

@@ -53,10 +53,14 @@ export class FakeServiceTunnels {
   }
 
   remove(name: string): void {
-    if (BUILTIN_SERVICES.some((s) => s.name === name))
-      throw new FerryError('config-invalid', `${name} is a service Ferry ships: it stays`);
-    const i = this.own.findIndex((s) => s.name === name);
-    if (i < 0) throw new FerryError('service-not-found', `you have no service named ${name}`);
+    const typed = name.toLowerCase();
+    if (BUILTIN_SERVICES.some((s) => s.name === typed)) {
+      throw new FerryError('config-invalid', `${typed} is a service Ferry ships: it stays`, {
+        errors: [{ field: 'name', message: 'a service of your own (netcli service list)' }],
+      });
+    }
+    const i = this.own.findIndex((s) => s.name === typed);
+    if (i < 0) throw new FerryError('service-not-found', `you have no service named ${typed}`);
     this.own.splice(i, 1);
   }
 

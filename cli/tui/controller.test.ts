@@ -123,7 +123,11 @@ describe('terminal UI controller', () => {
       text: 'your plan does not include europe-west',
       hints: ['netcli region list shows the regions your plan allows'],
     });
-    expect(engine.status().status).toBe('disconnected');
+    // As the engine does: the refusal leaves it in error, saying why.
+    expect(engine.status()).toMatchObject({
+      status: 'error',
+      error: { code: 'region-not-in-plan' },
+    });
   });
 
   it('k and s flip the engine’s own settings, and show what the engine answered', async () => {

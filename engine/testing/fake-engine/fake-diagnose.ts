@@ -1,0 +1,73 @@
+// The fake engine's diagnostics: what a healthy host reports for the fake's state and
+// configuration, each check replaceable by a test (a broken setup).
+import {
+  diagnosticCheck,
+  diagnosticsReport,
+  type ClientConfig,
+  type DiagnosticCheck,
+  type DiagnosticCheckId,
+  type DiagnosticsReport,
+  type LocalStatus,
+} from '../../../contracts/index.js';
+
+/**
+ * A healthy host's report for the fake's state (with the node's and the control plane's
+ * addresses in it, as a real one has), each check replaced by its override.
+ */
+export function fakeDiagnosis(
+  s: LocalStatus,
+  config: ClientConfig,
+  overrides: ReadonlyMap<DiagnosticCheckId, DiagnosticCheck>,
+): DiagnosticsReport {
+  const up = s.status === 'connected';
+  const node = s.node?.id ?? 'hk-1';
+  const checks: DiagnosticCheck[] = [
+    diagnosticCheck('engine', 'ok', `running (${up ? `connected to ${node}` : s.status})`),
+    config.service === null
+      ? diagnosticCheck(
+          'control-plane',
+          'problem',
+          'no control plane is configured',
+          'netcli init --endpoint <url>',
+        )
+      : diagnosticCheck('control-plane', 'ok', '203.0.113.80:8080 answers in 4 ms (version 0.1.0)'),
+    diagnosticCheck('clock', 'ok', "within a second of the control plane's clock"),
+    up
+      ? diagnosticCheck('node-udp', 'ok', `the tunnel to ${node} runs over UDP`)
+      : diagnosticCheck(
+          'node-udp',
+          'ok',
+          `${node} (asia-east) at 198.51.100.7 answers authenticated UDP probes (12 ms)`,
+        ),
+    up
+      ? diagnosticCheck('node-tcp', 'skipped', 'the tunnel runs over UDP')
+      : diagnosticCheck(
+          'node-tcp',
+          'ok',
+          `a TCP connect to ${node} (asia-east)'s Ferry port works`,
+        ),
+    up
+      ? diagnosticCheck('dns-leak', 'ok', 'DNS queries reach the zone only through the node')
+      : diagnosticCheck('dns-leak', 'skipped', 'connect first'),
+    up
+      ? diagnosticCheck('ipv6-leak', 'ok', 'no IPv6 route outside the tunnel')
+      : diagnosticCheck('ipv6-leak', 'skipped', 'connect first'),
+    up
+      ? diagnosticCheck('mtu', 'ok', "packets up to 1420 bytes (the tunnel's MTU) cross the tunnel")
+      : diagnosticCheck('mtu', 'skipped', 'connect first'),
+    !config.kill_switch
+      ? diagnosticCheck(
+          'kill-switch',
+          'warning',
+          'off: traffic leaves outside the tunnel whenever it drops',
+          'netcli config set kill_switch on',
+        )
+      : diagnosticCheck(
+          'kill-switch',
+          'ok',
+          up ? 'in force: 23 rules' : 'armed: holds from the next connect',
+        ),
+    diagnosticCheck('split', 'ok', 'off: everything goes through the tunnel'),
+  ].map((c) => overrides.get(c.id) ?? c);
+  return diagnosticsReport(checks, new Date('2026-05-04T10:00:00Z'), 1_250);
+}

@@ -17,6 +17,7 @@ import {
   tunnelInterfaceName,
 } from '../../engine/tunnel/names.js';
 import type { TunnelPlan } from '../../engine/tunnel/tunnel.js';
+import { UAPI_DIR } from '../../platform/os/wireguard-go.js';
 import type { DriverLine, DriverOptions } from './engine-tunnel-driver.js';
 import { sh, type ManagedProcess } from './test-network.js';
 import { Testbed, type Device } from './testbed.js';
@@ -184,7 +185,7 @@ describe('the engine’s tunnel manager in a namespace', () => {
       for (const line of ex('ip', family, 'route', 'show', 'table', 'all').split('\n'))
         if (line.includes('fyt') || line.includes(`table ${FERRY_ROUTE_TABLE}`))
           found.push(`route ${line.trim()}`);
-    for (const f of readdirSync('/run/wireguard', { withFileTypes: true }).map((d) => d.name))
+    for (const f of readdirSync(UAPI_DIR, { withFileTypes: true }).map((d) => d.name))
       if (f.startsWith('fyte2e')) found.push(`socket ${f}`);
     // From outside: a tool run inside the namespace would count itself.
     for (const pid of sh('ip', ['netns', 'pids', bed.net.host(host).ns])

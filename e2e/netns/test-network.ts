@@ -19,7 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const WIREGUARD_RUN = '/var/run/wireguard';
+import { UAPI_DIR as WIREGUARD_RUN } from '../../platform/os/wireguard-go.js';
 /** Where `ip netns exec NS` finds the files it bind-mounts over /etc (see TestNetwork.setEtcFile). */
 const NETNS_ETC = '/etc/netns';
 /** The router's nftables tables of path faults (one per family; see TestNetwork.blackhole). */

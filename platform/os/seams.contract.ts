@@ -17,14 +17,23 @@ export const CONTRACT_LINKS = ['fycontract0', 'fycontract1'] as const;
 export const CONTRACT_TABLE = 7301;
 export const CONTRACT_NFT: NftTable = { family: 'inet', name: 'ferry_contract' };
 
-async function osFailure(p: Promise<unknown>): Promise<FerryError> {
+/** What `p` rejected with, which must be a `kind`. */
+async function rejection<E extends Error>(
+  p: Promise<unknown>,
+  kind: abstract new (...args: never[]) => E,
+): Promise<E> {
   const e = await p.then(
     () => null,
     (err: unknown) => err,
   );
-  expect(e).toBeInstanceOf(FerryError);
-  expect((e as FerryError).code).toBe('os-command-failed');
-  return e as FerryError;
+  expect(e).toBeInstanceOf(kind);
+  return e as E;
+}
+
+async function osFailure(p: Promise<unknown>): Promise<FerryError> {
+  const e = await rejection(p, FerryError);
+  expect(e.code).toBe('os-command-failed');
+  return e;
 }
 
 /** The addresses we gave (link-local ones the kernel adds are not ours). */
@@ -335,14 +344,7 @@ export { killSwitchLike };
 /** A key of 16 times the two bytes of `n`, in base64 (any 32 bytes make a WireGuard key). */
 const key = (n: number) => uapiKeyFromHex(n.toString(16).padStart(4, '0').repeat(16));
 
-async function uapiFailure(p: Promise<unknown>): Promise<UapiError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(UapiError);
-  return e as UapiError;
-}
+const uapiFailure = (p: Promise<unknown>) => rejection(p, UapiError);
 
 /**
  * wireguard-go as both the engine and the relay use it. `name` is an interface name no other

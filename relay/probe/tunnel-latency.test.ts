@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   TunnelLatency,
   measureInBackground,
+  pingWith,
   systemPing,
   type EchoPing,
   type TunnelTarget,
@@ -163,6 +164,26 @@ describe('TunnelLatency', () => {
     // Loopback answers: the parser reads a real ping's summary.
     const rtt = await systemPing('127.0.0.1', 1_000);
     expect(rtt).toBeGreaterThanOrEqual(0);
+  });
+
+  it('hands ping one echo with a whole-second wait, and takes no echo or no ping as no answer', async () => {
+    const calls: string[][] = [];
+    let reply: Promise<{ exitCode: number | null; stdout: string; stderr: string }> =
+      Promise.resolve({ exitCode: 1, stdout: '1 packets transmitted, 0 received', stderr: '' });
+    const ping = pingWith((tool, args) => {
+      calls.push([tool, ...args]);
+      return reply;
+    });
+    expect(await ping('10.64.0.2', 1_500)).toBeNull();
+    expect(calls).toEqual([['ping', '-n', '-q', '-c', '1', '-W', '2', '10.64.0.2']]);
+    reply = Promise.reject(new Error('ping is not installed'));
+    expect(await ping('10.64.0.2', 1_500)).toBeNull();
+    reply = Promise.resolve({
+      exitCode: 0,
+      stdout: 'rtt min/avg/max/mdev = 0.041/0.052/0.060/0.008 ms\n',
+      stderr: '',
+    });
+    expect(await ping('fd66:6572:7279::2', 900)).toBe(0.052);
   });
 });
 

@@ -2,8 +2,8 @@
 // clients that report none (a stock WireGuard app): an ICMP echo from the relay to the device's
 // tunnel address every few seconds, which the client's kernel answers, smoothed per device.
 // Memory only, the latest value per device, gone when the device is: never a history.
-import { execFile } from 'node:child_process';
 import type { Logger } from 'pino';
+import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import { reasonOf } from '../health.js';
 import { sleep } from '../sync/feed-follower.js';
 
@@ -157,22 +157,21 @@ export function measureInBackground(
 const RTT = /= [\d.]+\/([\d.]+)\/[\d.]+\/[\d.]+ ms/;
 
 /**
- * iputils `ping`, one echo per call (Node has no ICMP sockets; the relay runs as root, as
- * ping needs). Only an IP address is accepted: nothing that reads as an option or a name.
+ * iputils `ping` through `run`, one echo per call (Node has no ICMP sockets; the relay runs as
+ * root, as ping needs). Only an IP address is accepted: nothing that reads as an option or a name.
  */
-export const systemPing: EchoPing = (address, timeoutMs) => {
-  if (!/^[0-9.]+$|^[0-9a-fA-F:]+$/.test(address) || address.startsWith('-'))
-    return Promise.reject(new Error('not an IP address'));
-  const waitSeconds = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
-  return new Promise((resolve) => {
-    execFile(
-      'ping',
-      ['-n', '-q', '-c', '1', '-W', waitSeconds, address],
-      { timeout: timeoutMs + 2_000 },
-      (error, stdout) => {
-        const m = RTT.exec(String(stdout));
-        resolve(error || !m ? null : Number(m[1]));
-      },
+export function pingWith(run: CommandRunner): EchoPing {
+  return async (address, timeoutMs) => {
+    if (!/^[0-9.]+$|^[0-9a-fA-F:]+$/.test(address) || address.startsWith('-'))
+      throw new Error('not an IP address');
+    const waitSeconds = String(Math.max(1, Math.ceil(timeoutMs / 1000)));
+    const out = await run('ping', ['-n', '-q', '-c', '1', '-W', waitSeconds, address]).catch(
+      () => null,
     );
-  });
-};
+    const m = out?.exitCode === 0 ? RTT.exec(out.stdout) : null;
+    return m ? Number(m[1]) : null;
+  };
+}
+
+/** ping on this host, through platform/os's command runner. */
+export const systemPing: EchoPing = pingWith(runCommand);

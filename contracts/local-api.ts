@@ -114,10 +114,26 @@ export const IDLE_PROTECTION: ProtectionStatus = Object.freeze({
   dns: [],
 }) as ProtectionStatus;
 
+/** How many of the tunnel's latency measurements the status carries (latency_history). */
+export const LATENCY_HISTORY_SIZE = 60;
+
 export const LocalStatus = z
   .object({
     status: z.enum(ENGINE_STATES),
     latency: LatencyText.nullable().describe('"<n>ms" whenever a tunnel is up, else null.'),
+    latency_ms: z
+      .number()
+      .nonnegative()
+      .nullable()
+      .describe(
+        'The same latency as a number of milliseconds (rounded as `latency` is), else null.',
+      ),
+    latency_history: z
+      .array(z.number().nonnegative())
+      .max(LATENCY_HISTORY_SIZE)
+      .describe(
+        'The last measurements of the tunnel to its node (ms, rounded as `latency` is), oldest first: a connect that begins and a disconnect clear them, a tunnel to another node starts afresh.',
+      ),
     region: z.string().nullable(),
     node: LocalNode.nullable(),
     protocol: z.enum(PROTOCOLS).nullable(),
@@ -633,6 +649,8 @@ export function idleStatus(
   return {
     status: 'disconnected',
     latency: null,
+    latency_ms: null,
+    latency_history: [],
     region: null,
     node: null,
     protocol: null,
@@ -650,8 +668,13 @@ export function idleStatus(
   };
 }
 
-/** "<n>ms" for a measurement: whole milliseconds, one decimal below 10 ms. */
-export function latencyText(ms: number): string {
+/** A measurement as the status gives it: whole milliseconds, one decimal below 10 ms. */
+export function latencyFigure(ms: number): number {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError('a latency is a non-negative number');
-  return ms < 10 ? `${Math.round(ms * 10) / 10}ms` : `${Math.round(ms)}ms`;
+  return ms < 10 ? Math.round(ms * 10) / 10 : Math.round(ms);
+}
+
+/** "<n>ms" for a measurement (latencyFigure's number). */
+export function latencyText(ms: number): string {
+  return `${latencyFigure(ms)}ms`;
 }

@@ -2,7 +2,7 @@
 // manager in place of the OS: sign-in, connect (the spec's body), config changes a live tunnel
 // follows, loss and recovery, failures that leave nothing behind, rules, sign-out.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../contracts/index.js';
+import { ApiError, type LocalStatus } from '../contracts/index.js';
 import { injectFetch } from '../server/testing/inject-fetch.js';
 import { startControlPlane } from '../server/testing/control-plane-harness.js';
 import type { EngineEvent } from './engine-api.js';
@@ -105,6 +105,31 @@ describe('the engine', () => {
     expect(fx.engine.status()).toMatchObject({ status: 'reconnecting', latency: null });
     fx.tunnels.last().emit({ type: 'restored' });
     expect(fx.engine.status()).toMatchObject({ status: 'connected', region: 'asia-east' });
+  });
+
+  it('keeps the tunnel’s latency history, and the latency as a number beside its text', async () => {
+    await fx.signIn();
+    const seen: LocalStatus[] = [];
+    fx.engine.subscribe((e) => void (e.type === 'status' && seen.push(e.status)));
+    await fx.engine.connect({ region: 'asia-east' });
+    const first = fx.engine.status();
+    expect(first.latency_ms).toBe(Number(first.latency!.replace('ms', '')));
+    expect(first.latency_history).toEqual([first.latency_ms]);
+    fx.tunnels.last().emit({ type: 'latency', ms: 4.26 });
+    expect(fx.engine.status()).toMatchObject({
+      latency: '4.3ms',
+      latency_ms: 4.3,
+      latency_history: [first.latency_ms, 4.3],
+    });
+    // The status event of the measurement carries it; the one before stays as it was sent.
+    expect(seen.at(-1)?.latency_history).toEqual([first.latency_ms, 4.3]);
+    expect(seen.at(-2)?.latency_history).toEqual([first.latency_ms]);
+    await fx.engine.disconnect();
+    expect(fx.engine.status()).toMatchObject({
+      latency: null,
+      latency_ms: null,
+      latency_history: [],
+    });
   });
 
   it('reconnects a live tunnel when a setting that needs a new session changes', async () => {

@@ -6,6 +6,7 @@
 
 import {
   idleStatus,
+  latencyFigure,
   latencyText,
   type AddServiceRequest,
   type ClientConfig,
@@ -146,6 +147,8 @@ export class Engine implements EngineApi {
       ...base,
       status: snap.state,
       latency: snap.latencyMs === null ? null : latencyText(snap.latencyMs),
+      latency_ms: snap.latencyMs === null ? null : latencyFigure(snap.latencyMs),
+      latency_history: mem.latencyHistory.samples,
       region: tunnel?.region ?? snap.target?.region ?? null,
       node:
         live && tunnel

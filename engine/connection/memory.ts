@@ -3,6 +3,7 @@
 // of the attempt under way and of the tunnel lost. The states (one file each) read and write it.
 import type { ClientConfig, ConnectResponse, Notice } from '../../contracts/index.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
+import { LatencyHistory } from './latency-history.js';
 import type { LatencyReporter } from './latency-report.js';
 import { ConnectionStateMachine } from './machine.js';
 
@@ -37,4 +38,11 @@ export class ConnectionMemory {
   attemptNode: string | null = null;
   /** The node whose tunnel was lost, while the recovery replaces it (for the failover notice). */
   lostNode: string | null = null;
+  /** The tunnel's last measurements (the status's latency_history). */
+  readonly latencyHistory = new LatencyHistory();
+
+  constructor() {
+    // Subscribed first: a status told of a change already holds its measurement.
+    this.machine.on((change) => this.latencyHistory.follow(change));
+  }
 }

@@ -172,7 +172,7 @@ export async function buildElectron(
   return { outputs };
 }
 
-/** The GeoIP dataset the engine reads at run time (engine/split/geoip.ts), shipped as it is. */
+/** The GeoIP dataset the engine reads at run time (engine/split/geoip-dataset.ts), shipped as it is. */
 const GEOIP_PACKAGE = '@ip-location-db/geo-whois-asn-country';
 
 export interface StageAppOptions {
@@ -219,7 +219,7 @@ export async function stageElectronApp(options: StageAppOptions = {}): Promise<s
   } else if (process.platform === 'linux') {
     throw new Error(`build-electron: ${addon} is missing: run npm run build:native`);
   }
-  // The engine reads the numeric tables only (engine/split/geoip.ts); the licence goes along.
+  // The engine reads the numeric tables only (engine/split/geoip-dataset.ts); the licence goes along.
   await cp(dataset, path.join(appDir, 'node_modules', GEOIP_PACKAGE), {
     recursive: true,
     filter: (src) => !src.endsWith('.csv') || src.endsWith('-num.csv'),

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 
 import { checkInterfaceName } from '../os/arguments.js';
 import type { NftObject, NftTable } from '../os/firewall.js';
-import { prefixElements, type NftSetElement } from '../split/intervals.js';
+import { prefixElements, type NftSetElement } from '../split/nft-elements.js';
 import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
 
 /** The one table every protection lives in (design.md: "one nftables table, `inet ferry`"). */
@@ -36,7 +36,7 @@ export interface Endpoint {
   protocol: 'udp' | 'tcp';
 }
 
-export type { NftSetElement } from '../split/intervals.js';
+export type { NftSetElement } from '../split/nft-elements.js';
 
 /** A link of this host's that DHCP may leave by (see ProtectionPolicy.dhcpLinks). */
 export interface DhcpLink {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { prefixElements } from '../split/intervals.js';
+import { prefixElements } from '../split/nft-elements.js';
 import { dhcpLinks, lanCidrs, lanElements } from './lan.js';
 
 const link = (name: string, addresses: string[]) => ({

@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 
 import type { LinkInfo } from '../os/links.js';
 import { isTunnelInterfaceName } from '../tunnel/names.js';
-import { prefixElements } from '../split/intervals.js';
+import { prefixElements } from '../split/nft-elements.js';
 import type { DhcpLink, FamilySets } from './firewall-policy.js';
 
 export interface LanCidrs {

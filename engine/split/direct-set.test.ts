@@ -2,7 +2,8 @@
 // own block and the DNS resolver never do, even inside them.
 import { describe, expect, it } from 'vitest';
 import { directSet } from './direct-set.js';
-import { contains, fromCidrs, parseAddress, toCidrs } from './intervals.js';
+import { parseAddress } from './address-space.js';
+import { contains, fromCidrs, toCidrs } from './intervals.js';
 
 const HOME = fromCidrs(['1.1.1.0/24', '203.0.113.0/24', '2001:db8::/32']);
 

@@ -8,8 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FerryError } from '../errors.js';
-import { GEOIP_FILE_INVALID, GEOIP_FILE_UNREADABLE, loadGeoIp, parseOverrides } from './geoip.js';
-import { contains, formatAddress, parseAddress, parseCidr, toCidrs } from './intervals.js';
+import { formatAddress, parseAddress, parseCidr } from './address-space.js';
+import { loadGeoIp } from './geoip.js';
+import { GEOIP_FILE_INVALID, GEOIP_FILE_UNREADABLE, parseOverrides } from './geoip-overrides.js';
+import { contains, toCidrs } from './intervals.js';
 
 const v4 = (ip: string) => parseAddress(ip)!.value as number;
 const v6 = (ip: string) => (parseAddress(ip)!.value as bigint).toString();

@@ -3,22 +3,19 @@
 // forms nft -j takes; both families, at the bottom, middle and top of their spaces.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseCidr, type Address, type FamilyOf } from './address-space.js';
 import {
   contains,
   count,
   fromCidrs,
   fromRanges,
-  nftIntervalSet,
-  parseCidr,
   rangeCount,
   subtract,
   toCidrs,
-  toNftElements,
   union,
-  type Address,
-  type FamilyOf,
   type IntervalSet,
 } from './intervals.js';
+import { nftIntervalSet, toNftElements } from './nft-elements.js';
 
 /** Random sets live in a window of this many addresses, so the naive model can list them. */
 const WINDOW = 64;

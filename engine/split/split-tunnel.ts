@@ -4,7 +4,8 @@
 import type { ProtectionPolicy } from '../protection/firewall-policy.js';
 import { directSet, PRIVATE_RANGES } from './direct-set.js';
 import { loadGeoIp, type GeoIp } from './geoip.js';
-import { emptySet, fromCidrs, rangeCount, subtract, toNftElements } from './intervals.js';
+import { emptySet, fromCidrs, rangeCount, subtract } from './intervals.js';
+import { toNftElements } from './nft-elements.js';
 
 export type SplitSets = NonNullable<ProtectionPolicy['split']>;
 

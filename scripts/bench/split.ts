@@ -30,16 +30,11 @@ import {
   type Endpoint,
 } from '../../engine/protection/firewall-policy.js';
 import { directSet, type DirectSetInput } from '../../engine/split/direct-set.js';
-import { DATASET_PACKAGE, loadGeoIp, type GeoIp } from '../../engine/split/geoip.js';
+import { loadGeoIp, type GeoIp } from '../../engine/split/geoip.js';
+import { DATASET_PACKAGE } from '../../engine/split/geoip-dataset.js';
+import { count, rangeCount, toCidrs, type FamilyIntervals } from '../../engine/split/intervals.js';
+import { nftIntervalSet, toNftElements } from '../../engine/split/nft-elements.js';
 import { GeoSplitTunnel, type SplitSets } from '../../engine/split/split-tunnel.js';
-import {
-  count,
-  nftIntervalSet,
-  rangeCount,
-  toCidrs,
-  toNftElements,
-  type FamilyIntervals,
-} from '../../engine/split/intervals.js';
 import { requireTools } from '../../e2e/netns/test-network.js';
 import { median, progress, runBench, spread } from './bench-kit.js';
 

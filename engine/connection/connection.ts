@@ -14,7 +14,8 @@ import { dnsServers, type GuardFacts } from '../protection/connection-guard.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
 import { connecting, type ConnectOptions, type Established } from './connecting.js';
 import { enterConnected } from './connected.js';
-import { disconnectedPolicy, disconnecting } from './disconnecting.js';
+import { enterDisconnected } from './disconnected.js';
+import { disconnecting } from './disconnecting.js';
 import { enterError, failureOf } from './error.js';
 import { IntentStore } from './intent.js';
 import type { ConnectReason, DisconnectReason } from './machine.js';
@@ -61,8 +62,7 @@ export class MainConnection {
       return;
     }
     await this.#intent.clear().catch(() => undefined);
-    await disconnectedPolicy(this.ctx, config);
-    await this.ctx.guard.restoreResolver();
+    await enterDisconnected(this.ctx, config);
   }
 
   connect(

@@ -1,21 +1,13 @@
-// The disconnecting state, and the disconnected state it ends in: the tunnel goes first; only
-// then, with no tunnel left, the kill switch goes (or stays, with lockdown: the disconnected
-// state's policy, one nftables transaction) and the resolver comes back. A failure is reported,
-// and what could not be removed keeps blocking.
+// The disconnecting state: the tunnel goes first; only then, with no tunnel left, the
+// disconnected state is entered (disconnected.ts: the kill switch goes, or stays with lockdown,
+// and the resolver comes back). A failure is reported, and what could not be removed keeps
+// blocking.
 import type { ClientConfig } from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
 import type { DisconnectReason } from './machine.js';
 import type { ConnectionMemory } from './memory.js';
-import { statePolicy } from './policy.js';
+import { enterDisconnected } from './disconnected.js';
 import { endControlSession, teardown } from './teardown.js';
-
-/** The disconnected state's policy: nothing, or lockdown's block with the control plane let out. */
-export async function disconnectedPolicy(ctx: EngineContext, config: ClientConfig): Promise<void> {
-  const known = ctx.guard.facts.controlPlane;
-  const controlPlane =
-    known.length > 0 ? known : await ctx.controlEndpoints(config).catch(() => []);
-  await ctx.guard.apply(statePolicy('off', config, { controlPlane, split: ctx.guard.facts.split }));
-}
 
 function controlOrNull(ctx: EngineContext, config: ClientConfig) {
   try {
@@ -44,9 +36,7 @@ export async function disconnecting(
   mem.notices = [];
   const config = await ctx.config.load().catch(() => null);
   try {
-    if (config) await disconnectedPolicy(ctx, config);
-    else await ctx.guard.update({ stage: 'off', nodes: [], probes: [], dns: [], pinned: [] });
-    await ctx.guard.restoreResolver();
+    await enterDisconnected(ctx, config);
   } catch (e) {
     failure ??= e;
   }

@@ -1,7 +1,6 @@
 // Request and response schemas of the control-plane API (v1); field names are the contract.
 import { z } from 'zod';
-import { PLATFORM_CHECK_VERDICTS } from './platform-probe.js';
-import { CountryCode, PlatformId } from './platforms.js';
+import { CountryCode, PLATFORM_CHECK_VERDICTS, PlatformId } from './platforms.js';
 import { PROBLEM_FIELDS } from './problem.js';
 import {
   AccountNumber,

@@ -23,8 +23,6 @@ export * from './face-codes.js';
 export * from './ipc.js';
 export * from './renderer-policy.js';
 export * from './diagnostics.js';
-export * from './redact.js';
 export * from './platforms.js';
-export * from './platform-probe.js';
 export * from './service-tunnels.js';
 export * from './wireguard-uapi.js';

@@ -243,3 +243,55 @@ export const StreamTestResult = z
   })
   .meta({ id: 'StreamTestResult' });
 export type StreamTestResult = z.infer<typeof StreamTestResult>;
+
+/** A node's verdict on a platform: the stream-test verdicts but `region-mismatch`. */
+export const PLATFORM_CHECK_VERDICTS = [
+  'ok',
+  'proxy-detected',
+  'unavailable',
+  'unreachable',
+] as const;
+export type PlatformCheckVerdict = (typeof PLATFORM_CHECK_VERDICTS)[number];
+
+// ---- a --platforms-file ---------------------------------------------------------------------------
+
+export type PlatformsFileReading =
+  | { ok: true; table: PlatformTable }
+  | { ok: false; message: string; errors: { field: string; message: string }[] };
+
+/**
+ * A `--platforms-file`'s text (read by the caller) as the shipped table with the file's entries
+ * added or replacing whole entries; or why it is not a platform table.
+ */
+export function readPlatformsFile(
+  text: string,
+  base: PlatformTable = SHIPPED_PLATFORMS,
+): PlatformsFileReading {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'the platforms file is not JSON', errors: [] };
+  }
+  const parsed = PlatformsFile.safeParse(json);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      message:
+        'the platforms file is not a platform table (contracts/platforms.json has its shape)',
+      errors: parsed.error.issues.map((i) => ({
+        field: i.path.map(String).join('.'),
+        message: i.message,
+      })),
+    };
+  }
+  return { ok: true, table: mergePlatforms(base, parsed.data.platforms) };
+}
+
+/** A refused platforms file in one line: what it is not, and each field that is wrong. */
+export function platformsFileProblem(
+  reading: Extract<PlatformsFileReading, { ok: false }>,
+): string {
+  const fields = reading.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
+  return fields ? `${reading.message}: ${fields}` : reading.message;
+}

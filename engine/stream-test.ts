@@ -4,9 +4,6 @@
 import { readFile } from 'node:fs/promises';
 import { Agent, fetch as undiciFetch } from 'undici';
 import {
-  PROBE_MAX_REDIRECTS,
-  probePlatform as probeWith,
-  type ProbeOutcome,
   readPlatformsFile,
   SHIPPED_PLATFORMS,
   findPlatform,
@@ -17,6 +14,11 @@ import {
   type StreamTestResult,
   type StreamVerdict,
 } from '../contracts/index.js';
+import {
+  PROBE_MAX_REDIRECTS,
+  probePlatform as probeWith,
+  type ProbeOutcome,
+} from '../platform/probes/platform-probe.js';
 import { FerryError, errnoCode } from './errors.js';
 
 export const STREAM_PROBE_TIMEOUT_MS = 10_000;
@@ -72,7 +74,7 @@ export function choosePlatform(
 export type { ProbeOutcome };
 
 /**
- * Asks the platform as its table entry says (contracts/platform-probe.ts, which the relays' checks
+ * Asks the platform as its table entry says (platform/probes/platform-probe.ts, which the relays' checks
  * use too), over a connection pool of its own: made now, so through the tunnel that is up now,
  * and closed after.
  */

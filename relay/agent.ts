@@ -12,8 +12,8 @@ import {
   type ControlClient,
   type FetchLike,
   type PlatformTable,
-  type ProbeFetch,
 } from '../contracts/index.js';
+import type { ProbeFetch } from '../platform/probes/platform-probe.js';
 import {
   DnsForwarder,
   deviceRanges,

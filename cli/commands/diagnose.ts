@@ -11,13 +11,12 @@ import {
   DEFAULT_ENGINE_SOCKET,
   engineDownReport,
   localRoutes,
-  redactReport,
   type DiagnosticsReport,
   type LocalClient,
-  type RedactContext,
 } from '../../contracts/index.js';
 import { CliError, EXIT_REFUSED } from '../errors.js';
 import { formatDiagnostics } from '../format/diagnose.js';
+import { redactReport, type RedactContext } from '../redact.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 /** How long netcli waits for the report: the route's own limit (the local API's route table). */

@@ -8,7 +8,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_IPV4, type Node } from '../../contracts/index.js';
-import { encodeProbeRequest, openProbeReply, type HmacSha256 } from '../../contracts/probe.js';
+import {
+  encodeProbeRequest,
+  openProbeReply,
+  type HmacSha256,
+} from '../../platform/probes/latency-probe.js';
 import { TEST_ZONE, queryFrom, startDnsAuthority } from './dns-authority.js';
 import { Testbed, type RelayHandle } from './testbed.js';
 

@@ -8,7 +8,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Node } from '../../contracts/index.js';
-import { encodeProbeRequest, openProbeReply, type HmacSha256 } from '../../contracts/probe.js';
+import {
+  encodeProbeRequest,
+  openProbeReply,
+  type HmacSha256,
+} from '../../platform/probes/latency-probe.js';
 import { Testbed, type RelayHandle } from './testbed.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

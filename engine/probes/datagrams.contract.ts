@@ -4,7 +4,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 
-import { encodeProbeRequest, openProbeReply, type HmacSha256 } from '../../contracts/probe.js';
+import {
+  encodeProbeRequest,
+  openProbeReply,
+  type HmacSha256,
+} from '../../platform/probes/latency-probe.js';
 import type { Datagrams } from './datagrams.js';
 
 const hmac: HmacSha256 = (k, m) => createHmac('sha256', k).update(m).digest();

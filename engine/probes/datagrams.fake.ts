@@ -8,7 +8,7 @@ import {
   isFreshProbe,
   openProbeRequest,
   type HmacSha256,
-} from '../../contracts/probe.js';
+} from '../../platform/probes/latency-probe.js';
 import type { DatagramSocket, Datagrams } from './datagrams.js';
 import type { ProbeTarget } from './udp-probe.js';
 

@@ -11,7 +11,7 @@ import {
   encodeProbeRequest,
   openProbeRequest,
   type HmacSha256,
-} from '../../contracts/probe.js';
+} from '../../platform/probes/latency-probe.js';
 import { datagramsContract, type ContractResponder } from './datagrams.contract.js';
 import { markedDatagrams } from './datagrams.js';
 

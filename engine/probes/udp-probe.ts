@@ -11,7 +11,7 @@ import {
   encodeProbeRequest,
   openProbeReply,
   type HmacSha256,
-} from '../../contracts/probe.js';
+} from '../../platform/probes/latency-probe.js';
 import { markedDatagrams, type Datagrams } from './datagrams.js';
 import { round2, summarizeRtts } from './statistics.js';
 

@@ -5,12 +5,8 @@
 import { getEventListeners } from 'node:events';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  SHIPPED_PLATFORMS,
-  type ControlClient,
-  type PlatformDef,
-  type ProbeFetch,
-} from '../../contracts/index.js';
+import { SHIPPED_PLATFORMS, type ControlClient, type PlatformDef } from '../../contracts/index.js';
+import type { ProbeFetch } from '../../platform/probes/platform-probe.js';
 import { HeartbeatReporter } from '../sync/heartbeat.js';
 import { PlatformChecker } from './platform-checker.js';
 

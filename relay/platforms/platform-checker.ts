@@ -5,14 +5,13 @@
 // memory and goes out with every heartbeat. Logs name the platform and its verdict only: the
 // probe's URL and answer are the platform's, and nothing here concerns a device.
 import type { Logger } from 'pino';
+import type { PlatformCheckReport, PlatformTable } from '../../contracts/index.js';
 import {
   PROBE_TIMEOUT_MS,
   probePlatform,
   verifyPlatform,
-  type PlatformCheckReport,
-  type PlatformTable,
   type ProbeFetch,
-} from '../../contracts/index.js';
+} from '../../platform/probes/platform-probe.js';
 import { sleep } from '../sync/feed-follower.js';
 
 export const DEFAULT_PLATFORM_CHECK_SECONDS = 600;

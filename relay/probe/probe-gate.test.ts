@@ -10,7 +10,7 @@ import {
   encodeProbeReply,
   encodeProbeRequest,
   openProbeReply,
-} from '../../contracts/probe.js';
+} from '../../platform/probes/latency-probe.js';
 import { ProbeGate, hmacSha256 } from './probe-gate.js';
 import { ReplayCache } from './replay-cache.js';
 import { DEFAULT_RATES, SourceLimiter, sourceKey } from './source-limiter.js';

@@ -10,7 +10,7 @@ import {
   isFreshProbe,
   openProbeRequest,
   type HmacSha256,
-} from '../../contracts/probe.js';
+} from '../../platform/probes/latency-probe.js';
 import { ReplayCache } from './replay-cache.js';
 import { DEFAULT_RATES, SourceLimiter, type RateOptions } from './source-limiter.js';
 

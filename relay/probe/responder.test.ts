@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeProbeRequest, openProbeReply } from '../../contracts/probe.js';
+import { encodeProbeRequest, openProbeReply } from '../../platform/probes/latency-probe.js';
 import { hmacSha256 } from './probe-gate.js';
 import { ProbeResponder } from './responder.js';
 

@@ -3,7 +3,7 @@
 // does the service's host name (a corporate control plane's names its company). It errs on the
 // side of removing too much: a report with a lost detail is still useful, one with the user's
 // address in it is not theirs to hand out.
-import { DiagnosticsReport, isIpv6 } from './diagnostics.js';
+import { DiagnosticsReport, isIpv6 } from '../contracts/diagnostics.js';
 
 export const REDACTED = {
   address: '<address>',

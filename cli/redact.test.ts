@@ -4,7 +4,7 @@
 // ones miss; a few texts that must stay as they are keep it from eating the report.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diagnosticCheck, diagnosticsReport, isIpv4, isIpv6 } from './diagnostics.js';
+import { diagnosticCheck, diagnosticsReport, isIpv4, isIpv6 } from '../contracts/diagnostics.js';
 import { redactJson, redactReport, redactText } from './redact.js';
 
 /** Random bytes (Web Crypto: contracts/ takes no Node built-ins). */

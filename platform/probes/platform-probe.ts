@@ -1,16 +1,13 @@
 // One streaming platform asked as its table entry says (redirects followed by hand, cookies kept
 // along the way, the body capped, the whole exchange bounded in time), and what the answer means
 // for a node: the engine's stream-test and the relays' platform checks both probe through this.
-// The transport is injected (`fetch`): no I/O of its own, as contracts/route-client.ts.
+// The transport is injected (`fetch`): Node's in production, a stand-in in tests.
 import {
-  PlatformsFile,
-  SHIPPED_PLATFORMS,
-  mergePlatforms,
   readAnswer,
   type PlatformAnswer,
+  type PlatformCheckVerdict,
   type PlatformDef,
-  type PlatformTable,
-} from './platforms.js';
+} from '../../contracts/platforms.js';
 
 /** What browsers send; several platforms answer bare clients with something else. */
 export const PROBE_USER_AGENT =
@@ -171,15 +168,6 @@ export async function probePlatform(
 
 // ---- what a probe says about a node ---------------------------------------------------------------
 
-/** A node's verdict on a platform: the stream-test verdicts but `region-mismatch`. */
-export const PLATFORM_CHECK_VERDICTS = [
-  'ok',
-  'proxy-detected',
-  'unavailable',
-  'unreachable',
-] as const;
-export type PlatformCheckVerdict = (typeof PLATFORM_CHECK_VERDICTS)[number];
-
 export interface PlatformVerification {
   /** The platform answered with an answer its table entry recognises. */
   reachable: boolean;
@@ -205,47 +193,4 @@ export function verifyPlatform(def: PlatformDef, outcome: ProbeOutcome): Platfor
     case 'unrecognised':
       return { reachable: false, region: null, verdict: 'unreachable' };
   }
-}
-
-// ---- a --platforms-file ---------------------------------------------------------------------------
-
-export type PlatformsFileReading =
-  | { ok: true; table: PlatformTable }
-  | { ok: false; message: string; errors: { field: string; message: string }[] };
-
-/**
- * A `--platforms-file`'s text (read by the caller) as the shipped table with the file's entries
- * added or replacing whole entries; or why it is not a platform table.
- */
-export function readPlatformsFile(
-  text: string,
-  base: PlatformTable = SHIPPED_PLATFORMS,
-): PlatformsFileReading {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { ok: false, message: 'the platforms file is not JSON', errors: [] };
-  }
-  const parsed = PlatformsFile.safeParse(json);
-  if (!parsed.success) {
-    return {
-      ok: false,
-      message:
-        'the platforms file is not a platform table (contracts/platforms.json has its shape)',
-      errors: parsed.error.issues.map((i) => ({
-        field: i.path.map(String).join('.'),
-        message: i.message,
-      })),
-    };
-  }
-  return { ok: true, table: mergePlatforms(base, parsed.data.platforms) };
-}
-
-/** A refused platforms file in one line: what it is not, and each field that is wrong. */
-export function platformsFileProblem(
-  reading: Extract<PlatformsFileReading, { ok: false }>,
-): string {
-  const fields = reading.errors.map((e) => `${e.field || '(file)'}: ${e.message}`).join('; ');
-  return fields ? `${reading.message}: ${fields}` : reading.message;
 }

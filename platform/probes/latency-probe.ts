@@ -1,6 +1,6 @@
 // The authenticated latency probe (docs/latency-probes.md): its datagrams, built and checked
-// with a node's probe key. Pure: the HMAC-SHA256 comes from the caller (node:crypto in the relay
-// and the engine), so that contracts/ stays free of I/O and Node built-ins.
+// with a node's probe key, for the relay's responder and the engine's prober. Pure: the
+// HMAC-SHA256 comes from the caller (node:crypto in both), so that tests can stand one in.
 
 /** A node's probe key: 32 random bytes, handed to its relay and to signed-in devices. */
 export const PROBE_KEY_BYTES = 32;

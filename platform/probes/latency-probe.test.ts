@@ -1,5 +1,5 @@
-// The probe datagrams' layout and checks, with a stand-in MAC (contracts/ imports no Node
-// built-ins); the real HMAC-SHA256 and the documented test vector are checked in relay/probe.
+// The probe datagrams' layout and checks, with a stand-in MAC; the real HMAC-SHA256 and the
+// documented test vector are checked in relay/probe.
 import { describe, expect, it } from 'vitest';
 import {
   PROBE_FRESHNESS_MS,
@@ -12,7 +12,7 @@ import {
   openProbeReply,
   openProbeRequest,
   type HmacSha256,
-} from './probe.js';
+} from './latency-probe.js';
 
 /** Not a MAC: a keyed checksum good enough to tell keys and messages apart in these tests. */
 const fakeHmac: HmacSha256 = (key, message) => {

@@ -6,11 +6,14 @@ import {
   PROBE_MAX_BODY_BYTES,
   PROBE_USER_AGENT,
   probePlatform,
-  readPlatformsFile,
   verifyPlatform,
   type ProbeFetch,
 } from './platform-probe.js';
-import { SHIPPED_PLATFORMS, type PlatformDef } from './platforms.js';
+import {
+  SHIPPED_PLATFORMS,
+  readPlatformsFile,
+  type PlatformDef,
+} from '../../contracts/platforms.js';
 
 type Handler = (url: URL, headers: Record<string, string>) => Response | Promise<Response>;
 

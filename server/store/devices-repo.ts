@@ -19,17 +19,14 @@ export interface TokenHolderRow {
  * A peer as the feed needs it: a device, or one of its tunnels (its own id, keys and addresses),
  * with the account's plan.
  */
-export interface FeedPeerRow {
-  id: string;
-  account_id: number;
-  wireguard_public_key: string;
-  ferry_public_key: string;
-  tunnel_ipv4: string;
-  tunnel_ipv6: string;
+export type FeedPeerRow = Pick<
+  Selectable<DevicesTable>,
+  'id' | 'account_id' | 'wireguard_public_key' | 'ferry_public_key' | 'tunnel_ipv4' | 'tunnel_ipv6'
+> & {
   plan: string;
   /** The account's bytes in the period asked for. */
   usage_bytes: number;
-}
+};
 
 const COLUMNS = [
   'devices.seq',

@@ -44,16 +44,19 @@ export class RegionsRepo {
     return row !== undefined;
   }
 
-  async insertNode(n: {
-    id: string;
-    region_id: string;
-    endpoint_host: string;
-    wireguard_port: number;
-    ferry_port: number | null;
-    capacity_mbps: number;
-    token_hash: string;
-    probe_key: string;
-  }): Promise<void> {
+  /** A new node: its keys come with its registration, its health with its heartbeats. */
+  async insertNode(
+    n: Pick<
+      Selectable<NodesTable>,
+      | 'id'
+      | 'region_id'
+      | 'endpoint_host'
+      | 'wireguard_port'
+      | 'ferry_port'
+      | 'capacity_mbps'
+      | 'token_hash'
+    > & { probe_key: string },
+  ): Promise<void> {
     await this.db.insertInto('nodes').values(n).execute();
   }
 

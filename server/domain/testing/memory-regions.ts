@@ -58,15 +58,7 @@ export class MemoryRegions implements RegionsStore {
     return row && shown(row);
   }
 
-  async setNodeKeys(
-    id: string,
-    keys: {
-      wireguardKey: string;
-      ferryKey: string | null;
-      probePort: number | null;
-      probeKeyIfNone: string;
-    },
-  ): Promise<void> {
+  async setNodeKeys(id: string, keys: Parameters<RegionsStore['setNodeKeys']>[1]): Promise<void> {
     const row = this.h.t.nodes.find((n) => n.id === id);
     if (!row) return;
     row.wireguard_public_key = keys.wireguardKey;
@@ -77,7 +69,7 @@ export class MemoryRegions implements RegionsStore {
 
   async recordHeartbeat(
     id: string,
-    h: { load: number; rx_bps: number; tx_bps: number; nowMs: number; degraded: string | null },
+    h: Parameters<RegionsStore['recordHeartbeat']>[1],
   ): Promise<void> {
     const row = this.h.t.nodes.find((n) => n.id === id);
     if (!row) return;

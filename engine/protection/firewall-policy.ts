@@ -2,8 +2,8 @@
 // marks and the IPv6 block, worked out from what may leave this host; applied in one transaction.
 import { isIP } from 'node:net';
 
-import { checkInterfaceName } from '../os/arguments.js';
-import type { NftObject, NftTable } from '../os/firewall.js';
+import { checkInterfaceName } from '../../platform/os/arguments.js';
+import type { NftObject, NftTable } from '../../platform/os/nftables.js';
 import { prefixElements, type NftSetElement } from '../split/nft-elements.js';
 import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
 

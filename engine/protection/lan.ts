@@ -3,7 +3,7 @@
 // may overlap: merged before nft sees them).
 import ipaddr from 'ipaddr.js';
 
-import type { LinkInfo } from '../os/links.js';
+import type { LinkInfo } from '../../platform/os/links.js';
 import { isTunnelInterfaceName } from '../tunnel/names.js';
 import { prefixElements } from '../split/nft-elements.js';
 import type { DhcpLink, FamilySets } from './firewall-policy.js';

@@ -16,13 +16,13 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 
 import { TUNNEL_IPV4_CIDR, TUNNEL_IPV6_CIDR } from '../../contracts/index.js';
-import { runCommand, type CommandRunner } from '../../engine/os/command.js';
+import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import {
   NftFirewall,
   replaceTableCommands,
   type NftObject,
   type NftTable,
-} from '../../engine/os/firewall.js';
+} from '../../platform/os/nftables.js';
 import { guardPolicy, type GuardFacts } from '../../engine/protection/connection-guard.js';
 import {
   PROTECTION_TABLE,

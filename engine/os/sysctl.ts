@@ -1,3 +1,0 @@
-// Moved to platform/os/sysctl.ts (issue 19); this re-export stays only until the files still
-// importing this path in the last commit (other parts' work in progress) are committed.
-export * from '../../platform/os/sysctl.js';

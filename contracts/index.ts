@@ -25,4 +25,3 @@ export * from './renderer-policy.js';
 export * from './diagnostics.js';
 export * from './platforms.js';
 export * from './service-tunnels.js';
-export * from './wireguard-uapi.js';

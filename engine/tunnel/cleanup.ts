@@ -2,7 +2,7 @@
 // tunnel's routes and rules, dead UAPI sockets), so that a crash never blocks the next start.
 // What counts as ours is decided by pure selectors over what the OS shows; tunnels this manager
 // holds are never touched.
-import { UapiError, UAPI_GET_REQUEST as GET_REQUEST } from '../../contracts/index.js';
+import { UapiError, UAPI_GET_REQUEST as GET_REQUEST } from '../../platform/os/uapi-text.js';
 import type { LinkInfo, Links, PolicyRule, Route, Routes } from '../os/effects.js';
 import { FERRY_ROUTE_TABLE, isTunnelInterfaceName } from './names.js';
 import { isOurRule } from './routing.js';

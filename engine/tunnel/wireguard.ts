@@ -4,7 +4,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
-import { UapiError, type UapiPeer as PeerStatus } from '../../contracts/index.js';
+import { UapiError, type UapiPeer as PeerStatus } from '../../platform/os/uapi-text.js';
 import type { CommandRunner } from '../../platform/os/command.js';
 import { UapiClient, uapiEndpoint } from '../../platform/os/uapi.js';
 import type { WireguardProcess, WireguardSystem } from '../../platform/os/wireguard-go.js';

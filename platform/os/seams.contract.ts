@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 
 import { FerryError } from '../../contracts/engine-errors.js';
-import { UapiError, uapiKeyFromHex } from '../../contracts/wireguard-uapi.js';
+import { UapiError, uapiKeyFromHex } from './uapi-text.js';
 import type { Firewall, NftObject, NftTable } from './nftables.js';
 import type { Links } from './links.js';
 import type { PolicyRule, Routes } from './routes.js';

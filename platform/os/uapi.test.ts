@@ -1,14 +1,14 @@
 // The UAPI client on a real unix socket as wireguard-go answers it: endpoints in UAPI's form,
 // the request as formatted, a reply that arrives in pieces (its end found in the tail, the body
 // cut at the byte), a refusal's errno, a socket that is missing or closes early. The UAPI text
-// itself is tested with contracts/wireguard-uapi.ts.
+// itself is tested with uapi-text.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { UapiError, uapiKeyFromHex } from '../../contracts/index.js';
+import { UapiError, uapiKeyFromHex } from './uapi-text.js';
 import { UapiClient, uapiEndpoint, uapiExchange } from './uapi.js';
 
 const NODE_HEX = 'f1fd4f4f376133c4ca5c1bd0efb15a041df1a283f18a8e6656f748d6d0f1d971';

@@ -1,4 +1,4 @@
-// WireGuard's cross-platform userspace API (UAPI) beyond its text (contracts/wireguard-uapi.ts):
+// WireGuard's cross-platform userspace API (UAPI) beyond its text (uapi-text.ts):
 // one exchange over wireguard-go's unix socket, a client that sets and gets a device through
 // any WireguardSystem (wireguard-go.ts, or its fake), and an endpoint in UAPI's form.
 import net, { isIP } from 'node:net';
@@ -12,7 +12,7 @@ import {
   type UapiDevice,
   type UapiDeviceSettings,
   type UapiPeerOp,
-} from '../../contracts/index.js';
+} from './uapi-text.js';
 
 /** Long enough for a relay's dump of 65,536 peers (tens of megabytes). */
 export const UAPI_TIMEOUT_MS = 60_000;

@@ -3,7 +3,7 @@
 // as wireguard-go does (key, port, mark, peers) and answer `get=1` from it, a node that answers
 // handshakes and pings or not, and crashes on demand (a SIGKILL leaves the socket).
 // seams.contract.ts's wireguardContract holds it and wireguard-go to the same behaviour.
-import { UapiError, uapiKeyToHex } from '../../contracts/index.js';
+import { UapiError, uapiKeyToHex } from './uapi-text.js';
 import type { CommandRunner } from './command.js';
 import type { FakeLinks } from './links.fake.js';
 import type { WireguardProcess, WireguardProcessInfo, WireguardSystem } from './wireguard-go.js';

@@ -2,7 +2,8 @@
 // rate tiers, progress kept across a failure, revocations before anything that can fail, feed
 // entries it cannot use kept off the node, and rate limits before admission.
 import { describe, expect, it } from 'vitest';
-import type { Peer, PeersResponse, UapiPeerOp as PeerOp } from '../../contracts/index.js';
+import type { Peer, PeersResponse } from '../../contracts/index.js';
+import type { UapiPeerOp as PeerOp } from '../../platform/os/uapi-text.js';
 import { PeerApplyError, PeerTable, type DevicePlane, type LimitSink } from './peer-table.js';
 import type { UapiClient } from '../../platform/os/uapi.js';
 

@@ -2,12 +2,8 @@
 // data plane (Ferry), incrementally: only what changed is sent, other peers are never
 // disturbed, revocations come before anything else, and progress is kept batch by batch so that
 // a failure part-way resumes instead of starting over.
-import {
-  shardOf,
-  type Peer,
-  type PeersResponse,
-  type UapiPeerOp as PeerOp,
-} from '../../contracts/index.js';
+import { shardOf, type Peer, type PeersResponse } from '../../contracts/index.js';
+import type { UapiPeerOp as PeerOp } from '../../platform/os/uapi-text.js';
 import type { UapiClient } from '../../platform/os/uapi.js';
 
 export interface PeerEntry {

@@ -4,7 +4,8 @@
 // taken off again; a wireguard-go that cannot start leaves nothing behind; close stops them all.
 import { describe, expect, it } from 'vitest';
 
-import { uapiKeyToHex, type Peer, type PeersResponse } from '../../contracts/index.js';
+import type { Peer, PeersResponse } from '../../contracts/index.js';
+import { uapiKeyToHex } from '../../platform/os/uapi-text.js';
 import { createFakeRelayOs } from '../os.fake.js';
 import { PeerTable } from './peer-table.js';
 import { WireGuardShards } from './shards.js';

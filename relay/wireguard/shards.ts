@@ -1,13 +1,8 @@
 // The relay's WireGuard interfaces, one per shard of 65,536 device addresses (wireguard-go's
 // peer limit), started when the first device of a shard arrives. Shard k listens on the base
 // port + k and routes its own /16 and /112.
-import {
-  GATEWAY_IPV4,
-  GATEWAY_IPV6,
-  MAX_SHARDS,
-  shardRoutes,
-  type UapiDevice,
-} from '../../contracts/index.js';
+import { GATEWAY_IPV4, GATEWAY_IPV6, MAX_SHARDS, shardRoutes } from '../../contracts/index.js';
+import type { UapiDevice } from '../../platform/os/uapi-text.js';
 import type { RelayOs } from '../os.js';
 import { startWireGuard, type WireGuardInterface } from './device.js';
 

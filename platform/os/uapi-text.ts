@@ -1,6 +1,7 @@
 // WireGuard's cross-platform userspace API (UAPI, https://www.wireguard.com/xplatform/) as text:
 // the `set=1` request, the `get=1` reply read into typed fields, the errno that ends every reply,
-// and keys between base64 (ours) and hex (UAPI's). The socket I/O is the relay's and the engine's.
+// and keys between base64 (ours) and hex (UAPI's). The socket I/O is uapi.ts's (one client for
+// the relay and the engine).
 
 /** The whole `get=1` request, with the blank line that ends it. */
 export const UAPI_GET_REQUEST = 'get=1\n\n';

@@ -9,7 +9,7 @@ import {
   UapiError,
   uapiKeyFromHex,
   uapiKeyToHex,
-} from './wireguard-uapi.js';
+} from './uapi-text.js';
 
 // A device's private key and a node's public key, in both forms (checked with `wg`).
 const DEVICE_PRIVATE = 'EKrCW/JfCxcLy9buWIRC6Qfn30UJwlCp0ZlRqMHgDG8=';

@@ -11,6 +11,7 @@ import { FerryError } from '../errors.js';
 import { probeTargets, type ProbeTarget } from '../probes/index.js';
 import { runStreamTest } from '../stream-test.js';
 import { allowedNodes, probeEndpoints } from './node-latencies.js';
+import { checkedRule } from './region-rules.js';
 
 export class CatalogService {
   constructor(
@@ -46,23 +47,7 @@ export class CatalogService {
   }): Promise<RegionRule> {
     const control = await this.ctx.signedInControl();
     const { regions } = await control.listRegions();
-    const areas = [...new Set(regions.map((r) => r.area))].sort();
-    if (!areas.includes(request.area)) {
-      throw new FerryError('config-invalid', `there is no area ${request.area}`, {
-        errors: [{ field: 'area', message: `the areas are ${areas.join(', ')}`, allowed: areas }],
-      });
-    }
-    const name = request.name ?? request.area;
-    if (regions.some((r) => r.id === name) || name === 'auto') {
-      throw new FerryError(
-        'config-invalid',
-        `${name} is a region's name: give the rule another --name`,
-        {
-          errors: [{ field: 'name', message: 'a rule cannot take the name of a region or auto' }],
-        },
-      );
-    }
-    return this.ctx.rules.add({ name, area: request.area, strategy: request.strategy });
+    return this.ctx.rules.add(checkedRule(regions, request));
   }
 
   removeRegionRule(name: string): Promise<void> {

@@ -32,6 +32,34 @@ export function resolveRegionChoice(choice: string, rules: readonly RegionRule[]
   return rule ? `${rule.area}:${rule.strategy}` : typed;
 }
 
+/**
+ * The rule a user asked for, checked against the regions the control plane lists: its area is
+ * one of theirs, its name (the area's unless given) no region's and not auto, for a rule must
+ * never hide a region. Whether the name is taken is the store's to say (rule-exists).
+ */
+export function checkedRule(
+  regions: readonly { id: string; area: string }[],
+  request: { area: string; strategy: RegionRule['strategy']; name?: string | undefined },
+): RegionRule {
+  const areas = [...new Set(regions.map((r) => r.area))].sort();
+  if (!areas.includes(request.area)) {
+    throw new FerryError('config-invalid', `there is no area ${request.area}`, {
+      errors: [{ field: 'area', message: `the areas are ${areas.join(', ')}`, allowed: areas }],
+    });
+  }
+  const name = request.name ?? request.area;
+  if (regions.some((r) => r.id === name) || name === 'auto') {
+    throw new FerryError(
+      'config-invalid',
+      `${name} is a region's name: give the rule another --name`,
+      {
+        errors: [{ field: 'name', message: 'a rule cannot take the name of a region or auto' }],
+      },
+    );
+  }
+  return { name, area: request.area, strategy: request.strategy };
+}
+
 export class RuleStore {
   readonly file: string;
   readonly #serial = new SerialQueue();

@@ -10,6 +10,7 @@ import {
   type RegionRule,
 } from '../../../contracts/index.js';
 import type { EngineApi } from '../../engine-api.js';
+import { checkedRule } from '../../catalog/region-rules.js';
 import { FerryError } from '../../errors.js';
 import { smoothLatencies } from '../../probes/index.js';
 import { choosePlatform, streamVerdict, type ProbeOutcome } from '../../stream-test.js';
@@ -56,25 +57,10 @@ export class FakeCatalog {
     strategy: RegionRule['strategy'];
     name?: string | undefined;
   }): RegionRule {
-    const areas = [...new Set(FAKE_REGIONS.map((r) => r.area))].sort();
-    if (!areas.includes(request.area)) {
-      throw new FerryError('config-invalid', `there is no area ${request.area}`, {
-        errors: [{ field: 'area', message: `the areas are ${areas.join(', ')}`, allowed: areas }],
-      });
-    }
-    const name = request.name ?? request.area;
-    if (FAKE_REGIONS.some((r) => r.id === name) || name === 'auto') {
-      throw new FerryError(
-        'config-invalid',
-        `${name} is a region's name: give the rule another --name`,
-        {
-          errors: [{ field: 'name', message: 'a rule cannot take the name of a region or auto' }],
-        },
-      );
-    }
-    if (this.rules.some((r) => r.name === name))
-      throw new FerryError('rule-exists', `a region rule named ${name} exists`);
-    const rule = { name, area: request.area, strategy: request.strategy };
+    // The engine's own check: the fake's regions in place of the control plane's.
+    const rule = checkedRule(FAKE_REGIONS, request);
+    if (this.rules.some((r) => r.name === rule.name))
+      throw new FerryError('rule-exists', `a region rule named ${rule.name} exists`);
     this.rules.push(rule);
     return { ...rule };
   }

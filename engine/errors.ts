@@ -21,7 +21,4 @@ export function fail(
 }
 
 /** The errno code of a Node system error (ENOENT, EACCES...), for messages and decisions. */
-export function errnoCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
+export { errnoCode } from '../platform/os/errno.js';

@@ -29,11 +29,11 @@ import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
 import {
   AddServiceRequest,
-  Service,
-  ServiceParams,
+  DestinationSet,
+  DestinationSetParams,
   ServiceTunnel,
   ServiceTunnelsResponse,
-  ServicesResponse,
+  DestinationSetsResponse,
   StartTunnelRequest,
   StopTunnelResponse,
   TunnelTagParams,
@@ -564,7 +564,7 @@ export const localRoutes = {
     auth: 'none',
     status: 200,
     summary: 'The services (shipped and your own): networks and domains a service tunnel carries',
-    response: ServicesResponse,
+    response: DestinationSetsResponse,
   }),
   addService: route({
     method: 'POST',
@@ -573,7 +573,7 @@ export const localRoutes = {
     status: 201,
     summary: 'Add a service of your own: a name, networks (CIDR) and domains',
     body: AddServiceRequest,
-    response: Service,
+    response: DestinationSet,
   }),
   removeService: route({
     method: 'DELETE',
@@ -581,7 +581,7 @@ export const localRoutes = {
     auth: 'none',
     status: 204,
     summary: 'Remove a service of your own',
-    params: ServiceParams,
+    params: DestinationSetParams,
   }),
   startTunnel: route({
     method: 'POST',

@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   AddServiceRequest,
-  BUILTIN_SERVICES,
-  ServiceDomain,
+  BUILTIN_DESTINATION_SETS,
+  DestinationDomain,
   StartTunnelRequest,
-  parseServiceCidr,
+  parseDestinationCidr,
 } from './service-tunnels.js';
 
 describe('service networks', () => {
@@ -19,7 +19,7 @@ describe('service networks', () => {
     ['2001:db8::1', '2001:db8::1/128'],
     ['10.120.7.0/24', '10.120.7.0/24'],
   ])('takes %s as %s', (typed, canonical) => {
-    expect(parseServiceCidr(typed)).toEqual({ ok: true, cidr: canonical });
+    expect(parseDestinationCidr(typed)).toEqual({ ok: true, cidr: canonical });
   });
 
   it.each([
@@ -40,7 +40,7 @@ describe('service networks', () => {
     ['::ffff:10.0.0.1', /ipv4Mapped/],
     ['', /not a network/],
   ])('refuses %s', (typed, why) => {
-    const r = parseServiceCidr(typed);
+    const r = parseDestinationCidr(typed);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.message).toMatch(why);
   });
@@ -48,10 +48,10 @@ describe('service networks', () => {
 
 describe('service domains and requests', () => {
   it('takes domain names in lower case and refuses what is not one', () => {
-    expect(ServiceDomain.parse('Intranet.Example.COM')).toBe('intranet.example.com');
-    expect(ServiceDomain.parse('a-b.c9.io')).toBe('a-b.c9.io');
+    expect(DestinationDomain.parse('Intranet.Example.COM')).toBe('intranet.example.com');
+    expect(DestinationDomain.parse('a-b.c9.io')).toBe('a-b.c9.io');
     for (const bad of ['localhost', '10.0.0.1', '-a.example.com', 'a..b', 'a b.com', 'x.123'])
-      expect(ServiceDomain.safeParse(bad).success, bad).toBe(false);
+      expect(DestinationDomain.safeParse(bad).success, bad).toBe(false);
   });
 
   it('needs a network or a domain, and names each bad field with what it takes', () => {
@@ -84,10 +84,10 @@ describe('service domains and requests', () => {
   });
 
   it('ships a few office services, by domain', () => {
-    const names = BUILTIN_SERVICES.map((s) => s.name);
+    const names = BUILTIN_DESTINATION_SETS.map((s) => s.name);
     expect(names).toEqual(expect.arrayContaining(['github', 'slack', 'microsoft-365']));
     expect(new Set(names).size).toBe(names.length);
-    for (const s of BUILTIN_SERVICES) {
+    for (const s of BUILTIN_DESTINATION_SETS) {
       expect(s.builtin).toBe(true);
       expect(s.cidrs.length + s.domains.length).toBeGreaterThan(0);
     }

@@ -1,6 +1,8 @@
-// Services (named destination sets: networks and domains) and the service tunnels that carry
-// them: the shipped services (services.json, data to update), the checks of what a user types
-// (`netcli service add --cidr --domain`), and the local API's shapes for both. No I/O here.
+// Destination sets (named networks and domains: what netcli, the local API's JSON and the error
+// codes call a "service") and the service tunnels that carry them: the shipped sets
+// (services.json, data to update), the checks of what a user types (`netcli service add --cidr
+// --domain`), and the local API's shapes for both. In code a destination set is never a
+// "service": that word is the control plane's URL (client-config.ts's ServiceUrl). No I/O here.
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { RegionSetting } from './client-config.js';
@@ -9,7 +11,7 @@ import shippedServices from './services.json' with { type: 'json' };
 import { ENCRYPTIONS, PROTOCOLS, caseInsensitiveEnum } from './values.js';
 
 /** A service's name: what `--service` takes; any letter case, kept in lower case. */
-export const ServiceName = z
+export const DestinationSetName = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9-]{1,31}$/, 'a letter, then letters, digits and dashes (2-32 in all)')
   .transform((s) => s.toLowerCase());
@@ -38,7 +40,7 @@ export type CidrCheck = { ok: true; cidr: string } | { ok: false; message: strin
  * alone is one host. Refused, with the reason: anything else, a prefix with host bits set (the
  * network is named), every address (/0), and ranges that do not leave this host.
  */
-export function parseServiceCidr(input: string): CidrCheck {
+export function parseDestinationCidr(input: string): CidrCheck {
   const text = input.trim();
   const bad = (why: string): CidrCheck => ({ ok: false, message: why });
   const parts = text.split('/');
@@ -76,12 +78,12 @@ export function parseServiceCidr(input: string): CidrCheck {
   return { ok: true, cidr: `${network.toString()}/${bits}` };
 }
 
-/** A network of a service, checked and made canonical (see parseServiceCidr). */
-export const ServiceCidr = z
+/** A network of a service, checked and made canonical (see parseDestinationCidr). */
+export const DestinationCidr = z
   .string()
   .max(64)
   .transform((s, ctx) => {
-    const r = parseServiceCidr(s);
+    const r = parseDestinationCidr(s);
     if (r.ok) return r.cidr;
     ctx.addIssue({ code: 'custom', message: `${r.message}; give ${CIDR_HELP}` });
     return z.NEVER;
@@ -93,13 +95,13 @@ const DOMAIN = new RegExp(
 );
 
 /** A domain name of a service (resolved when a tunnel starts); kept in lower case. */
-export const ServiceDomain = z
+export const DestinationDomain = z
   .string()
   .regex(DOMAIN, 'a domain name such as intranet.example.com (letters, digits, dashes, dots)')
   .transform((s) => s.toLowerCase());
 
-/** A service: the networks and domains whose traffic its tunnels carry. */
-export const Service = z
+/** A destination set (netcli's "service"): the networks and domains its tunnels carry. */
+export const DestinationSet = z
   .object({
     name: z.string(),
     builtin: z.boolean().describe('Shipped with Ferry (services.json); cannot be replaced.'),
@@ -107,16 +109,17 @@ export const Service = z
     cidrs: z.array(z.string()),
     domains: z.array(z.string()).describe('Resolved to IPv4 addresses when a tunnel starts.'),
   })
+  // The local API's document keeps the name its users know.
   .meta({ id: 'Service' });
-export type Service = z.infer<typeof Service>;
+export type DestinationSet = z.infer<typeof DestinationSet>;
 
-export const ServicesResponse = z.object({ services: z.array(Service) });
+export const DestinationSetsResponse = z.object({ services: z.array(DestinationSet) });
 
 export const AddServiceRequest = z
   .strictObject({
-    name: ServiceName,
-    cidrs: z.array(ServiceCidr).max(MAX_SERVICE_CIDRS).default([]),
-    domains: z.array(ServiceDomain).max(MAX_SERVICE_DOMAINS).default([]),
+    name: DestinationSetName,
+    cidrs: z.array(DestinationCidr).max(MAX_SERVICE_CIDRS).default([]),
+    domains: z.array(DestinationDomain).max(MAX_SERVICE_DOMAINS).default([]),
   })
   .refine((s) => s.cidrs.length + s.domains.length > 0, {
     message: 'a service needs at least one network (--cidr) or domain (--domain)',
@@ -124,22 +127,22 @@ export const AddServiceRequest = z
   .meta({ minProperties: 2 });
 export type AddServiceRequest = z.output<typeof AddServiceRequest>;
 
-export const ServiceParams = z.strictObject({ name: ServiceName });
+export const DestinationSetParams = z.strictObject({ name: DestinationSetName });
 
 /** The services Ferry ships: name -> definition, checked against the same rules as a user's. */
 const ShippedServices = z.strictObject({
   about: z.string(),
   services: z.record(
-    ServiceName,
+    DestinationSetName,
     z.strictObject({
       description: z.string(),
-      cidrs: z.array(ServiceCidr),
-      domains: z.array(ServiceDomain),
+      cidrs: z.array(DestinationCidr),
+      domains: z.array(DestinationDomain),
     }),
   ),
 });
 
-export const BUILTIN_SERVICES: readonly Service[] = Object.freeze(
+export const BUILTIN_DESTINATION_SETS: readonly DestinationSet[] = Object.freeze(
   Object.entries(ShippedServices.parse(shippedServices).services).map(([name, s]) =>
     Object.freeze({ name, builtin: true, ...s }),
   ),
@@ -148,7 +151,7 @@ export const BUILTIN_SERVICES: readonly Service[] = Object.freeze(
 // ---- service tunnels ----------------------------------------------------------------------------
 
 export const StartTunnelRequest = z.strictObject({
-  service: ServiceName,
+  service: DestinationSetName,
   tag: TunnelTag,
   region: RegionSetting.optional(),
   protocol: caseInsensitiveEnum(PROTOCOLS).optional(),

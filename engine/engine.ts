@@ -21,7 +21,7 @@ import {
   type LocalStatus,
   type ProtectionStatus,
   type RegionRule,
-  type Service,
+  type DestinationSet as Service,
   type ServiceTunnel,
   type StartTunnelRequest,
   type StopTunnelResponse,
@@ -42,7 +42,7 @@ import type { KeyStore } from './key-store.js';
 import { isThisMachine } from './local-node.js';
 import type { ConnectionGuard } from './protection/connection-guard.js';
 import { ServiceTunnels } from './service-tunnels.js';
-import { ServiceStore, systemResolveIpv4 } from './services.js';
+import { DestinationSetStore as ServiceStore, systemResolveIpv4 } from './services.js';
 import type { SessionStore } from './session-store.js';
 import { SettingsService } from './settings/settings.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';

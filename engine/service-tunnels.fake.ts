@@ -2,10 +2,10 @@
 // rules: shipped names and taken names refused, a service carried by one tunnel at a time, one
 // tunnel per tag, domains that do not resolve refused; no network, no OS.
 import {
-  BUILTIN_SERVICES,
+  BUILTIN_DESTINATION_SETS,
   type AddServiceRequest,
   type Protocol,
-  type Service,
+  type DestinationSet,
   type ServiceTunnel,
   type StartTunnelRequest,
   type StopTunnelResponse,
@@ -21,7 +21,7 @@ export interface FakeServiceTunnelDeps {
 }
 
 export class FakeServiceTunnels {
-  readonly own: Service[] = [];
+  readonly own: DestinationSet[] = [];
   readonly running = new Map<string, ServiceTunnel>();
   /** Domains the fake resolver does not know (a start with one is refused). */
   readonly unresolvable = new Set<string>();
@@ -31,17 +31,17 @@ export class FakeServiceTunnels {
 
   constructor(private readonly d: FakeServiceTunnelDeps) {}
 
-  list(): Service[] {
+  list(): DestinationSet[] {
     return [
-      ...BUILTIN_SERVICES.map((s) => ({ ...s })),
+      ...BUILTIN_DESTINATION_SETS.map((s) => ({ ...s })),
       ...[...this.own].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({ ...s })),
     ];
   }
 
-  add(request: AddServiceRequest): Service {
+  add(request: AddServiceRequest): DestinationSet {
     if (this.list().some((s) => s.name === request.name))
       throw new FerryError('service-exists', `a service named ${request.name} exists`);
-    const service: Service = {
+    const service: DestinationSet = {
       name: request.name,
       builtin: false,
       description: null,
@@ -54,7 +54,7 @@ export class FakeServiceTunnels {
 
   remove(name: string): void {
     const typed = name.toLowerCase();
-    if (BUILTIN_SERVICES.some((s) => s.name === typed)) {
+    if (BUILTIN_DESTINATION_SETS.some((s) => s.name === typed)) {
       throw new FerryError('config-invalid', `${typed} is a service Ferry ships: it stays`, {
         errors: [{ field: 'name', message: 'a service of your own (netcli service list)' }],
       });

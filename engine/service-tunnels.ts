@@ -1,4 +1,4 @@
-// Service tunnels (`netcli tunnel start --service S --tag T`): an extra tunnel of this device,
+// DestinationSet tunnels (`netcli tunnel start --service S --tag T`): an extra tunnel of this device,
 // registered with the control plane under its own keys and addresses, on its own interface and
 // session, that routes only its service's destinations. Independent of the main tunnel (its
 // connects and disconnects leave them be); all of them stop at sign-out and at shutdown.
@@ -17,7 +17,7 @@ import {
 } from '../contracts/index.js';
 import { FerryError } from './errors.js';
 import { resolveRegionChoice } from './catalog/region-rules.js';
-import { serviceDestinations, type ResolveIpv4, type ServiceStore } from './services.js';
+import { serviceDestinations, type ResolveIpv4, type DestinationSetStore } from './services.js';
 import type { TunnelKeyStore, TunnelKeys } from './tunnel-keys.js';
 import { tunnelInterfaceName } from './tunnel/names.js';
 import type { ActiveTunnel, TunnelEvent, TunnelManager } from './tunnel/tunnel.js';
@@ -31,7 +31,7 @@ export interface ServiceTunnelDeps {
   device: () => Promise<Device>;
   config: () => Promise<ClientConfig>;
   rules: () => Promise<RegionRule[]>;
-  services: ServiceStore;
+  services: DestinationSetStore;
   keys: TunnelKeyStore;
   tunnels: TunnelManager;
   resolve: ResolveIpv4;

@@ -5,15 +5,15 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILTIN_SERVICES } from '../contracts/index.js';
+import { BUILTIN_DESTINATION_SETS } from '../contracts/index.js';
 import { FerryError } from './errors.js';
-import { SERVICES_FILE, ServiceStore, serviceDestinations } from './services.js';
+import { SERVICES_FILE, DestinationSetStore, serviceDestinations } from './services.js';
 
 let dir: string;
-let store: ServiceStore;
+let store: DestinationSetStore;
 beforeEach(() => {
   dir = path.join(mkdtempSync(path.join(tmpdir(), 'ferry-services-')), 'state');
-  store = new ServiceStore(dir);
+  store = new DestinationSetStore(dir);
 });
 afterEach(() => rmSync(path.dirname(dir), { recursive: true, force: true }));
 
@@ -28,7 +28,9 @@ async function refusal(p: Promise<unknown>): Promise<FerryError> {
 
 describe('the services store', () => {
   it('lists the shipped services, then the user’s own by name, kept across restarts', async () => {
-    expect((await store.list()).map((s) => s.name)).toEqual(BUILTIN_SERVICES.map((s) => s.name));
+    expect((await store.list()).map((s) => s.name)).toEqual(
+      BUILTIN_DESTINATION_SETS.map((s) => s.name),
+    );
     await store.add({ name: 'zeta', cidrs: ['10.9.0.0/16'], domains: [] });
     const office = await store.add({
       name: 'office',
@@ -42,7 +44,7 @@ describe('the services store', () => {
       cidrs: ['10.20.0.0/16', '2001:db8::/32'],
       domains: ['wiki.corp.example'],
     });
-    const again = new ServiceStore(dir);
+    const again = new DestinationSetStore(dir);
     const names = (await again.list()).map((s) => s.name);
     expect(names.slice(-2)).toEqual(['office', 'zeta']);
     expect(await again.get('OFFICE')).toEqual(office);
@@ -82,7 +84,7 @@ describe('the services store', () => {
       services: [{ name: 'x', cidrs: ['10.0.0.1/8'] }],
     });
     await writeFile(file, damaged);
-    const e = await refusal(new ServiceStore(dir).list());
+    const e = await refusal(new DestinationSetStore(dir).list());
     expect(e.code).toBe('config-corrupt');
     expect(await readFile(file, 'utf8')).toBe(damaged);
   });

@@ -5,7 +5,11 @@
 import { lookup } from 'node:dns/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { AddServiceRequest, BUILTIN_SERVICES, type Service } from '../contracts/index.js';
+import {
+  AddServiceRequest,
+  BUILTIN_DESTINATION_SETS,
+  type DestinationSet,
+} from '../contracts/index.js';
 import { FerryError } from './errors.js';
 import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from './state-dir.js';
 import { SerialQueue } from './serial-queue.js';
@@ -24,11 +28,11 @@ export type ResolveIpv4 = (domain: string) => Promise<string[]>;
 export const systemResolveIpv4: ResolveIpv4 = async (domain) =>
   (await lookup(domain, { family: 4, all: true })).map((a) => a.address);
 
-function userService(s: z.output<typeof AddServiceRequest>): Service {
+function userService(s: z.output<typeof AddServiceRequest>): DestinationSet {
   return { name: s.name, builtin: false, description: null, cidrs: s.cidrs, domains: s.domains };
 }
 
-export class ServiceStore {
+export class DestinationSetStore {
   readonly file: string;
   readonly #serial = new SerialQueue();
 
@@ -37,15 +41,15 @@ export class ServiceStore {
   }
 
   /** The shipped services, then the user's, by name. */
-  list(): Promise<Service[]> {
+  list(): Promise<DestinationSet[]> {
     return this.#serial.run(async () => [
-      ...BUILTIN_SERVICES.map((s) => ({ ...s })),
+      ...BUILTIN_DESTINATION_SETS.map((s) => ({ ...s })),
       ...(await this.read()).map(userService).sort((a, b) => a.name.localeCompare(b.name)),
     ]);
   }
 
   /** One service by name (any letter case); service-not-found names the services there are. */
-  async get(name: string): Promise<Service> {
+  async get(name: string): Promise<DestinationSet> {
     const all = await this.list();
     const typed = name.toLowerCase();
     const found = all.find((s) => s.name === typed);
@@ -60,9 +64,9 @@ export class ServiceStore {
    * Adds a service (its networks and domains without repeats). A name already taken, by a
    * service of the user's or a shipped one, is refused (service-exists), never overwritten.
    */
-  add(request: z.output<typeof AddServiceRequest>): Promise<Service> {
+  add(request: z.output<typeof AddServiceRequest>): Promise<DestinationSet> {
     return this.#serial.run(async () => {
-      if (BUILTIN_SERVICES.some((s) => s.name === request.name)) {
+      if (BUILTIN_DESTINATION_SETS.some((s) => s.name === request.name)) {
         throw new FerryError(
           'service-exists',
           `${request.name} is a service Ferry ships: give yours another name`,
@@ -88,7 +92,7 @@ export class ServiceStore {
   remove(name: string): Promise<void> {
     return this.#serial.run(async () => {
       const typed = name.toLowerCase();
-      if (BUILTIN_SERVICES.some((s) => s.name === typed)) {
+      if (BUILTIN_DESTINATION_SETS.some((s) => s.name === typed)) {
         throw new FerryError('config-invalid', `${typed} is a service Ferry ships: it stays`, {
           errors: [{ field: 'name', message: 'a service of your own (netcli service list)' }],
         });
@@ -121,7 +125,7 @@ export class ServiceStore {
  * none (the no-logs rule: destinations appear in no message).
  */
 export async function serviceDestinations(
-  service: Pick<Service, 'name' | 'cidrs' | 'domains'>,
+  service: Pick<DestinationSet, 'name' | 'cidrs' | 'domains'>,
   resolve: ResolveIpv4,
 ): Promise<string[]> {
   const out = new Set(service.cidrs);

@@ -1,7 +1,7 @@
 // netcli service add <name> --cidr C... --domain D... / list / remove <name>: the named
 // destination sets that service tunnels carry (shipped ones, and the user's own).
 import type { Command } from 'commander';
-import { formatServiceAdded, formatServices } from '../format/services.js';
+import { formatDestinationSetAdded, formatDestinationSets } from '../format/services.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface AddOptions extends CommonOptions {
@@ -19,7 +19,7 @@ export function registerService(program: Command, rt: Runtime): void {
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.listServices();
-      rt.print(opts, answer, () => formatServices(answer));
+      rt.print(opts, answer, () => formatDestinationSets(answer));
     });
 
   withCommon(service.command('add'))
@@ -32,7 +32,7 @@ export function registerService(program: Command, rt: Runtime): void {
       const added = await client.addService({
         body: { name, cidrs: opts.cidr ?? [], domains: opts.domain ?? [] },
       });
-      rt.print(opts, added, () => formatServiceAdded(added));
+      rt.print(opts, added, () => formatDestinationSetAdded(added));
     });
 
   withCommon(service.command('remove'))

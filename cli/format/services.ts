@@ -1,11 +1,11 @@
 // netcli's words for services and service tunnels.
-import type { Service, ServiceTunnel, StopTunnelResponse } from '../../contracts/index.js';
+import type { DestinationSet, ServiceTunnel, StopTunnelResponse } from '../../contracts/index.js';
 import { protocolName } from './connection.js';
 import { table } from './table.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export function formatServices(view: { services: Service[] }): string[] {
+export function formatDestinationSets(view: { services: DestinationSet[] }): string[] {
   const lines = table(
     ['SERVICE', 'FROM', 'NETWORKS', 'DOMAINS'],
     view.services.map((s) => [
@@ -23,7 +23,7 @@ export function formatServices(view: { services: Service[] }): string[] {
   return lines;
 }
 
-export function formatServiceAdded(s: Service): string[] {
+export function formatDestinationSetAdded(s: DestinationSet): string[] {
   const what = [
     s.cidrs.length ? plural(s.cidrs.length, 'network') : undefined,
     s.domains.length ? plural(s.domains.length, 'domain') : undefined,

@@ -8,7 +8,7 @@ import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contr
  * web graphical mode also `signed-out`: this browser's session is over (ended, expired, or the
  * page was opened without signing in), and nothing is retried.
  */
-export type EngineLink = 'up' | 'down' | 'signed-out';
+export type TransportState = 'up' | 'down' | 'signed-out';
 
 /** The browsers signed in to the web graphical mode (which only it has). */
 export interface BrowserSessionsAccess {
@@ -21,7 +21,7 @@ export interface EngineListener {
   /** Every engine event, in order: `status` on each change (latency included), `notice`. */
   event(e: FaceEvent): void;
   /** Called on each change of the link only (never twice in a row with the same state). */
-  connection(state: EngineLink): void;
+  connection(state: TransportState): void;
 }
 
 export interface EngineTransport {

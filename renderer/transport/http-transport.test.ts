@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { idleStatus, type LocalStatus } from '../../contracts/local-api.js';
 import type { FaceEvent } from '../../contracts/ipc.js';
-import type { EngineLink } from './engine-transport.js';
+import type { TransportState } from './engine-transport.js';
 import { FaceCallError } from './face-call-error.js';
 import { HttpTransport } from './http-transport.js';
 
@@ -147,12 +147,12 @@ describe('HttpTransport.call', () => {
 
 describe('HttpTransport.subscribe', () => {
   function recorder() {
-    const log: (FaceEvent | EngineLink)[] = [];
+    const log: (FaceEvent | TransportState)[] = [];
     return {
       log,
       listener: {
         event: (e: FaceEvent) => void log.push(e),
-        connection: (s: EngineLink) => void log.push(s),
+        connection: (s: TransportState) => void log.push(s),
       },
     };
   }
@@ -284,7 +284,7 @@ describe('HttpTransport in the web graphical mode', () => {
     const { fetch, sent } = fakeFetch(() =>
       problem(401, { code: 'unauthorized', detail: 'sign in with the link netcli gui opens' }),
     );
-    const links: EngineLink[] = [];
+    const links: TransportState[] = [];
     const t = new HttpTransport({
       baseUrl: BASE,
       fetch,

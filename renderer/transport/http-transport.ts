@@ -28,7 +28,7 @@ import {
 import { sleepUnlessAborted } from '../../contracts/sleep.js';
 import type {
   BrowserSessionsAccess,
-  EngineLink,
+  TransportState,
   EngineListener,
   EngineTransport,
 } from './engine-transport.js';
@@ -111,8 +111,8 @@ export class HttpTransport implements EngineTransport {
 
   subscribe(listener: EngineListener): () => void {
     const stop = new AbortController();
-    let link: EngineLink | undefined;
-    const report = (next: EngineLink) => {
+    let link: TransportState | undefined;
+    const report = (next: TransportState) => {
       if (stop.signal.aborted || next === link) return;
       link = next;
       listener.connection(next);

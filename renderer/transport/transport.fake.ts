@@ -4,7 +4,7 @@ import { faceCodeOf, type FaceCode } from '../../contracts/face-codes.js';
 import type { FaceEvent, FacePayload, FaceRouteId, FaceValue } from '../../contracts/ipc.js';
 import type {
   BrowserSessionsAccess,
-  EngineLink,
+  TransportState,
   EngineListener,
   EngineTransport,
 } from './engine-transport.js';
@@ -68,7 +68,7 @@ export class FakeTransport implements EngineTransport {
     for (const l of this.listeners) l.event(event);
   }
 
-  link(state: EngineLink): void {
+  link(state: TransportState): void {
     for (const l of this.listeners) l.connection(state);
   }
 }

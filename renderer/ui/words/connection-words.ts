@@ -1,6 +1,6 @@
 // The connection in words: the engine's state as a person says it, what the big button does
 // in each state, and the tunnel's facts on one line.
-import type { EngineState as EngineStateName, LocalStatus } from '../../../contracts/local-api.js';
+import type { EngineState, LocalStatus } from '../../../contracts/local-api.js';
 
 export interface ConnectButtonModel {
   label: 'Connect' | 'Disconnect' | 'Cancel' | 'Disconnecting…';
@@ -12,7 +12,7 @@ export interface ConnectButtonModel {
  * not yet answered) it cancels it: a disconnect aborts the attempt in the engine.
  */
 export function connectButton(
-  state: EngineStateName | undefined,
+  state: EngineState | undefined,
   connectPending: boolean,
 ): ConnectButtonModel {
   if (state === 'connecting' || (connectPending && state !== 'connected'))

@@ -354,4 +354,35 @@ export function engineApiContract(subject: () => EngineUnderTest): void {
     await t.engine.revokeDevice(me.id);
     expect(t.engine.status().signed_in).toBe(false);
   });
+
+  it('adds a phone with a key pair made here, up to the plan’s limit, and then names the devices', async () => {
+    const t = subject();
+    await signedIn(t);
+    const { limit } = (await t.engine.account()).devices;
+    const added = localRoutes.addDevice.response.parse(
+      await t.engine.addDevice({
+        name: 'phone',
+        kind: 'phone',
+        allow_lan: false,
+        region: 'asia-east',
+      }),
+    );
+    expect(added).toMatchObject({ region: 'asia-east', device: { name: 'phone', kind: 'phone' } });
+    expect(added.config).toMatch(/^\[Interface\]\n/);
+    expect(added.config).toMatch(/\nPrivateKey = [A-Za-z0-9+/]{43}=\n/);
+    expect(added.config).toContain(`Address = ${added.device.tunnel_ipv4}/32`);
+    expect(added.config).toMatch(/\n\[Peer\]\n/);
+    expect((await t.engine.account()).devices.used).toBe(2);
+    for (let n = 3; n <= limit; n++)
+      await t.engine.addDevice({ name: `phone ${n}`, kind: 'phone', allow_lan: false });
+    const full = await engineRefusal(
+      t.engine.addDevice({ name: 'one more', kind: 'tablet', allow_lan: false }),
+    );
+    expect(full).toBeInstanceOf(ApiError);
+    expect(full.code).toBe('device-limit');
+    const named = (full as ApiError).problem?.['devices'] as { name: string }[];
+    expect(named.map((d) => d.name)).toContain('phone');
+    expect(named).toHaveLength(limit);
+    expect((await t.engine.listDevices()).devices).toHaveLength(limit);
+  });
 }

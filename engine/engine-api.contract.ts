@@ -160,6 +160,15 @@ export function engineApiContract(subject: () => EngineUnderTest): void {
     expect(events).toEqual([]);
   });
 
+  it('gives the latency as a number beside its text, and the tunnel’s history, until disconnected', async () => {
+    const t = subject();
+    await signedIn(t);
+    const answer = await t.engine.connect({ region: 'asia-east' });
+    expect(answer.latency).toBe(`${answer.latency_ms}ms`);
+    expect(answer.latency_history).toEqual([answer.latency_ms]);
+    expect(await t.engine.disconnect()).toMatchObject({ latency_ms: null, latency_history: [] });
+  });
+
   it('connects by a region rule to a region of its area, and refuses a region there is not', async () => {
     const t = subject();
     await signedIn(t);

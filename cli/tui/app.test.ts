@@ -66,7 +66,7 @@ describe('terminal UI on a terminal', () => {
     await sees(/● Connected {2}Global · node zrh-1 · WireGuard/);
     await sees(/Latency 12ms {2}▄/);
     expect(line('Global')).toContain('● connected');
-    fake.sendStatus({ latency: '20ms' });
+    engine.measure(20);
     await sees(/Latency 20ms {2}▁█/);
   });
 

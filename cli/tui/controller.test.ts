@@ -69,7 +69,7 @@ describe('terminal UI controller', () => {
       text: 'Connected to global (node zrh-1) over WireGuard, ChaCha20-Poly1305',
       more: ['Exit IP 198.18.5.10 -> 198.19.5.20'],
     });
-    expect(state().history.samples).toEqual([12]);
+    expect(state().status?.latency_history).toEqual([12]);
     // The cursor sits on the current region; one down is Asia East.
     await vi.waitFor(() => expect(selectedRow(state())?.id).toBe('global'));
     await controller.handle('down');
@@ -81,8 +81,8 @@ describe('terminal UI controller', () => {
     });
     expect(state().status).toMatchObject({ region: 'asia-east', node: { id: 'hk-1' } });
     expect(state().pending).toBeNull();
-    // A new node's readings start afresh.
-    expect(state().history).toEqual({ node: 'hk-1', samples: [12] });
+    // A new node's readings start afresh (the engine keeps them).
+    expect(state().status).toMatchObject({ node: { id: 'hk-1' }, latency_history: [12] });
   });
 
   it('c while connected, or Enter on the region it is in, leaves the tunnel as it is', async () => {
@@ -104,9 +104,9 @@ describe('terminal UI controller', () => {
     await signedIn();
     start();
     await controller.handle('connect');
-    fake.sendStatus({ latency: '15ms' });
-    fake.sendStatus({ latency: '9.5ms' });
-    await vi.waitFor(() => expect(state().history.samples).toEqual([12, 15, 9.5]));
+    engine.measure(15);
+    engine.measure(9.5);
+    await vi.waitFor(() => expect(state().status?.latency_history).toEqual([12, 15, 9.5]));
     expect(state().status?.latency).toBe('9.5ms');
   });
 

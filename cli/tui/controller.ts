@@ -1,11 +1,11 @@
 // The terminal UI's controller: follows the engine's event stream through the one follower
 // (contracts/event-follower.ts, which opens it again when the engine comes back), reads the
 // configuration and regions again when the status says they may have changed
-// (contracts/status-changes.ts), and turns the keys' intents into local API calls. The engine is authoritative: a toggle sends the
-// engine's own value flipped and shows what the engine answers, never a guess of its own.
+// (contracts/status-changes.ts), and turns the keys' intents into local API calls. The engine
+// is authoritative: a toggle sends the engine's own value flipped and shows what the engine
+// answers, never a guess of its own.
 // The seam is `TuiClient` (the local API's client, or a fake in tests); failures are put in
 // words by `describe` (netcli's errors.ts, handed in by the command).
-import { isIP } from 'node:net';
 import {
   followEvents,
   sleepUnlessAborted,
@@ -14,6 +14,7 @@ import {
   type LocalClient,
   type LocalStatus,
 } from '../../contracts/index.js';
+import { checkDnsInput } from '../../contracts/dns-input.js';
 import { configMayHaveChanged, regionsMayHaveChanged } from '../../contracts/status-changes.js';
 import { formatConnect, statusHeadline } from '../format/connection.js';
 import type { DnsKey, Intent } from './keymap.js';
@@ -63,10 +64,15 @@ const EFFECT_WORDS: Readonly<Record<'reconnected' | 'applied' | 'saved', string>
   saved: 'saved for the next connect',
 };
 
-/** `auto` or an IP address: the engine checks further (no multicast...) and says why not. */
+/**
+ * Why a typed DNS value is refused before it is sent (the faces' one check, contracts'
+ * checkDnsInput); null: send it. An address no resolver has (multicast...) goes on to the
+ * engine, which refuses it in its own words.
+ */
 export function dnsProblem(value: string): string | null {
-  if (value === '') return 'type auto or the address of a DNS resolver';
-  if (value === 'auto' || isIP(value) !== 0) return null;
+  const checked = checkDnsInput(value);
+  if (checked.ok || checked.problem === 'not-a-resolver') return null;
+  if (checked.problem === 'empty') return 'type auto or the address of a DNS resolver';
   return `${value} is neither auto nor an IP address`;
 }
 

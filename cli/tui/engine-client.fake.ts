@@ -1,7 +1,7 @@
 // The terminal UI's client seam in memory: the calls of TuiClient straight to an engine (the
 // in-memory FakeEngine in tests), its events as the local API's stream sends them (the status
 // at once, then each event), and the engine going away and coming back as a socket would.
-import { ApiError, type EventStream, type LocalStatus } from '../../contracts/index.js';
+import { ApiError, type EventStream } from '../../contracts/index.js';
 import type { EngineApi, EngineEvent } from '../../engine/engine-api.js';
 import type { TuiClient } from './controller.js';
 
@@ -29,8 +29,6 @@ export class EngineClientFake {
   readonly calls: { route: string; input: unknown }[] = [];
   #away = false;
   readonly #streams = new Set<(failure: ApiError | null) => void>();
-  /** Status changes this fake adds to the engine's own (a latency reading, say). */
-  readonly #extra = new Set<(e: EngineEvent) => void>();
 
   constructor(readonly engine: EngineApi) {}
 
@@ -42,12 +40,6 @@ export class EngineClientFake {
 
   comeBack(): void {
     this.#away = false;
-  }
-
-  /** Sends a status on every open stream: the engine's, changed by `change`. */
-  sendStatus(change: Partial<LocalStatus>): void {
-    const status = { ...this.engine.status(), ...change };
-    for (const l of [...this.#extra]) l({ type: 'status', status });
   }
 
   get openStreams(): number {
@@ -70,13 +62,11 @@ export class EngineClientFake {
       wake?.();
     };
     const unsubscribe = this.engine.subscribe(push);
-    this.#extra.add(push);
     const end = (why: ApiError | null) => {
       if (ended) return;
       ended = true;
       failure = why;
       unsubscribe();
-      this.#extra.delete(push);
       this.#streams.delete(end);
       signal?.removeEventListener('abort', close);
       wake?.();

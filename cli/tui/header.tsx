@@ -108,7 +108,7 @@ export function Header({ state }: { state: TuiState }) {
       ) : null}
       <Text>
         Latency {up && s.latency ? <Text bold>{s.latency}</Text> : <Text color="gray">-</Text>}
-        {up ? `  ${sparkline(state.history.samples, SPARK_WIDTH)}` : ''}
+        {up ? `  ${sparkline(s.latency_history, SPARK_WIDTH)}` : ''}
       </Text>
       {protectionWords(state).length > 0 ? <Text>{protectionWords(state).join(' · ')}</Text> : null}
       {setup ? <Text color="yellow">{setup}</Text> : null}

@@ -6,7 +6,6 @@ import { dnsKeyOf, helpText, HELP, intentOf, keysOf } from './keymap.js';
 import { windowStart } from './region-list.js';
 import {
   INITIAL_STATE,
-  LATENCY_HISTORY,
   reduce,
   selectedRow,
   sparkline,
@@ -105,23 +104,6 @@ describe('terminal UI state', () => {
     expect(s.cursor).toBe(1);
     expect(run({ type: 'regions', answer: REGIONS }, { type: 'move', by: 10 }).cursor).toBe(3);
     expect(run({ type: 'move', by: 1 }).cursor).toBe(0);
-  });
-
-  it('keeps the latency readings of one tunnel, afresh for another node, none disconnected', () => {
-    let s = run(
-      { type: 'status', status: connected('tokyo-1', '12ms') },
-      { type: 'status', status: connected('tokyo-1', '14ms') },
-      { type: 'status', status: connected('tokyo-1', '9.5ms') },
-    );
-    expect(s.history).toEqual({ node: 'tokyo-1', samples: [12, 14, 9.5] });
-    s = reduce(s, { type: 'status', status: connected('zurich-1', '40ms', 'global') });
-    expect(s.history).toEqual({ node: 'zurich-1', samples: [40] });
-    s = reduce(s, { type: 'status', status: idleStatus(true, true) });
-    expect(s.history).toEqual({ node: null, samples: [] });
-    for (let i = 0; i < LATENCY_HISTORY + 5; i++)
-      s = reduce(s, { type: 'status', status: connected('tokyo-1', `${i}ms`) });
-    expect(s.history.samples).toHaveLength(LATENCY_HISTORY);
-    expect(s.history.samples.at(-1)).toBe(LATENCY_HISTORY + 4);
   });
 
   it('an older operation ending leaves the newer one showing', () => {

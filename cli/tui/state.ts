@@ -1,6 +1,7 @@
-// The terminal UI's state as a pure reducer: what the engine last said (status, configuration,
-// regions, notices) and the little the screen adds of its own (the selected row, a DNS value
-// being typed, the outcome of the last key). Nothing here decides what the connection is.
+// The terminal UI's state as a pure reducer: what the engine last said (status with its latency
+// history, configuration, regions, notices) and the little the screen adds of its own (the
+// selected row, a DNS value being typed, the outcome of the last key). Nothing here decides
+// what the connection is.
 import type { ClientConfig, LocalClient, LocalStatus, Notice } from '../../contracts/index.js';
 
 /** A failure in words: what went wrong and what to do (netcli's errors.ts makes them). */
@@ -42,8 +43,6 @@ export interface Outcome {
   hints: readonly string[];
 }
 
-/** How many latency readings the sparkline keeps. */
-export const LATENCY_HISTORY = 40;
 /** How many one-off notices (events) stay on screen. */
 const NOTICES_KEPT = 3;
 
@@ -59,8 +58,6 @@ export interface TuiState {
   cursor: number;
   /** Whether the cursor was placed on the current region once (then it is the user's). */
   cursorPlaced: boolean;
-  /** Latency readings (ms) of the current tunnel, oldest first; a new node starts afresh. */
-  history: { node: string | null; samples: readonly number[] };
   /** Notices the engine sent as events (one-off), newest last. */
   notices: readonly Notice[];
   /** What runs now (the last key's operation), e.g. "Connecting to asia-east". */
@@ -78,7 +75,6 @@ export const INITIAL_STATE: TuiState = Object.freeze({
   regionsFailure: null,
   cursor: 0,
   cursorPlaced: false,
-  history: { node: null, samples: [] },
   notices: [],
   pending: null,
   outcome: null,
@@ -96,12 +92,6 @@ export type TuiAction =
   | { type: 'started'; op: number; label: string }
   | { type: 'finished'; op: number; outcome: Outcome | null }
   | { type: 'dns-edit'; text: string | null; problem?: string | null };
-
-/** "12ms" / "8.5ms" -> milliseconds; null for anything else. */
-export function latencyMs(text: string | null | undefined): number | null {
-  const m = text ? /^(\d+(?:\.\d+)?)ms$/.exec(text) : null;
-  return m ? Number(m[1]) : null;
-}
 
 function rowsOf(answer: RegionsAnswer): RegionRow[] {
   return [
@@ -148,21 +138,12 @@ function placeCursor(state: TuiState): TuiState {
   return { ...state, cursor: i, cursorPlaced: true };
 }
 
-function withStatus(state: TuiState, status: LocalStatus): TuiState {
-  const up = status.status === 'connected' || status.status === 'reconnecting';
-  const node = up ? (status.node?.id ?? null) : null;
-  const ms = up ? latencyMs(status.latency) : null;
-  let samples = state.history.node === node ? state.history.samples : [];
-  if (ms !== null) samples = [...samples, ms].slice(-LATENCY_HISTORY);
-  return { ...state, status, history: { node, samples } };
-}
-
 export function reduce(state: TuiState, action: TuiAction): TuiState {
   switch (action.type) {
     case 'link':
       return { ...state, link: action.link };
     case 'status':
-      return placeCursor(withStatus(state, action.status));
+      return placeCursor({ ...state, status: action.status });
     case 'notice':
       return { ...state, notices: [...state.notices, action.notice].slice(-NOTICES_KEPT) };
     case 'config':

@@ -1,13 +1,12 @@
-// The connection: the engine's status, the regions to choose from, the latency history, the
-// notices and what the last connect measured; connect (also in stream mode), disconnect, the
-// region choice and a latency check of every region. Status events and answers reach the
-// replica through the status feed.
+// The connection: the engine's status (its latency history with it), the regions to choose
+// from, the notices and what the last connect measured; connect (also in stream mode),
+// disconnect, the region choice and a latency check of every region. Status events and answers
+// reach the replica through the status feed.
 import type { Notice } from '../../contracts/control-api.js';
 import type { FaceCode, NewerCode } from '../../contracts/face-codes.js';
 import type { FaceValue } from '../../contracts/ipc.js';
 import type { LocalConnectResponse, LocalStatus } from '../../contracts/local-api.js';
 import { toFaceCallError } from '../transport/face-call-error.js';
-import type { LatencySample } from './latency-history.js';
 import type { ConfigQueue } from './settings-slice.js';
 import type { EngineSlice, SliceDeps } from './slice.js';
 import type { StatusFeed } from './status-feed.js';
@@ -23,8 +22,6 @@ export interface ConnectFacts {
 export interface ConnectionReplica {
   status: LocalStatus | null;
   regions: Regions | null;
-  /** Latency from status events while a tunnel is up; cleared when disconnected. */
-  latency: LatencySample[];
   /** Notices the engine announced since the connection began (the status holds its own). */
   notices: Notice[];
   lastConnect: ConnectFacts | null;
@@ -52,7 +49,6 @@ export interface ConnectionActions {
 export const EMPTY_CONNECTION: ConnectionReplica = {
   status: null,
   regions: null,
-  latency: [],
   notices: [],
   lastConnect: null,
 };

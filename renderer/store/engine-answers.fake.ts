@@ -21,6 +21,8 @@ export function connectedStatus(patch: Partial<LocalStatus> = {}): LocalStatus {
   return statusOf({
     status: 'connected',
     latency: '42ms',
+    latency_ms: 42,
+    latency_history: [42],
     region: 'asia-east',
     node: { id: 'tyo-1', region: 'asia-east', endpoint: '198.51.100.7:51820' },
     protocol: 'wireguard',

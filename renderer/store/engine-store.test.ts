@@ -20,13 +20,12 @@ import {
 } from './engine-answers.fake.js';
 import { createEngineStore, type EngineStore, type Regions } from './engine-store.js';
 import { ENGINE_DOWN_WORDS, OFFLINE_WORDS } from './error-words.js';
-import { LATENCY_HISTORY_SIZE } from './latency-history.js';
 
 /** Lets every pending promise of the store settle. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-function started(engine: FakeTransport, now?: () => number): EngineStore {
-  const store = createEngineStore(engine, now ? { now } : {});
+function started(engine: FakeTransport): EngineStore {
+  const store = createEngineStore(engine);
   store.getState().actions.start();
   return store;
 }
@@ -112,21 +111,14 @@ describe('reading the engine', () => {
 });
 
 describe('status events', () => {
-  it('keep the last 60 latency samples, from "<n>ms", while a tunnel is up', async () => {
-    let t = 1000;
+  it('carry the engine’s latency history: the replica keeps none of its own', async () => {
     const engine = signedInEngine();
-    const store = started(engine, () => t++);
-    for (let i = 0; i < LATENCY_HISTORY_SIZE + 5; i++)
-      engine.emit({ type: 'status', status: connectedStatus({ latency: `${i}ms` }) });
-    engine.emit({ type: 'status', status: connectedStatus({ latency: '4.5ms' }) });
-    engine.emit({ type: 'status', status: connectedStatus({ latency: null }) });
-    const latency = store.getState().latency;
-    expect(latency).toHaveLength(LATENCY_HISTORY_SIZE);
-    expect(latency.at(-1)).toEqual({ at: 1000 + LATENCY_HISTORY_SIZE + 5, ms: 4.5 });
-    expect(latency[0]!.ms).toBe(6);
-
+    const store = started(engine);
+    engine.emit({ type: 'status', status: connectedStatus({ latency_history: [40, 41] }) });
+    expect(store.getState().status?.latency_history).toEqual([40, 41]);
+    expect(store.getState()).not.toHaveProperty('latency');
     engine.emit({ type: 'status', status: statusOf() });
-    expect(store.getState().latency).toEqual([]);
+    expect(store.getState().status?.latency_history).toEqual([]);
   });
 
   it('collect announced notices once each, until disconnected', () => {
@@ -511,11 +503,20 @@ describe('regions and their latencies', () => {
   it('are not read again for a mere latency sample', async () => {
     const engine = signedInEngine(connectedStatus());
     const store = await upAndRead(engine);
-    for (const ms of [40, 41, 39, 44])
-      engine.emit({ type: 'status', status: connectedStatus({ latency: `${ms}ms` }) });
+    const samples = [40, 41, 39, 44];
+    samples.forEach((ms, i) =>
+      engine.emit({
+        type: 'status',
+        status: connectedStatus({
+          latency: `${ms}ms`,
+          latency_ms: ms,
+          latency_history: samples.slice(0, i + 1),
+        }),
+      }),
+    );
     await settle();
     expect(engine.ids()).toEqual([]);
-    expect(store.getState().latency).toHaveLength(4);
+    expect(store.getState().status?.latency_history).toHaveLength(4);
   });
 
   it('are read again when a switch of region reconnects elsewhere', async () => {

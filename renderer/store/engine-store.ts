@@ -1,6 +1,7 @@
 // The renderer's replica of the engine: what the engine last said (status from its events,
-// configuration, regions, account, diagnostics), a short latency history and the last error in
-// words. The engine is authoritative: every action asks it and keeps its answer, never a guess.
+// configuration, regions, account, diagnostics; the latency history is the status's own) and
+// the last error in words. The engine is authoritative: every action asks it and keeps its
+// answer, never a guess.
 //
 // One store made of slices (zustand's slice pattern), each a module with its own part and
 // actions: the link to the engine (link-slice), the connection (connection-slice, its status
@@ -82,7 +83,6 @@ export type EngineState = EngineReplica & { actions: EngineActions };
 export type EngineStore = StoreApi<EngineState>;
 
 export interface EngineStoreOptions {
-  now?: () => number;
   /** What the replica holds before the engine is first heard (tests render screens from it). */
   initial?: Partial<EngineReplica>;
 }
@@ -101,14 +101,13 @@ export function createEngineStore(
   transport: EngineTransport,
   options: EngineStoreOptions = {},
 ): EngineStore {
-  const now = options.now ?? Date.now;
   /** Config changes go to the engine one after the other; a connect waits for them. */
   const configQueue = createConfigQueue();
 
   return createStore<EngineState>()((...store) => {
     const [set, get] = store;
     const calls = createCalls(set, get);
-    const feed = createStatusFeed({ set, get, now, transport, calls });
+    const feed = createStatusFeed({ set, get, transport, calls });
     const deps = { transport, calls };
 
     const link = createLinkSlice({ ...deps, feed })(...store);

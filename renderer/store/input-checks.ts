@@ -1,8 +1,8 @@
 // What a person typed, checked before the engine sees it, with the same schemas the engine
 // uses (contracts/), and the refusal in words for the field.
-import { ServiceUrl, DnsSetting } from '../../contracts/client-config.js';
+import { ServiceUrl } from '../../contracts/client-config.js';
 import { DeviceName } from '../../contracts/control-api.js';
-import { isIpv4, isIpv6 } from '../../contracts/diagnostics.js';
+import { checkDnsInput } from '../../contracts/dns-input.js';
 import type { FieldError } from '../../contracts/problem.js';
 import {
   TypedAccountNumber,
@@ -12,23 +12,19 @@ import {
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: FieldError };
 
+/** The app's words for each refusal of the faces' one DNS check (contracts' checkDnsInput). */
+const DNS_REFUSALS = {
+  empty: 'Enter the address of a DNS server, such as 9.9.9.9.',
+  'not-an-address':
+    'That is not an IP address. Enter an IPv4 address such as 9.9.9.9 or an IPv6 address such as 2620:fe::fe.',
+  'not-a-resolver': 'That address cannot be a DNS server (unspecified, broadcast or multicast).',
+} as const;
+
 /** `auto`, or the IPv4 or IPv6 address of a resolver (not unspecified, broadcast, multicast). */
 export function validateDns(text: string): Checked<string> {
-  const value = text.trim();
-  if (value.toLowerCase() === 'auto') return { ok: true, value: 'auto' };
-  const refuse = (message: string): Checked<string> => ({
-    ok: false,
-    error: { field: 'dns', message },
-  });
-  if (value === '') return refuse('Enter the address of a DNS server, such as 9.9.9.9.');
-  if (!isIpv4(value) && !isIpv6(value))
-    return refuse(
-      'That is not an IP address. Enter an IPv4 address such as 9.9.9.9 or an IPv6 address such as 2620:fe::fe.',
-    );
-  const parsed = DnsSetting.safeParse(value);
-  if (!parsed.success)
-    return refuse('That address cannot be a DNS server (unspecified, broadcast or multicast).');
-  return { ok: true, value: parsed.data };
+  const checked = checkDnsInput(text);
+  if (checked.ok) return checked;
+  return { ok: false, error: { field: 'dns', message: DNS_REFUSALS[checked.problem] } };
 }
 
 export function validateServiceUrl(text: string): Checked<string> {

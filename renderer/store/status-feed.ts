@@ -1,14 +1,14 @@
 // How the engine's status reaches the replica, and what follows from it. Events are the newer
 // truth: a call's status answer is kept only when no status event came while it was under way
-// (answers and events travel apart). A disconnect ends the latency history, the notices and the
-// last connect's facts; a sign-out ends the session's data; a session that begins is read. The
-// regions (their latencies) are read again when contracts/status-changes.ts says they may have
-// changed (the rule every face follows): not on every latency sample.
+// (answers and events travel apart). A disconnect ends the notices and the last connect's facts
+// (the engine's status carries the latency history, cleared by the engine); a sign-out ends the
+// session's data; a session that begins is read. The regions (their latencies) are read again
+// when contracts/status-changes.ts says they may have changed (the rule every face follows):
+// not on every latency sample.
 import type { FaceEvent } from '../../contracts/ipc.js';
 import type { LocalStatus } from '../../contracts/local-api.js';
 import { regionsMayHaveChanged, sessionChanged } from '../../contracts/status-changes.js';
 import type { EngineReplica } from './engine-store.js';
-import { appendSample, parseLatencyMs } from './latency-history.js';
 import { addNotice } from './notices.js';
 import type { GetEngine, SetEngine, SliceDeps } from './slice.js';
 
@@ -33,23 +33,19 @@ export interface StatusFeed {
 export interface StatusFeedDeps extends SliceDeps {
   set: SetEngine;
   get: GetEngine;
-  now: () => number;
 }
 
-export function createStatusFeed({ set, get, now, transport, calls }: StatusFeedDeps): StatusFeed {
+export function createStatusFeed({ set, get, transport, calls }: StatusFeedDeps): StatusFeed {
   /** Counts status events (see since). */
   let statusEvents = 0;
   /** The regions read under way, and whether another was asked meanwhile. */
   let regionsRead: Promise<void> | null = null;
   let readAgain = false;
 
-  function applyStatus(next: LocalStatus, fromEvent: boolean): void {
+  function applyStatus(next: LocalStatus): void {
     const prev = get().status;
     const patch: Partial<EngineReplica> = { status: next };
-    const ms = parseLatencyMs(next.latency);
-    if (fromEvent && ms !== null) patch.latency = appendSample(get().latency, { at: now(), ms });
     if (next.status === 'disconnected') {
-      patch.latency = [];
       patch.notices = [];
       patch.lastConnect = null;
     }
@@ -106,7 +102,7 @@ export function createStatusFeed({ set, get, now, transport, calls }: StatusFeed
     event(e) {
       if (e.type === 'status') {
         statusEvents += 1;
-        applyStatus(e.status, true);
+        applyStatus(e.status);
       } else {
         set({ notices: addNotice(get().notices, e.notice) });
       }
@@ -114,7 +110,7 @@ export function createStatusFeed({ set, get, now, transport, calls }: StatusFeed
     since() {
       const before = statusEvents;
       return (answer) => {
-        if (statusEvents === before) applyStatus(answer, false);
+        if (statusEvents === before) applyStatus(answer);
       };
     },
     loadSession,

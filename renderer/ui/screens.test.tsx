@@ -49,8 +49,7 @@ const buttons = (html: string) =>
 
 describe('Home', () => {
   const connected = {
-    status: connectedStatus(),
-    latency: [40, 44, 42].map((ms, i) => ({ at: i, ms })),
+    status: connectedStatus({ latency_history: [40, 44, 42] }),
     lastConnect: {
       exit: { before: '203.0.113.9', after: '198.51.100.7' },
       routing: { strategy: 'lowest-latency', reasons: ['lowest latency in asia-east'] },

@@ -7,6 +7,8 @@ import {
   MODE_OF_USAGE,
   findPlatform,
   idleStatus,
+  latencyFigure,
+  latencyText,
   serviceIsInsecure,
   type ClientConfig,
   type ConfigChangeResult,
@@ -20,6 +22,7 @@ import {
   type RegionRule,
 } from '../../../contracts/index.js';
 import type { EngineEvent } from '../../engine-api.js';
+import { LatencyHistory } from '../../connection/latency-history.js';
 import { FerryError } from '../../errors.js';
 import { FAKE_EXIT, NODE_OF_REGION, placeChoice } from './fake-world.js';
 
@@ -51,6 +54,8 @@ export class FakeConnection {
   readonly connectNotices: Notice[] = [];
   #overrides: Overrides = {};
   #current: LocalStatus = idleStatus(false, false);
+  /** The tunnel's measurements, kept as the engine keeps them (the same ring). */
+  readonly #history = new LatencyHistory();
   readonly #listeners = new Set<(e: EngineEvent) => void>();
   #gate: Promise<void> | null = null;
   #onHeldStart: (() => void) | null = null;
@@ -92,18 +97,34 @@ export class FakeConnection {
     for (const l of [...this.#listeners]) l(event);
   }
 
-  /** The status with `next` in it, the sign-in, service and protections as they are now. */
-  setStatus(next: Partial<LocalStatus>): void {
+  /**
+   * The status with `next` in it, the sign-in, service and protections as they are now; with
+   * `measuredMs`, a measurement of the tunnel (its latency, and its history as the engine keeps
+   * it: a connect that begins and a disconnect clear it).
+   */
+  setStatus(next: Partial<LocalStatus>, measuredMs?: number): void {
     const status = next.status ?? this.#current.status;
+    if (status === 'connecting' || status === 'disconnected') this.#history.clear();
+    const node = next.node === undefined ? this.#current.node : next.node;
+    if (measuredMs !== undefined && node) this.#history.add(node.id, measuredMs);
     this.#current = {
       ...this.#current,
       ...next,
+      ...(measuredMs !== undefined
+        ? { latency: latencyText(measuredMs), latency_ms: latencyFigure(measuredMs) }
+        : {}),
+      latency_history: this.#history.samples,
       signed_in: this.d.signedIn(),
       service_configured: this.d.config().service !== null,
       service_insecure: serviceIsInsecure(this.d.config()) && this.d.config().service_insecure,
       protection: this.protection(status),
     };
     this.emit({ type: 'status', status: this.status() });
+  }
+
+  /** A measurement of the live tunnel, as the engine takes one (none while not connected). */
+  measure(ms: number): void {
+    if (this.#current.status === 'connected') this.setStatus({}, ms);
   }
 
   /** As the engine's guard has it: the kill switch holds from connected on, and in error. */
@@ -182,24 +203,26 @@ export class FakeConnection {
     await this.held(signal);
     const protocol = o.protocol ?? this.d.config().protocol;
     const node = NODE_OF_REGION[region]!;
-    this.setStatus({
-      status: 'connected',
-      latency: '12ms',
-      region,
-      node: { id: node, region, endpoint: `${node}.example:51820` },
-      protocol,
-      // WireGuard always encrypts with ChaCha20-Poly1305, whatever was asked.
-      cipher:
-        protocol === 'wireguard'
-          ? 'ChaCha20-Poly1305'
-          : (o.encryption ?? this.d.config().encryption),
-      mode,
-      platform,
-      transport: 'udp',
-      interface: 'ferry0',
-      error: null,
-      notices: this.connectNotices.splice(0),
-    });
+    this.setStatus(
+      {
+        status: 'connected',
+        region,
+        node: { id: node, region, endpoint: `${node}.example:51820` },
+        protocol,
+        // WireGuard always encrypts with ChaCha20-Poly1305, whatever was asked.
+        cipher:
+          protocol === 'wireguard'
+            ? 'ChaCha20-Poly1305'
+            : (o.encryption ?? this.d.config().encryption),
+        mode,
+        platform,
+        transport: 'udp',
+        interface: 'ferry0',
+        error: null,
+        notices: this.connectNotices.splice(0),
+      },
+      12,
+    );
     for (const notice of this.#current.notices) this.emit({ type: 'notice', notice });
     return {
       strategy,

@@ -130,6 +130,11 @@ export class FakeEngine implements EngineApi {
     this.#connection.notify(notice);
   }
 
+  /** A latency measurement of the live tunnel, as the engine takes one (its status tells it). */
+  measure(ms: number): void {
+    this.#connection.measure(ms);
+  }
+
   // ---- the connection -------------------------------------------------------------------------
 
   status(): LocalStatus {

@@ -1,16 +1,18 @@
 // The recent latency as a small line chart (inline SVG, scaled to its samples); the numbers
 // are in its accessible name, so the chart is never the only way to read them.
-import type { LatencySample } from '../../store/latency-history.js';
-import { LATENCY_HISTORY_SIZE } from '../../store/latency-history.js';
+import { LATENCY_HISTORY_SIZE } from '../../../contracts/local-api.js';
 
 const WIDTH = 240;
 const HEIGHT = 60;
 const PAD = 4;
 
-/** The samples as chart coordinates: newest at the right edge, one step per sample. */
-export function chartPoints(samples: readonly LatencySample[]): { x: number; y: number }[] {
+/**
+ * The samples (the engine's latency_history, ms) as chart coordinates: newest at the right
+ * edge, one step per sample.
+ */
+export function chartPoints(samples: readonly number[]): { x: number; y: number }[] {
   if (samples.length === 0) return [];
-  const values = samples.map((s) => s.ms);
+  const values = samples;
   const max = Math.max(...values);
   const min = Math.min(...values);
   const span = Math.max(max - min, 1);
@@ -18,18 +20,18 @@ export function chartPoints(samples: readonly LatencySample[]): { x: number; y: 
   const offset = LATENCY_HISTORY_SIZE - samples.length;
   return samples.map((s, i) => ({
     x: Math.round((PAD + (offset + i) * step) * 10) / 10,
-    y: Math.round((HEIGHT - PAD - ((s.ms - min) / span) * (HEIGHT - 2 * PAD)) * 10) / 10,
+    y: Math.round((HEIGHT - PAD - ((s - min) / span) * (HEIGHT - 2 * PAD)) * 10) / 10,
   }));
 }
 
-export function chartLabel(samples: readonly LatencySample[]): string {
+export function chartLabel(samples: readonly number[]): string {
   if (samples.length === 0) return 'Latency history: no samples yet';
-  const values = samples.map((s) => s.ms);
+  const values = samples;
   const n = samples.length;
   return `Latency history: ${n} sample${n === 1 ? '' : 's'}, from ${Math.min(...values)} to ${Math.max(...values)} ms`;
 }
 
-export function LatencyChart(props: { samples: readonly LatencySample[] }) {
+export function LatencyChart(props: { samples: readonly number[] }) {
   const points = chartPoints(props.samples);
   const label = chartLabel(props.samples);
   return (

@@ -1,16 +1,14 @@
 // netcli's words for the connection: status, the connect answer, and the event stream's lines.
 import {
   ENGINE_STATE_SENTENCE_WORDS,
+  protocolWords,
   type LocalConnectResponse,
   type LocalStatus,
   type Notice,
 } from '../../contracts/index.js';
 
-const PROTOCOL_NAMES: Readonly<Record<string, string>> = { wireguard: 'WireGuard', ferry: 'Ferry' };
-
-export function protocolName(protocol: string): string {
-  return PROTOCOL_NAMES[protocol] ?? protocol;
-}
+/** netcli's name for a protocol: the catalog's (contracts/words/states.ts). */
+export const protocolName = protocolWords;
 
 const STATE_WORDS = ENGINE_STATE_SENTENCE_WORDS;
 

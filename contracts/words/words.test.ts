@@ -6,7 +6,12 @@ import { ENGINE_STATES } from '../local-api.js';
 import { CONFIG_EFFECT_WORDS } from './effects.js';
 import { APP_ERROR_WORDS, NETCLI_ERROR_HINTS, NO_ANSWER_CODES, wordsFor } from './errors.js';
 import { noticeTitle } from './notices.js';
-import { ENGINE_STATE_SENTENCE_WORDS, ENGINE_STATE_WORDS } from './states.js';
+import {
+  ENGINE_STATE_SENTENCE_WORDS,
+  ENGINE_STATE_WORDS,
+  PROTOCOL_WORDS,
+  protocolWords,
+} from './states.js';
 
 describe('words', () => {
   it('name every state, at a glance and in a sentence', () => {
@@ -16,6 +21,13 @@ describe('words', () => {
     }
     expect(ENGINE_STATE_WORDS.connecting).toBe('Connecting…');
     expect(ENGINE_STATE_SENTENCE_WORDS.connecting).toBe('Connecting');
+  });
+
+  it('name the protocols, and a newer one as it came', () => {
+    expect(protocolWords('wireguard')).toBe('WireGuard');
+    expect(protocolWords('ferry')).toBe(PROTOCOL_WORDS.ferry);
+    expect(protocolWords('quic')).toBe('quic');
+    expect(protocolWords('constructor')).toBe('constructor');
   });
 
   it('give a notice its own title, or a general one', () => {

@@ -1,4 +1,5 @@
 // Settings: each change goes to the engine at once, which says what it did with it.
+import { PROTOCOL_WORDS } from '../../../contracts/words/states.js';
 import { BrowserSessions } from './browser-sessions.js';
 import { ChangeFeedback } from './change-feedback.js';
 import { ChoiceSetting } from './choice-setting.js';
@@ -88,8 +89,12 @@ export function SettingsScreen() {
             name="protocol"
             legend="Protocol"
             choices={[
-              { value: 'wireguard', label: 'WireGuard' },
-              { value: 'ferry', label: 'Ferry', hint: 'Ferry’s own protocol, harder to detect.' },
+              { value: 'wireguard', label: PROTOCOL_WORDS.wireguard },
+              {
+                value: 'ferry',
+                label: PROTOCOL_WORDS.ferry,
+                hint: 'Ferry’s own protocol, harder to detect.',
+              },
             ]}
           />
           <ChoiceSetting

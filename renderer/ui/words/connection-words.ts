@@ -1,6 +1,7 @@
 // The connection in words: the engine's state as a person says it, what the big button does
 // in each state, and the tunnel's facts on one line.
 import type { EngineState, LocalStatus } from '../../../contracts/local-api.js';
+import { protocolWords } from '../../../contracts/words/states.js';
 
 export interface ConnectButtonModel {
   label: 'Connect' | 'Disconnect' | 'Cancel' | 'Disconnecting…';
@@ -29,12 +30,10 @@ export function connectButton(
   }
 }
 
-const PROTOCOL_NAMES: Readonly<Record<string, string>> = { wireguard: 'WireGuard', ferry: 'Ferry' };
-
 /** "WireGuard · ChaCha20-Poly1305 · UDP", from what is known of the tunnel. */
 export function tunnelFacts(status: LocalStatus): string {
   return [
-    status.protocol ? (PROTOCOL_NAMES[status.protocol] ?? status.protocol) : null,
+    status.protocol ? protocolWords(status.protocol) : null,
     status.cipher,
     status.transport?.toUpperCase(),
     status.mode === 'stream'

@@ -28,7 +28,7 @@ import { DiagnosticsReport } from './diagnostics.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
 import {
-  AddServiceRequest,
+  AddDestinationSetRequest,
   DestinationSet,
   DestinationSetParams,
   ServiceTunnel,
@@ -572,7 +572,7 @@ export const localRoutes = {
     auth: 'none',
     status: 201,
     summary: 'Add a service of your own: a name, networks (CIDR) and domains',
-    body: AddServiceRequest,
+    body: AddDestinationSetRequest,
     response: DestinationSet,
   }),
   removeService: route({

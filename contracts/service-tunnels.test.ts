@@ -2,7 +2,7 @@
 // with the reason, and the shipped services.
 import { describe, expect, it } from 'vitest';
 import {
-  AddServiceRequest,
+  AddDestinationSetRequest,
   BUILTIN_DESTINATION_SETS,
   DestinationDomain,
   StartTunnelRequest,
@@ -56,14 +56,14 @@ describe('service domains and requests', () => {
 
   it('needs a network or a domain, and names each bad field with what it takes', () => {
     expect(
-      AddServiceRequest.parse({
+      AddDestinationSetRequest.parse({
         name: 'Office',
         cidrs: ['10.20.1.5'],
         domains: ['Wiki.Corp.Example'],
       }),
     ).toEqual({ name: 'office', cidrs: ['10.20.1.5/32'], domains: ['wiki.corp.example'] });
-    expect(AddServiceRequest.safeParse({ name: 'office' }).success).toBe(false);
-    const r = AddServiceRequest.safeParse({
+    expect(AddDestinationSetRequest.safeParse({ name: 'office' }).success).toBe(false);
+    const r = AddDestinationSetRequest.safeParse({
       name: 'office',
       cidrs: ['10.0.0.0/8', '10.20.1.5/16'],
       extra: 1,

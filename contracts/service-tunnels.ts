@@ -115,7 +115,7 @@ export type DestinationSet = z.infer<typeof DestinationSet>;
 
 export const DestinationSetsResponse = z.object({ services: z.array(DestinationSet) });
 
-export const AddServiceRequest = z
+export const AddDestinationSetRequest = z
   .strictObject({
     name: DestinationSetName,
     cidrs: z.array(DestinationCidr).max(MAX_SERVICE_CIDRS).default([]),
@@ -125,7 +125,7 @@ export const AddServiceRequest = z
     message: 'a service needs at least one network (--cidr) or domain (--domain)',
   })
   .meta({ minProperties: 2 });
-export type AddServiceRequest = z.output<typeof AddServiceRequest>;
+export type AddDestinationSetRequest = z.output<typeof AddDestinationSetRequest>;
 
 export const DestinationSetParams = z.strictObject({ name: DestinationSetName });
 

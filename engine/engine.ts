@@ -8,7 +8,7 @@ import {
   idleStatus,
   latencyFigure,
   latencyText,
-  type AddServiceRequest,
+  type AddDestinationSetRequest as AddServiceRequest,
   type ClientConfig,
   type ConfigChangeResult,
   type Device,

@@ -3,7 +3,7 @@
 // tunnel per tag, domains that do not resolve refused; no network, no OS.
 import {
   BUILTIN_DESTINATION_SETS,
-  type AddServiceRequest,
+  type AddDestinationSetRequest,
   type Protocol,
   type DestinationSet,
   type ServiceTunnel,
@@ -38,7 +38,7 @@ export class FakeServiceTunnels {
     ];
   }
 
-  add(request: AddServiceRequest): DestinationSet {
+  add(request: AddDestinationSetRequest): DestinationSet {
     if (this.list().some((s) => s.name === request.name))
       throw new FerryError('service-exists', `a service named ${request.name} exists`);
     const service: DestinationSet = {

@@ -6,7 +6,7 @@ import { lookup } from 'node:dns/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import {
-  AddServiceRequest,
+  AddDestinationSetRequest,
   BUILTIN_DESTINATION_SETS,
   type DestinationSet,
 } from '../contracts/index.js';
@@ -19,7 +19,7 @@ export const SERVICES_FILE = 'services.json';
 /** The user's services, each held to the rules of `netcli service add`. */
 const ServicesFile = z.strictObject({
   version: z.literal(1),
-  services: z.array(AddServiceRequest),
+  services: z.array(AddDestinationSetRequest),
 });
 
 /** A domain's IPv4 addresses (the system resolver in the engine; a table in tests). */
@@ -28,7 +28,7 @@ export type ResolveIpv4 = (domain: string) => Promise<string[]>;
 export const systemResolveIpv4: ResolveIpv4 = async (domain) =>
   (await lookup(domain, { family: 4, all: true })).map((a) => a.address);
 
-function userService(s: z.output<typeof AddServiceRequest>): DestinationSet {
+function userService(s: z.output<typeof AddDestinationSetRequest>): DestinationSet {
   return { name: s.name, builtin: false, description: null, cidrs: s.cidrs, domains: s.domains };
 }
 
@@ -64,7 +64,7 @@ export class DestinationSetStore {
    * Adds a service (its networks and domains without repeats). A name already taken, by a
    * service of the user's or a shipped one, is refused (service-exists), never overwritten.
    */
-  add(request: z.output<typeof AddServiceRequest>): Promise<DestinationSet> {
+  add(request: z.output<typeof AddDestinationSetRequest>): Promise<DestinationSet> {
     return this.#serial.run(async () => {
       if (BUILTIN_DESTINATION_SETS.some((s) => s.name === request.name)) {
         throw new FerryError(
@@ -109,11 +109,11 @@ export class DestinationSetStore {
     });
   }
 
-  private async read(): Promise<z.output<typeof AddServiceRequest>[]> {
+  private async read(): Promise<z.output<typeof AddDestinationSetRequest>[]> {
     return (await readStateFile(this.file, ServicesFile, 'services'))?.services ?? [];
   }
 
-  private async write(services: z.output<typeof AddServiceRequest>[]): Promise<void> {
+  private async write(services: z.output<typeof AddDestinationSetRequest>[]): Promise<void> {
     await writeStateFile(this.stateDir, this.file, { version: 1, services }, 'services');
   }
 }

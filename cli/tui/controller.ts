@@ -16,6 +16,7 @@ import {
 } from '../../contracts/index.js';
 import { checkDnsInput } from '../../contracts/dns-input.js';
 import { configMayHaveChanged, regionsMayHaveChanged } from '../../contracts/status-changes.js';
+import { CONFIG_EFFECT_WORDS } from '../../contracts/words/effects.js';
 import { formatConnect, statusHeadline } from '../format/connection.js';
 import type { DnsKey, Intent } from './keymap.js';
 import {
@@ -58,11 +59,7 @@ export interface TuiDeps {
 
 const LATENCY_CHECK_COUNT = 3;
 
-const EFFECT_WORDS: Readonly<Record<'reconnected' | 'applied' | 'saved', string>> = {
-  reconnected: 'the tunnel reconnected with it',
-  applied: 'applied to the live tunnel',
-  saved: 'saved for the next connect',
-};
+const EFFECT_WORDS = CONFIG_EFFECT_WORDS.tui;
 
 /**
  * Why a typed DNS value is refused before it is sent (the faces' one check, contracts'
@@ -250,7 +247,7 @@ export class TuiController {
     const result = await this.deps.client.setConfigKey({ params: { key }, body: { value } });
     this.dispatch({ type: 'config', config: result.config });
     const now = settingWords(result.config, key);
-    const effect = result.changed.length > 0 ? EFFECT_WORDS[result.effect] : 'unchanged';
+    const effect = EFFECT_WORDS[result.changed.length > 0 ? result.effect : 'unchanged'];
     return { kind: 'info', text: `${now}: ${effect}`, hints: [] };
   }
 

@@ -79,8 +79,9 @@ export interface EngineActions
     BrowserSessionsActions,
     CallsActions {}
 
-export type EngineState = EngineReplica & { actions: EngineActions };
-export type EngineStore = StoreApi<EngineState>;
+/** The store's whole state, the replica and the actions (the engine's own state is EngineState). */
+export type EngineStoreState = EngineReplica & { actions: EngineActions };
+export type EngineStore = StoreApi<EngineStoreState>;
 
 export interface EngineStoreOptions {
   /** What the replica holds before the engine is first heard (tests render screens from it). */
@@ -104,7 +105,7 @@ export function createEngineStore(
   /** Config changes go to the engine one after the other; a connect waits for them. */
   const configQueue = createConfigQueue();
 
-  return createStore<EngineState>()((...store) => {
+  return createStore<EngineStoreState>()((...store) => {
     const [set, get] = store;
     const calls = createCalls(set, get);
     const feed = createStatusFeed({ set, get, transport, calls });

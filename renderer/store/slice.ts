@@ -4,13 +4,13 @@
 import type { StateCreator, StoreApi } from 'zustand/vanilla';
 import type { EngineTransport } from '../transport/engine-transport.js';
 import type { Calls } from './calls.js';
-import type { EngineState } from './engine-store.js';
+import type { EngineStoreState } from './engine-store.js';
 
-export type SetEngine = StoreApi<EngineState>['setState'];
-export type GetEngine = StoreApi<EngineState>['getState'];
+export type SetEngine = StoreApi<EngineStoreState>['setState'];
+export type GetEngine = StoreApi<EngineStoreState>['getState'];
 
 /** A slice: its part of the replica and, under `actions`, its own actions. */
-export type EngineSlice<T> = StateCreator<EngineState, [], [], T>;
+export type EngineSlice<T> = StateCreator<EngineStoreState, [], [], T>;
 
 /** What every slice asks the engine through, and how its calls show busy and errors. */
 export interface SliceDeps {

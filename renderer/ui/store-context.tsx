@@ -1,7 +1,7 @@
 // How screens reach the store: one provider at the root, a selector hook and the actions.
 import { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
-import type { EngineActions, EngineState, EngineStore } from '../store/engine-store.js';
+import type { EngineActions, EngineStoreState, EngineStore } from '../store/engine-store.js';
 
 const StoreContext = createContext<EngineStore | null>(null);
 
@@ -16,7 +16,7 @@ function useEngineStore(): EngineStore {
 }
 
 /** A slice of the replica. Select stable values (fields of the state), not new objects. */
-export function useEngine<T>(selector: (s: EngineState) => T): T {
+export function useEngine<T>(selector: (s: EngineStoreState) => T): T {
   return useStore(useEngineStore(), selector);
 }
 

@@ -6,7 +6,7 @@ import {
   CONFIG_CHANGE_EFFECT,
   applyConfigPatch,
   setConfigValue,
-  type AddServiceRequest,
+  type AddDestinationSetRequest,
   type ClientConfig,
   type ConfigChangeResult,
   type ConfigKey,
@@ -330,7 +330,7 @@ export class FakeEngine implements EngineApi {
     return { services: this.serviceTunnels.list() };
   }
 
-  async addService(request: AddServiceRequest): Promise<Answer<'addService'>> {
+  async addService(request: AddDestinationSetRequest): Promise<Answer<'addService'>> {
     return this.serviceTunnels.add(request);
   }
 

@@ -58,7 +58,7 @@ export class EngineContext {
       links: deps.os.links,
     });
     this.hosts = new HostAddresses(deps.lookupHost);
-    this.latencies = new NodeLatencies();
+    this.latencies = new NodeLatencies(deps.datagrams);
     this.split = new SplitChoice(deps.split);
     this.platforms = deps.platforms ?? SHIPPED_PLATFORMS;
   }

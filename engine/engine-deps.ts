@@ -5,6 +5,7 @@ import type { HostProbes } from './diagnose/host-probes.js';
 import type { LookupAll } from './host-addresses.js';
 import type { FerryKeys } from './key-store.js';
 import type { OsEffects } from './os/effects.js';
+import type { Datagrams } from './probes/index.js';
 import type { NetworkWatch } from './os/network-watch.js';
 import type { RecoveryTiming } from './connection/recovery.js';
 import type { ResolveIpv4 } from './services.js';
@@ -59,6 +60,8 @@ export interface EngineDeps {
   recovery?: Partial<RecoveryTiming>;
   /** Changes of the host's network (default: none are watched). */
   networkWatch?: NetworkWatch;
+  /** The latency probes' UDP sockets (default: the engine's marked sockets; a fake in tests). */
+  datagrams?: Datagrams;
   /** The diagnostics' probes of the host's network (default: the real ones). */
   diagnoseProbes?: Partial<HostProbes>;
 }

@@ -11,7 +11,13 @@ import {
   type ControlClient,
   type NodeLatency,
 } from '../../contracts/index.js';
-import { probeNodes, probeTargets, smoothLatencies, type ProbeTarget } from '../probes/index.js';
+import {
+  probeNodes,
+  probeTargets,
+  smoothLatencies,
+  type Datagrams,
+  type ProbeTarget,
+} from '../probes/index.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
 
 /** How long probe results steer a connect before a new round is taken. */
@@ -39,6 +45,9 @@ export class NodeLatencies {
   /** The nodes the last connect answer named for measuring (with an address, not a name). */
   #known: ProbeTarget[] = [];
 
+  /** `datagrams`: the probes' sockets (default: the engine's marked UDP sockets). */
+  constructor(private readonly datagrams?: Datagrams) {}
+
   /** The smoothed latencies, for POST /connect's `latencies`. */
   get smoothed(): Readonly<Record<string, number>> {
     return this.#smoothed;
@@ -64,7 +73,7 @@ export class NodeLatencies {
 
   /** Probes `nodes` `count` times each and takes the results in (sorted, unanswered last). */
   async measure(targets: readonly ProbeTarget[], count: number): Promise<NodeLatency[]> {
-    const results = await probeNodes([...targets], { count });
+    const results = await probeNodes([...targets], { count, ...this.sockets() });
     this.remember(results);
     return results.sort((x, y) => (x.avg_ms ?? Infinity) - (y.avg_ms ?? Infinity));
   }
@@ -82,11 +91,16 @@ export class NodeLatencies {
         timeoutMs: 400,
         deadlineMs: 500,
         ...(signal ? { signal } : {}),
+        ...this.sockets(),
       });
       this.remember(results);
     } catch {
       // Without measurements the control plane routes by load.
     }
+  }
+
+  private sockets(): { datagrams?: Datagrams } {
+    return this.datagrams ? { datagrams: this.datagrams } : {};
   }
 
   private remember(results: readonly NodeLatency[]): void {

@@ -8,7 +8,7 @@ import {
   idleStatus,
   latencyFigure,
   latencyText,
-  type AddDestinationSetRequest as AddServiceRequest,
+  type AddDestinationSetRequest,
   type ClientConfig,
   type ConfigChangeResult,
   type Device,
@@ -21,7 +21,7 @@ import {
   type LocalStatus,
   type ProtectionStatus,
   type RegionRule,
-  type DestinationSet as Service,
+  type DestinationSet,
   type ServiceTunnel,
   type StartTunnelRequest,
   type StopTunnelResponse,
@@ -42,7 +42,7 @@ import type { KeyStore } from './key-store.js';
 import { isThisMachine } from './local-node.js';
 import type { ConnectionGuard } from './protection/connection-guard.js';
 import { ServiceTunnels } from './service-tunnels.js';
-import { DestinationSetStore as ServiceStore, systemResolveIpv4 } from './services.js';
+import { DestinationSetStore, systemResolveIpv4 } from './services.js';
 import type { SessionStore } from './session-store.js';
 import { SettingsService } from './settings/settings.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';
@@ -56,7 +56,7 @@ export class Engine implements EngineApi {
   readonly #account: AccountService;
   readonly #settings: SettingsService;
   readonly #catalog: CatalogService;
-  readonly services: ServiceStore;
+  readonly services: DestinationSetStore;
   readonly serviceTunnels: ServiceTunnels;
   #closed = false;
   #unwatch: (() => void) | null = null;
@@ -66,7 +66,7 @@ export class Engine implements EngineApi {
     this.#ctx = ctx;
     const statusChanged = () => ctx.emit({ type: 'status', status: this.status() });
     this.#connection = new MainConnection(ctx, statusChanged);
-    this.services = new ServiceStore(deps.stateDir);
+    this.services = new DestinationSetStore(deps.stateDir);
     this.serviceTunnels = new ServiceTunnels({
       control: () => ctx.controlClient(),
       device: async () => (await ctx.requireSession()).device,
@@ -323,7 +323,7 @@ export class Engine implements EngineApi {
     return { services: await this.services.list() };
   }
 
-  addService(request: AddServiceRequest): Promise<Service> {
+  addService(request: AddDestinationSetRequest): Promise<DestinationSet> {
     return this.services.add(request);
   }
 

@@ -13,7 +13,11 @@ import {
   type Harness,
   type Reply,
 } from './testing/control-plane-harness.js';
-import { parseResponses, rawExchange, type RawResponse } from '../platform/http/testing/raw-http.js';
+import {
+  parseResponses,
+  rawExchange,
+  type RawResponse,
+} from '../platform/http/testing/raw-http.js';
 
 function expectProblem(r: Reply | RawResponse, status: number, code: string) {
   const body = typeof r.body === 'string' && r.body ? JSON.parse(r.body) : r.body;

@@ -217,8 +217,8 @@ async function main(): Promise<void> {
       return { connectMs, firstByteMs: ms };
     };
 
-    // The first connect after the daemon starts takes a round of probes first (smart routing
-    // needs latencies; they stay fresh for 5 minutes): shown on its own.
+    // The first connect after the daemon starts: a new control-plane connection, nothing
+    // measured yet (its probe round runs after it, for the next connect): shown on its own.
     log('cold connect (WireGuard, netcli): the first after the daemon started');
     let cold: ConnectSample | undefined;
     try {
@@ -369,7 +369,7 @@ async function main(): Promise<void> {
           cold
             ? [
                 'WireGuard',
-                'cold: the first `netcli connect` after the daemon started (probes first)',
+                'cold: the first `netcli connect` after the daemon started',
                 cold.connectMs.toFixed(0),
                 cold.firstByteMs.toFixed(1),
                 (cold.connectMs + cold.firstByteMs).toFixed(0),

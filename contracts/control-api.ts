@@ -325,6 +325,12 @@ const ConnectFields = z.strictObject({
     .meta({ maxProperties: 256 })
     .optional()
     .describe("The client's smoothed latency to nodes, in ms, keyed by node id."),
+  probe_nodes: z
+    .boolean()
+    .optional()
+    .describe(
+      "Ask for `probe_nodes` in the answer (the client's measurements are old or missing): without it the answer stays small, which matters on a path that drops large packets.",
+    ),
   unreachable: z
     .array(text(1, 64))
     .max(16)
@@ -400,7 +406,7 @@ export const ConnectResponse = z.object({
     .array(Node.pick({ id: true, region: true, endpoint_host: true, probe: true }))
     .optional()
     .describe(
-      "The healthy nodes of the regions the device's plan allows, with their latency probe responders: the client measures them for its next connect's `latencies` without listing regions and nodes. Absent only from an older control plane.",
+      "Given when the request asked for it (`probe_nodes: true`): the healthy nodes of the regions the device's plan allows, with their latency probe responders, which the client measures for its next connect's `latencies` without listing regions and nodes.",
     ),
 });
 export type ConnectResponse = z.infer<typeof ConnectResponse>;

@@ -63,12 +63,20 @@ export class NodeLatencies {
 
   /** Takes in the nodes a connect answer names for measuring. */
   know(answer: Pick<ConnectResponse, 'probe_nodes'>): void {
-    if (answer.probe_nodes) this.#known = usable(probeTargets(answer.probe_nodes));
+    if (!answer.probe_nodes) return;
+    this.#known = usable(probeTargets(answer.probe_nodes));
+    // No node to measure: that round is taken (asking again at every connect gains nothing).
+    if (this.#known.length === 0) this.#at = performance.now();
+  }
+
+  /** Whether the last round is old (or there was none): a connect then asks for the nodes. */
+  stale(): boolean {
+    return performance.now() - this.#at >= FRESH_MS;
   }
 
   /** The nodes a round after this connect would measure: none while the last round is fresh. */
   due(): ProbeTarget[] {
-    return performance.now() - this.#at < FRESH_MS ? [] : this.#known;
+    return this.stale() ? this.#known : [];
   }
 
   /** Probes `nodes` `count` times each and takes the results in (sorted, unanswered last). */

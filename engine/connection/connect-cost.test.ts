@@ -11,12 +11,16 @@ import type { EngineEvent } from '../engine-api.js';
 import { FerryError } from '../errors.js';
 import { EngineFixture } from '../testing/engine-fixture.js';
 
-/** Every control-plane call the engine made, as "METHOD /path". */
+/** Every control-plane call the engine made, as "METHOD /path", and the connects' bodies. */
 const calls: string[] = [];
+const connectBodies: Record<string, unknown>[] = [];
 const counted =
   (fetch: FetchLike): FetchLike =>
   async (url, init) => {
-    calls.push(`${(init.method ?? 'GET').toUpperCase()} ${new URL(url).pathname}`);
+    const call = `${(init.method ?? 'GET').toUpperCase()} ${new URL(url).pathname}`;
+    calls.push(call);
+    if (call.endsWith('/connect') && typeof init.body === 'string')
+      connectBodies.push(JSON.parse(init.body) as Record<string, unknown>);
     return fetch(url, init);
   };
 
@@ -73,11 +77,18 @@ describe('one connect, on the normal path, with the kill switch on', () => {
     });
   }
 
-  it('a switch of region from a live tunnel costs the same', async () => {
+  it('a switch of region from a live tunnel costs the same, and asks for no nodes to measure', async () => {
     await fx.signIn();
+    connectBodies.length = 0;
     await fx.engine.connect({ region: 'asia-east' });
+    // The first connect asks for the nodes to measure (none measured yet); a connect while the
+    // last round is fresh does not, so that its answer stays small (a path that drops large
+    // packets, through the tunnel it replaces, still carries it).
+    expect(connectBodies.at(-1)).toMatchObject({ probe_nodes: true });
+    await vi.waitFor(() => expect(fx.engine.status().status).toBe('connected'));
     const m = await measuredConnect({ region: 'global' });
     expect(m.answer).toMatchObject({ status: 'connected', region: 'global' });
+    expect(connectBodies.at(-1)).not.toHaveProperty('probe_nodes');
     expect(m.calls).toEqual(['POST /api/v1/connect', 'PUT /api/v1/status/latency']);
     expect(m.transactions).toBeLessThanOrEqual(m.states.length);
   });

@@ -63,6 +63,8 @@ export async function connecting(
       ...(Object.keys(ctx.latencies.smoothed).length > 0
         ? { latencies: { ...ctx.latencies.smoothed } }
         : {}),
+      // The nodes to measure only when the last round is old: a small answer otherwise.
+      ...(ctx.latencies.stale() ? { probe_nodes: true } : {}),
       ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
       ...(target.platform ? { platform: target.platform } : {}),
     },

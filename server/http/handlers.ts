@@ -92,7 +92,7 @@ export function buildHandlers(s: Services): HandlerTable {
       return ok({
         ...answer.value,
         client_ip: clientAddress,
-        probe_nodes: await probeNodes(s, auth),
+        ...(body.probe_nodes ? { probe_nodes: await probeNodes(s, auth) } : {}),
       });
     },
     status: async ({ auth }) => ok(await s.connections.status(auth)),

@@ -6,29 +6,20 @@ import type {
   RouteDef,
   RouteId,
 } from '../../contracts/index.js';
-import type { AccountService } from '../domain/accounts.js';
-import type { ConnectionService } from '../domain/connections.js';
-import type { DeviceConfigService } from '../domain/device-configs.js';
-import type { DeviceTunnelService } from '../domain/device-tunnels.js';
-import type { DeviceService } from '../domain/devices.js';
 import { ok, type Result } from '../domain/errors.js';
-import type { Inventory } from '../domain/inventory.js';
-import type { PeerFeed } from '../domain/peer-feed.js';
 import { PLANS, planOf, planView } from '../domain/plans.js';
+import type { Domain } from '../domain/services.js';
 import type { DeviceAuth } from '../domain/ports/devices.js';
 import type { NodeRow } from '../domain/ports/regions.js';
 
-export interface Services {
+/** What the handlers call: the domain's services, the version and the diagnostics' settings. */
+export interface Services extends Pick<
+  Domain,
+  'accounts' | 'devices' | 'deviceTunnels' | 'deviceConfigs' | 'inventory' | 'connections' | 'feed'
+> {
   version: string;
   /** What clients' diagnostics use (ferry-server --dns-leak-zone, --ipv6-probe). */
   diagnostics: ControlDiagnostics;
-  accounts: AccountService;
-  devices: DeviceService;
-  deviceTunnels: DeviceTunnelService;
-  deviceConfigs: DeviceConfigService;
-  inventory: Inventory;
-  connections: ConnectionService;
-  feed: PeerFeed;
 }
 
 type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;

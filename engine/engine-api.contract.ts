@@ -89,14 +89,14 @@ export function engineApiContract(subject: () => EngineUnderTest): void {
       'connecting',
       'connected',
     ]);
-    // Connecting already says where to and how; the kill switch holds once connected.
+    // Connecting already says where to and how; it is said once its policy blocks.
     expect(events[0]).toMatchObject({
       status: {
         status: 'connecting',
         region: 'asia-east',
         mode: 'secure',
         node: null,
-        protection: { kill_switch: 'armed' },
+        protection: { kill_switch: 'active' },
       },
     });
     expect(answer.protection).toMatchObject({ kill_switch: 'active', dns: [expect.any(String)] });

@@ -70,6 +70,24 @@ describe('the kill switch', () => {
     expect((await fx.os.routes.listRules(4)).filter(isSplitRule)).toEqual([]);
   });
 
+  it('says connecting or reconnecting only while that state’s policy blocks', async () => {
+    await fx.signIn();
+    const seen: { status: string; blocks: boolean }[] = [];
+    const stop = fx.engine.subscribe((e) => {
+      if (e.type === 'status')
+        seen.push({ status: e.status.status, blocks: policy()?.block === true });
+    });
+    try {
+      await fx.engine.connect({ region: 'asia-east' });
+      await fx.engine.connect({ region: 'global' });
+    } finally {
+      stop();
+    }
+    const said = seen.filter((s) => s.status === 'connecting' || s.status === 'reconnecting');
+    expect(said.map((s) => s.status)).toEqual(['connecting', 'reconnecting']);
+    expect(said.every((s) => s.blocks)).toBe(true);
+  });
+
   it('keeps blocking after a failed connect, until the user disconnects', async () => {
     await fx.signIn();
     fx.tunnels.failNext = new FerryError('tunnel-failed', 'wireguard-go stopped');

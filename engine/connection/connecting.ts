@@ -1,8 +1,9 @@
 // The connecting state (also a failover's attempt, which stays `reconnecting`): the control
-// plane's connect answer first (its node choice is what talpid's relay selection is: the
-// state's policy needs the node), then the state's whole policy in one nftables transaction
-// (blocking but the control plane and the node's transports), then the tunnel. One call to
-// the control plane on this path; a fallback from WireGuard to Ferry over TCP adds one.
+// plane's connect answer comes first, in the state that was (its node choice is what talpid's
+// relay selection is: the connecting state's policy needs the node), then the state is entered
+// with its whole policy in one nftables transaction (blocking but the control plane and the
+// node's transports), then the tunnel. One call to the control plane on this path; a fallback
+// from WireGuard to Ferry over TCP adds one.
 import type { ClientConfig, ControlClient, Usage } from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
@@ -43,6 +44,23 @@ export interface Established {
   switching: boolean;
   nodes: Endpoint[];
   controlPlane: Endpoint[];
+}
+
+/**
+ * The state change, once the control plane has chosen the node (until then the state that was
+ * holds, with its policy: a live tunnel, a block, or nothing): switching a live connection goes
+ * through reconnecting; a tunnel that was lost is already there; otherwise a new connection.
+ */
+export function enterConnecting(
+  mem: ConnectionMemory,
+  target: ConnectTarget,
+  reason: ConnectReason,
+): void {
+  const state = mem.machine.state;
+  if (state === 'connected')
+    mem.machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed', target });
+  else if (state === 'disconnected' || state === 'error')
+    mem.machine.dispatch({ type: 'connect', reason, target });
 }
 
 export async function connecting(
@@ -89,7 +107,9 @@ export async function connecting(
   const attempts = attemptsFor(ctx, answer, config, opts.recovering ?? false);
   const endpoint = await nodeAddress(ctx, answer);
   const controlPlane = await ctx.controlEndpoints(config);
-  const stage = mem.machine.state === 'reconnecting' ? 'reconnecting' : 'connecting';
+  // A new connection is connecting; a switch or a failover's attempt is reconnecting.
+  const fresh = mem.machine.state === 'disconnected' || mem.machine.state === 'error';
+  const stage = fresh ? 'connecting' : 'reconnecting';
   // Stream mode's pins stay through a reconnect; another mode has none.
   const pinned = target.platform ? ctx.guard.facts.pinned : [];
   let nodes = attemptEndpoints(answer, endpoint, attempts);
@@ -97,10 +117,16 @@ export async function connecting(
     nodes = allowed;
     return ctx.guard.apply(statePolicy(stage, config, { controlPlane, nodes, split, pinned }));
   };
-  // The old tunnel goes before the new one comes: one default route at a time.
-  if (mem.live) await teardown(ctx, mem, mem.live);
-  // Every transport this connect may use is let out now: one change of the table, not one per try.
+  // The old tunnel goes before the new one comes: one default route at a time (reconnecting,
+  // under the connected state's policy, which blocks with the kill switch).
+  if (mem.live) {
+    enterConnecting(mem, target, opts.reason);
+    await teardown(ctx, mem, mem.live);
+  }
+  // Every transport this connect may use is let out now: one change of the table, not one per
+  // try; the state is said once its policy holds.
   await allowNodes(nodes);
+  enterConnecting(mem, target, opts.reason);
   const up = await bringUp(
     ctx,
     mem,

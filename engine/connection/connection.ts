@@ -12,7 +12,12 @@ import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
 import { dnsServers, type GuardFacts } from '../protection/connection-guard.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
-import { connecting, type ConnectOptions, type Established } from './connecting.js';
+import {
+  connecting,
+  enterConnecting,
+  type ConnectOptions,
+  type Established,
+} from './connecting.js';
 import { enterConnected } from './connected.js';
 import { enterDisconnected } from './disconnected.js';
 import { disconnecting } from './disconnecting.js';
@@ -114,13 +119,6 @@ export class MainConnection {
     const control = ctx.control.client(config);
     await ctx.requireSession();
     const { target, usage } = connectTarget(request, config, await ctx.rules.list(), ctx.platforms);
-    // Switching a live connection goes through reconnecting (the kill switch holds); a tunnel
-    // that was lost is already there; otherwise this is a new connection.
-    if (mem.machine.state === 'connected') {
-      mem.machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed', target });
-    } else if (mem.machine.state !== 'reconnecting') {
-      mem.machine.dispatch({ type: 'connect', reason: opts.reason, target });
-    }
     mem.overrides = {
       ...(request.protocol ? { protocol: request.protocol } : {}),
       ...(request.encryption ? { encryption: request.encryption } : {}),
@@ -153,7 +151,12 @@ export class MainConnection {
       const error = signal.aborted && signal.reason instanceof FerryError ? signal.reason : e;
       // Still reconnecting: the recovery tries again, the kill switch holds meanwhile.
       if (opts.recovering) await attemptFailed(ctx);
-      else await enterError(ctx, mem, config, error);
+      else {
+        // Refused before the node was chosen: the attempt still ends in error (which blocks,
+        // with the kill switch), through the state it would have entered.
+        enterConnecting(mem, target, opts.reason);
+        await enterError(ctx, mem, config, error);
+      }
       throw error;
     }
   }

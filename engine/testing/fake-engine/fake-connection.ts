@@ -127,10 +127,13 @@ export class FakeConnection {
     if (this.#current.status === 'connected') this.setStatus({}, ms);
   }
 
-  /** As the engine's guard has it: the kill switch holds from connected on, and in error. */
+  /**
+   * As the engine's guard has it: the kill switch holds in every state but disconnected (a
+   * state is said once its policy is in force: connecting's blocks already).
+   */
   private protection(status: LocalStatus['status']): ProtectionStatus {
     const c = this.d.config();
-    const holds = status !== 'disconnected' && status !== 'connecting';
+    const holds = status !== 'disconnected';
     const tunnel = status === 'connected' || status === 'reconnecting';
     return {
       kill_switch: !c.kill_switch ? 'off' : holds || c.lockdown ? 'active' : 'armed',

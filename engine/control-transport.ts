@@ -6,13 +6,7 @@
 // out to the control plane: no other process gets through by that allowance.
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket } from 'node:net';
-import {
-  connect as tlsConnect,
-  createSecureContext,
-  rootCertificates,
-  type SecureContext,
-  type TLSSocket,
-} from 'node:tls';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import {
   Agent,
   fetch as undiciFetch,
@@ -20,6 +14,7 @@ import {
   type RequestInit as UndiciRequestInit,
 } from 'undici';
 import type { FetchLike } from '../contracts/index.js';
+import { trustContext } from '../platform/tls/trust-context.js';
 import { connectMarkedTcp, openMarkedSocket, type MarkedSocketOpener } from './os/marked-socket.js';
 import { CONTROL_FWMARK } from './protection/firewall-policy.js';
 
@@ -59,20 +54,6 @@ const MAX_SESSIONS = 8;
 async function addressesOf(host: string): Promise<string[]> {
   if (isIP(host) !== 0) return [host];
   return (await lookup(host, { all: true, order: 'verbatim' })).map((a) => a.address);
-}
-
-/**
- * The TLS context that trusts the system's roots and `extra` (PEM; null: Node's default
- * context), made once per trust: `ca` given to each connection would parse every root
- * certificate again, about 20 ms of CPU per connection, and a connect opens several.
- */
-let cachedContext: { extra: string; context: SecureContext } | undefined;
-function trustContext(extra: string | null): SecureContext | undefined {
-  if (extra === null) return undefined;
-  if (cachedContext?.extra !== extra)
-    // `ca` replaces the default roots: they are given again beside the extra ones.
-    cachedContext = { extra, context: createSecureContext({ ca: [...rootCertificates, extra] }) };
-  return cachedContext.context;
 }
 
 /**

@@ -2,7 +2,6 @@
 // resolver on the gateway address, the peer feed and heartbeats (with the data planes' health,
 // the latency to each device and the streaming-platform checks), the latency probe responder,
 // and a clean teardown.
-import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Logger } from 'pino';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import {
@@ -14,6 +13,7 @@ import {
   type PlatformTable,
 } from '../contracts/index.js';
 import type { ProbeFetch } from '../platform/probes/platform-probe.js';
+import { trustContext } from '../platform/tls/trust-context.js';
 import {
   DnsForwarder,
   deviceRanges,
@@ -153,18 +153,12 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const stopping = new AbortController();
   const keys = loadOrCreateKey(o.stateDir, 'wireguard');
   const ferryKeys = o.ferryPort === undefined ? undefined : loadOrCreateKey(o.stateDir, 'ferry');
-  // Node verifies the control plane's certificate and name; `ca` replaces the default roots,
-  // so they are given again beside the extra ones.
+  // Node verifies the control plane's certificate and name, against the system's roots and
+  // the configured CA, with one context for every connection (platform/tls).
   const controlPool =
     o.controlCa === undefined
       ? undefined
-      : // One context for every connection: `ca` alone would parse every root certificate
-        // again per connection. It replaces the default roots: they are given again.
-        new Agent({
-          connect: {
-            secureContext: createSecureContext({ ca: [...rootCertificates, o.controlCa] }),
-          },
-        });
+      : new Agent({ connect: { secureContext: trustContext(o.controlCa) } });
   const controlFetch: FetchLike = controlPool
     ? (url, init) =>
         undiciFetch(url, {

@@ -1,15 +1,14 @@
 // `ferry-relay`: the agent on every regional node, in the foreground until SIGTERM.
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
+
+import { optionFileText, platformsFileOption } from '../platform/options/option-files.js';
 import { pino } from 'pino';
 import {
   certificateBlocks,
   isLoopbackService,
   SHIPPED_PLATFORMS,
-  platformsFileProblem,
-  readPlatformsFile,
   type PlatformTable,
 } from '../contracts/index.js';
 import { startRelay } from './agent.js';
@@ -28,21 +27,6 @@ function seconds(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a number of seconds above 0');
   return n;
-}
-
-/** The shipped platform table with the file's entries added (or replacing whole entries). */
-function platformsFile(file: string): PlatformTable {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(
-      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
-    );
-  }
-  const read = readPlatformsFile(text);
-  if (!read.ok) throw new InvalidArgumentError(platformsFileProblem(read));
-  return read.table;
 }
 
 function addresses(value: string): string[] {
@@ -71,14 +55,7 @@ function allowNetwork(value: string, previous: string[] = []): string[] {
 
 /** The certificates of a CA file (PEM), read at start. */
 function caFile(file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(
-      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
-    );
-  }
+  const text = optionFileText(file);
   // Only the certificates: a bundle may hold comments, and a key beside them is never used.
   const blocks = certificateBlocks(text);
   if (blocks.length === 0) throw new InvalidArgumentError('no PEM certificate in it');
@@ -144,7 +121,7 @@ const program = new Command('ferry-relay')
   .option(
     '--platforms-file <file>',
     'streaming platforms to add to the shipped table (or whose entries to replace), in its JSON shape',
-    platformsFile,
+    platformsFileOption,
   )
   .option(
     '--platform-check-seconds <s>',

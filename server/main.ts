@@ -1,12 +1,11 @@
 // `ferry-server`: runs the control plane until SIGTERM/SIGINT, then shuts down gracefully.
-import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+
+import { optionFileText, platformsFileOption } from '../platform/options/option-files.js';
 import {
   DnsZone,
   isLoopbackHost,
   Ipv6ProbeEndpoint,
-  platformsFileProblem,
-  readPlatformsFile,
   type PlatformTable,
 } from '../contracts/index.js';
 import { buildControlPlane, VERSION } from './app.js';
@@ -34,31 +33,9 @@ function dnsZone(value: string): string {
   return zone;
 }
 
-/** The shipped platform table with the file's entries added (or replacing whole entries). */
-function platformsFile(file: string): PlatformTable {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(
-      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
-    );
-  }
-  const read = readPlatformsFile(text);
-  if (!read.ok) throw new InvalidArgumentError(platformsFileProblem(read));
-  return read.table;
-}
-
 /** A PEM file's text, read at start (a missing or unreadable file stops the start). */
 function pemFile(value: string): string {
-  let text: string;
-  try {
-    text = readFileSync(value, 'utf8');
-  } catch (e) {
-    throw new InvalidArgumentError(
-      `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'I/O error'})`,
-    );
-  }
+  const text = optionFileText(value);
   if (!/-----BEGIN [A-Z ]+-----/.test(text)) throw new InvalidArgumentError('not a PEM file');
   return text;
 }
@@ -122,7 +99,7 @@ const program = new Command('ferry-server')
   .option(
     '--platforms-file <file>',
     'streaming platforms to add to the shipped table (or whose entries to replace): the names POST /connect takes with `platform` (the relays check what their own --platforms-file says)',
-    platformsFile,
+    platformsFileOption,
   )
   .option(
     '--platform-fresh-seconds <n>',

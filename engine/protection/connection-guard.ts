@@ -2,6 +2,7 @@
 // tunnel, the IPv6 block, the system resolver), kept as facts the engine updates, and put in
 // force as one policy on every change.
 import { isIP } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
 
 import type { ClientConfig, ConnectResponse } from '../../contracts/index.js';
 import type { Links } from '../../platform/os/links.js';
@@ -149,8 +150,7 @@ export class ConnectionGuard {
     // The same policy again changes nothing: no transaction. (None is always enforced: at start
     // it removes what a crashed run left, which this process never put in force.)
     const inForce = this.deps.protection.inForce;
-    if (policy !== null && inForce !== null && JSON.stringify(policy) === JSON.stringify(inForce))
-      return;
+    if (policy !== null && inForce !== null && isDeepStrictEqual(policy, inForce)) return;
     await this.deps.protection.enforce(policy);
   }
 

@@ -1,8 +1,6 @@
 // What the account may connect to: the regions (with the latency this client measured), the
 // user's region rules, latency checks of the nodes, and stream-test of a platform through the
 // tunnel. Reads the control plane; the connection's state only for what it measures.
-import { isIP } from 'node:net';
-
 import { findPlatform, latencyText, type RegionRule } from '../../contracts/index.js';
 import type { MainConnection } from '../connection/connection.js';
 import { platformAddresses } from '../connection/platform-pins.js';
@@ -10,7 +8,7 @@ import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
 import { probeTargets, type ProbeTarget } from '../probes/index.js';
 import { runStreamTest } from '../stream-test.js';
-import { allowedNodes, probeEndpoints } from './node-latencies.js';
+import { allowedNodes, probeEndpoints, usable } from './node-latencies.js';
 import { checkedRule } from './region-rules.js';
 
 export class CatalogService {
@@ -82,11 +80,11 @@ export class CatalogService {
   private async allowProbes(targets: ProbeTarget[]): Promise<ProbeTarget[]> {
     const { guard } = this.ctx;
     if (guard.facts.stage === 'off') return targets;
-    const usable = targets.filter((t) => isIP(t.host) !== 0);
+    const allowed = usable(targets);
     const known = new Set(guard.facts.probes.map((p) => `${p.address}:${p.port}`));
-    if (usable.some((t) => !known.has(`${t.host}:${t.port}`)))
-      await guard.update({ probes: probeEndpoints(usable) });
-    return usable;
+    if (allowed.some((t) => !known.has(`${t.host}:${t.port}`)))
+      await guard.update({ probes: probeEndpoints(allowed) });
+    return allowed;
   }
 
   /** A streaming platform of the table asked through the tunnel: reachable, catalogue, verdict. */

@@ -117,5 +117,6 @@ export class NodeLatencies {
   }
 }
 
-/** Probes go to addresses: the kill switch lets addresses out, not names. */
-const usable = (targets: readonly ProbeTarget[]) => targets.filter((t) => isIP(t.host) !== 0);
+/** The targets with an address: the kill switch lets addresses out, not names. */
+export const usable = (targets: readonly ProbeTarget[]) =>
+  targets.filter((t) => isIP(t.host) !== 0);

@@ -9,7 +9,7 @@ import { throwIfAborted } from '../operation-queue.js';
 import { dnsServers } from '../protection/connection-guard.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
 import type { Connecting, Established } from './connecting.js';
-import { LatencyReporter } from './latency-report.js';
+import { LatencyReporter, reportedLatency } from './latency-report.js';
 import type { ConnectionMemory, LiveTunnel } from './memory.js';
 import { platformAddresses } from './platform-pins.js';
 import { statePolicy } from './policy.js';
@@ -32,7 +32,7 @@ export async function enterConnected(
       probes: probeEndpoints(due),
       dns,
       split,
-      pinned: target.platform ? ctx.guard.facts.pinned : [],
+      pinned: est.pinned,
     }),
   );
   await ctx.guard.useResolver(dns, up.tunnel.interfaceName);
@@ -101,7 +101,7 @@ async function checkIn(
 ): Promise<string | null> {
   try {
     const answer = await c.control.reportLatency({
-      body: { latency_ms: Math.round(latencyMs * 10) / 10, session_id: sessionId },
+      body: { latency_ms: reportedLatency(latencyMs), session_id: sessionId },
       signal: c.signal,
       timeoutMs: ctx.deps.exitCheckTimeoutMs ?? 4_000,
     });

@@ -9,6 +9,7 @@ import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
 import { isThisMachine } from '../local-node.js';
 import { throwIfAborted } from '../operation-queue.js';
+import type { GuardFacts } from '../protection/connection-guard.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
 import type { SplitSets } from '../split/split-tunnel.js';
 import { attemptEndpoints, attemptsFor, bringUp, nodeAddress, type TunnelUp } from './bring-up.js';
@@ -44,6 +45,8 @@ export interface Established {
   switching: boolean;
   nodes: Endpoint[];
   controlPlane: Endpoint[];
+  /** Stream mode's pins the attempt kept (none in another mode). */
+  pinned: GuardFacts['pinned'];
 }
 
 /**
@@ -135,5 +138,5 @@ export async function connecting(
     endpoint,
   );
   ctx.deps.resetConnections?.();
-  return { up, split, before, switching, nodes, controlPlane };
+  return { up, split, before, switching, nodes, controlPlane, pinned };
 }

@@ -6,6 +6,11 @@ import { CLIENT_LATENCY_FRESH_SECONDS } from '../../contracts/index.js';
 /** Reports well inside the freshness window, so one lost report does not let it lapse. */
 export const REPORT_INTERVAL_MS = (CLIENT_LATENCY_FRESH_SECONDS * 1000) / 3;
 
+/** A latency as it is reported: ms to a tenth (the report's and the check-in's). */
+export function reportedLatency(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
 export type SendLatency = (latencyMs: number, sessionId: string) => Promise<unknown>;
 
 export class LatencyReporter {
@@ -49,6 +54,6 @@ export class LatencyReporter {
     this.#pending = null;
     this.#lastSent = this.now();
     // A lost report is harmless: the control plane falls back to the node's measurement.
-    this.send(Math.round(next.ms * 10) / 10, next.sessionId).catch(() => undefined);
+    this.send(reportedLatency(next.ms), next.sessionId).catch(() => undefined);
   }
 }

@@ -5,15 +5,13 @@
 import type { EngineContext } from '../engine-context.js';
 import type { GuardStage } from '../protection/connection-guard.js';
 import type { ConnectionMemory, LiveTunnel } from './memory.js';
-import { statePolicy, type PolicyParts } from './policy.js';
+import type { PolicyParts } from './policy.js';
 import type { Recovery } from './recovery.js';
 
 /** The policy in force with its stage changed (what a lost or restored tunnel keeps). */
 function restage(ctx: EngineContext, stage: GuardStage, parts: PolicyParts = {}): Promise<void> {
-  const { controlPlane, nodes, probes, dns, split, pinned, ...f } = ctx.guard.facts;
-  const settings = { kill_switch: f.killSwitch, lockdown: f.lockdown, allow_lan: f.allowLan };
-  const kept = { controlPlane, nodes, probes, dns, split, pinned };
-  return ctx.guard.apply(statePolicy(stage, settings, { ...kept, ...parts }));
+  const { serviceNodes: _theirs, ...facts } = ctx.guard.facts;
+  return ctx.guard.apply({ ...facts, ...parts, stage });
 }
 
 /** The tunnel in use went silent: reconnecting, the node passed over, the recovery started. */

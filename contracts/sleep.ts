@@ -1,5 +1,5 @@
-// Waiting between retries (an event stream reopened with backoff): a timer that an abort ends
-// early. No I/O: every face hands it to the event follower (event-follower.ts) as its wait.
+// Waiting between retries or rounds: a timer that an abort ends early (at once when it already
+// has). No I/O: the faces hand it to the event follower as its wait; the relay waits with it.
 
 /** Waits `ms`, or less when `signal` aborts (then resolves at once; the caller checks). */
 export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {

@@ -8,6 +8,7 @@ import {
   ApiError,
   MAX_SHARDS,
   createControlClient,
+  sleepUnlessAborted,
   type ControlClient,
   type FetchLike,
   type PlatformTable,
@@ -28,7 +29,7 @@ import { RelayFirewall } from './nat/firewall.js';
 import { resolveControlPlane } from './nat/control-plane-access.js';
 import { linuxRelayOs, type RelayOs } from './os.js';
 import { PlatformChecker } from './platforms/platform-checker.js';
-import { FeedFollower, sleep } from './sync/feed-follower.js';
+import { FeedFollower } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
 import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
 import { ProbeResponder } from './probe/responder.js';
@@ -140,7 +141,7 @@ async function register(
         { err: (e as Error).message, retryMs: backoff },
         'control plane unavailable; retrying registration',
       );
-      await sleep(backoff, signal);
+      await sleepUnlessAborted(backoff, signal);
       backoff = Math.min(backoff * 2, 10_000);
     }
   }

@@ -5,14 +5,17 @@
 // memory and goes out with every heartbeat. Logs name the platform and its verdict only: the
 // probe's URL and answer are the platform's, and nothing here concerns a device.
 import type { Logger } from 'pino';
-import type { PlatformCheckReport, PlatformTable } from '../../contracts/index.js';
+import {
+  sleepUnlessAborted,
+  type PlatformCheckReport,
+  type PlatformTable,
+} from '../../contracts/index.js';
 import {
   PROBE_TIMEOUT_MS,
   probePlatform,
   verifyPlatform,
   type ProbeFetch,
 } from '../../platform/probes/platform-probe.js';
-import { sleep } from '../sync/feed-follower.js';
 
 export const DEFAULT_PLATFORM_CHECK_SECONDS = 600;
 
@@ -121,7 +124,7 @@ export class PlatformChecker {
     const stop = () => local.abort();
     signal.addEventListener('abort', stop, { once: true });
     try {
-      await Promise.race([woken, sleep(ms ?? 2 ** 31 - 1, local.signal)]);
+      await Promise.race([woken, sleepUnlessAborted(ms ?? 2 ** 31 - 1, local.signal)]);
     } finally {
       signal.removeEventListener('abort', stop);
       local.abort();

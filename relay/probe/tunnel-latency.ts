@@ -3,9 +3,10 @@
 // tunnel address every few seconds, which the client's kernel answers, smoothed per device.
 // Memory only, the latest value per device, gone when the device is: never a history.
 import type { Logger } from 'pino';
+
+import { sleepUnlessAborted } from '../../contracts/index.js';
 import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import { reasonOf } from '../health.js';
-import { sleep } from '../sync/feed-follower.js';
 
 /** One echo to `address`: its round trip in ms, or null when no answer came in time. */
 export type EchoPing = (address: string, timeoutMs: number) => Promise<number | null>;
@@ -122,7 +123,7 @@ export class TunnelLatency {
     while (!signal.aborted) {
       const started = this.now();
       await this.round();
-      await sleep(Math.max(0, this.o.intervalMs - (this.now() - started)), signal);
+      await sleepUnlessAborted(Math.max(0, this.o.intervalMs - (this.now() - started)), signal);
     }
   }
 

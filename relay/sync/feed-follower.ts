@@ -2,7 +2,11 @@
 // when the control plane is away it keeps the peers it has and retries with backoff, and an
 // answer that could not be wholly applied is asked for again.
 import type { Logger } from 'pino';
-import type { ControlClient, PeersResponse } from '../../contracts/index.js';
+import {
+  sleepUnlessAborted,
+  type ControlClient,
+  type PeersResponse,
+} from '../../contracts/index.js';
 
 export interface FeedSink {
   /**
@@ -58,7 +62,7 @@ export class FeedFollower {
           );
         }
         if (retry) {
-          await sleep(backoff, signal);
+          await sleepUnlessAborted(backoff, signal);
           backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
           continue;
         }
@@ -74,21 +78,9 @@ export class FeedFollower {
           { err: (e as Error).message, retryMs: backoff },
           'peer feed unavailable; keeping current peers',
         );
-        await sleep(backoff, signal);
+        await sleepUnlessAborted(backoff, signal);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
   }
-}
-
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

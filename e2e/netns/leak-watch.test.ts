@@ -232,6 +232,28 @@ describe('leaksOf', () => {
     ]);
   });
 
+  it('judges what the host sends: a far end’s packet to it is no leak, the host’s answer is', () => {
+    const self = ['2001:db8:40::12'];
+    const tcp = { protocol: 'tcp' as const, protocolNumber: 6 };
+    // A retry of a flow begun before the capture (the case of a crash test after another).
+    const retry = packet('2001:db8:40:1::13', '2001:db8:40::12', {
+      ...tcp,
+      sport: 80,
+      dport: 44268,
+    });
+    const reset = packet('2001:db8:40::12', '2001:db8:40:1::13', {
+      ...tcp,
+      sport: 44268,
+      dport: 80,
+    });
+    expect(leaksOf([retry], { self })).toEqual([]);
+    expect(leaksOf([retry, reset], { self }).map((l) => l.line)).toEqual([
+      'tcp 2001:db8:40::12>[2001:db8:40:1::13]:80',
+    ]);
+    // Without the host's addresses the direction is unknown: both count.
+    expect(leaksOf([retry, reset], {})).toHaveLength(2);
+  });
+
   it('compares IPv6 addresses in any spelling and writes them bracketed with a port', () => {
     const p = packet('2001:db8:5::10', '2001:db8:5:1::10', { dport: 443, protocol: 'tcp' });
     expect(leaksOf([p], { addresses: ['2001:DB8:5:1:0:0:0:10'] })).toEqual([]);

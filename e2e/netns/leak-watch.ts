@@ -410,6 +410,10 @@ export function describePacket(p: IpPacket): string {
  * The packets that are neither to nor from an allowed peer: each one is traffic that left (or
  * reached) the host outside the tunnel's endpoint, the control plane and the allowed ranges.
  * ICMP to or from an endpoint's address is a leak unless the address itself is allowed.
+ * With the host's own addresses known (`self`), only what it sends is judged: a packet that
+ * comes in says nothing of what the host lets out (the capture sees it before any filter), and a
+ * reply to something the host sent is judged by that packet, which the capture holds too. So a
+ * far end's retry of a flow begun before the capture (TCP retries for minutes) is not a leak.
  */
 export function leaksOf(packets: readonly IpPacket[], allowed: AllowedPeers): Leak[] {
   const self = new Set((allowed.self ?? []).map(norm));
@@ -428,6 +432,7 @@ export function leaksOf(packets: readonly IpPacket[], allowed: AllowedPeers): Le
     );
   };
   return packets
+    .filter((p) => !self.has(norm(p.dst)))
     .filter((p) => !isAllowed(p.dst, p.dport, p.protocol) && !isAllowed(p.src, p.sport, p.protocol))
     .map((packet) => ({ line: describePacket(packet), packet }));
 }

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { describe, expect, it } from 'vitest';
 
-import { classifyFirstPacket } from './ferry-gfw-detector.js';
+import { classifyFirstPacket } from './censor/fet-detector.js';
 import { receivedBitsPerSecond, runIperf } from './ferry-iperf.js';
 import { pingServerTunnel, useFerryPair } from './ferry-pair-kit.js';
 import {

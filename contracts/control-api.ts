@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { CountryCode, PLATFORM_CHECK_VERDICTS, PlatformId } from './platforms.js';
 import { PROBLEM_FIELDS } from './problem.js';
+import { TlsServerName } from './tls-server-name.js';
 import {
   AccountNumber,
   CONNECTION_STATES,
@@ -200,6 +201,25 @@ export const NodePlatform = z
   .meta({ id: 'NodePlatform' });
 export type NodePlatform = z.infer<typeof NodePlatform>;
 
+/** A node's TLS transport, wherever a node's ports are shown. */
+const NODE_TLS = {
+  tls_port: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe(
+      "TCP port of the node's TLS transport; null: the node serves none. Absent only from an older control plane.",
+    ),
+  tls_server_name: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "The server name a client puts in its TLS hello to the node's TLS port (the cover site's); null with no TLS port.",
+    ),
+};
+
 export const Node = z
   .object({
     id: z.string(),
@@ -209,6 +229,7 @@ export const Node = z
     ferry_port: z.number().int().nullable(),
     wireguard_public_key: z.string().nullable(),
     ferry_public_key: z.string().nullable(),
+    ...NODE_TLS,
     load: z.number(),
     capacity_mbps: z.number().int(),
     healthy: z.boolean(),
@@ -372,6 +393,7 @@ export const ConnectResponse = z.object({
     wireguard_public_key: z.string(),
     ferry_port: z.number().int().nullable(),
     ferry_public_key: z.string().nullable(),
+    ...NODE_TLS,
   }),
   tunnel: z.object({
     ipv4: z.string(),
@@ -557,18 +579,35 @@ export const SetPlanResponse = z.object({ account_number: AccountNumber, plan: z
 
 // ---- node -----------------------------------------------------------------------------------
 
-export const RegisterNodeRequest = z.strictObject({
-  wireguard_public_key: PublicKey,
-  ferry_public_key: PublicKey.nullable().optional(),
-  probe_port: z
-    .number()
-    .int()
-    .min(1)
-    .max(65535)
-    .nullable()
-    .optional()
-    .describe("UDP port of the node's latency probe responder; absent or null: it runs none."),
-});
+/** A port a relay registers; absent or null: it serves nothing there. */
+const NodePort = z.number().int().min(1).max(65535).nullable().optional();
+
+export const RegisterNodeRequest = z
+  .strictObject({
+    wireguard_public_key: PublicKey,
+    ferry_public_key: PublicKey.nullable().optional(),
+    probe_port: NodePort.describe(
+      "UDP port of the node's latency probe responder; absent or null: it runs none.",
+    ),
+    tls_port: NodePort.describe(
+      "TCP port of the node's TLS transport; absent or null: it serves none.",
+    ),
+    tls_server_name: TlsServerName.nullable()
+      .optional()
+      .describe(
+        "The cover site's name, which clients put in their TLS hello; given with tls_port, and only with it.",
+      ),
+  })
+  .refine((b) => (b.tls_port == null) === (b.tls_server_name == null), {
+    message: 'give tls_port and tls_server_name together, or neither',
+    path: ['tls_server_name'],
+  })
+  // The refinement above, as JSON Schema: a port needs a name, and no port no name.
+  .meta({
+    if: { properties: { tls_port: { type: 'integer' } }, required: ['tls_port'] },
+    then: { properties: { tls_server_name: { type: 'string' } }, required: ['tls_server_name'] },
+    else: { properties: { tls_server_name: { type: 'null' } } },
+  });
 export const RegisterNodeResponse = z.object({
   id: z.string(),
   region: z.string(),

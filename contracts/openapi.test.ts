@@ -29,6 +29,21 @@ function validatorFor(doc: Doc) {
     );
 }
 
+/** A node as GET /nodes lists it, with the fields every version has. */
+const NODE = {
+  id: 'n',
+  region: 'global',
+  endpoint_host: 'h',
+  wireguard_port: 1,
+  ferry_port: null,
+  wireguard_public_key: null,
+  ferry_public_key: null,
+  load: 0,
+  capacity_mbps: 1,
+  healthy: true,
+  probe: null,
+};
+
 describe('the OpenAPI document', () => {
   const doc = buildOpenApiDocument('test', {
     regions: REGIONS,
@@ -159,19 +174,7 @@ describe('the OpenAPI document', () => {
     expect(answer({ feed_version: 1, healthy_for_seconds: 30, check_platforms: true })).toBe(true);
 
     const node = compile({ $ref: '#/components/schemas/Node' });
-    const base = {
-      id: 'n',
-      region: 'global',
-      endpoint_host: 'h',
-      wireguard_port: 1,
-      ferry_port: null,
-      wireguard_public_key: null,
-      ferry_public_key: null,
-      load: 0,
-      capacity_mbps: 1,
-      healthy: true,
-      probe: null,
-    };
+    const base = NODE;
     const check = { platform: 'netflix', verified: true, verdict: 'ok', region: 'JP' };
     expect(node({ ...base, platforms: [{ ...check, checked_age_seconds: 12 }] })).toBe(true);
     expect(node({ ...base, platforms: [check] })).toBe(false);
@@ -179,6 +182,40 @@ describe('the OpenAPI document', () => {
     const ask = op('post', '/admin/nodes/{id}/check-platforms');
     expect(Object.keys(ask.responses)).toEqual(expect.arrayContaining(['202', '401', '404']));
     expect(ask.security).toEqual([{ adminToken: [] }]);
+  });
+
+  it('documents the TLS transport: a relay registers a port with a name, nodes show both', () => {
+    const register = body('post', '/node/register');
+    const keys = { wireguard_public_key: 'wRfZXmeEIJJeI02VJ5Lo6h/ZQCEOWShKjBki4T4gS2g=' };
+    expect(register(keys)).toBe(true);
+    expect(register({ ...keys, tls_port: null, tls_server_name: null })).toBe(true);
+    expect(register({ ...keys, tls_port: 443, tls_server_name: 'www.cover.test' })).toBe(true);
+    expect(register({ ...keys, tls_port: 443 })).toBe(false);
+    expect(register({ ...keys, tls_port: 443, tls_server_name: null })).toBe(false);
+    expect(register({ ...keys, tls_server_name: 'cover.test' })).toBe(false);
+    expect(register({ ...keys, tls_port: null, tls_server_name: 'cover.test' })).toBe(false);
+    expect(register({ ...keys, tls_port: 443, tls_server_name: '192.0.2.1' })).toBe(false);
+    expect(register({ ...keys, tls_port: 70000, tls_server_name: 'cover.test' })).toBe(false);
+
+    const node = compile({ $ref: '#/components/schemas/Node' });
+    const base = { ...NODE, ferry_port: 2 };
+    expect(node({ ...base, tls_port: 443, tls_server_name: 'cover.test' })).toBe(true);
+    expect(node({ ...base, tls_port: null, tls_server_name: null })).toBe(true);
+    expect(node({ ...base, tls_port: '443', tls_server_name: null })).toBe(false);
+    const connected = op('post', '/connect').responses['200'].content['application/json'].schema;
+    const connectNode = compile(connected.properties.node);
+    const answered = {
+      id: 'n',
+      region: 'global',
+      endpoint_host: 'h',
+      wireguard_port: 1,
+      wireguard_public_key: 'k',
+      ferry_port: 2,
+      ferry_public_key: 'f',
+    };
+    expect(connectNode({ ...answered, tls_port: 443, tls_server_name: 'cover.test' })).toBe(true);
+    expect(connectNode({ ...answered, tls_port: null, tls_server_name: null })).toBe(true);
+    expect(connectNode({ ...answered, tls_port: 443, tls_server_name: 7 })).toBe(false);
   });
 
   it('marks a body required where an empty one is refused', () => {

@@ -266,6 +266,8 @@ export class ConnectionService {
         wireguard_public_key: node.wireguard_public_key!,
         ferry_port: node.ferry_port,
         ferry_public_key: node.ferry_public_key,
+        tls_port: node.tls_port,
+        tls_server_name: node.tls_server_name,
       },
       tunnel: {
         ipv4: peer.ipv4,

@@ -19,7 +19,7 @@ import type { PlatformChecks } from './platform-checks.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, type PlanRule } from './plans.js';
 import type { NodePlatformRow } from './ports/node-platforms.js';
-import type { NodeRow, RegionRow, RegionsStore } from './ports/regions.js';
+import type { NodeRow, NodeTls, RegionRow, RegionsStore } from './ports/regions.js';
 import type { Transactions } from './ports/stores.js';
 import { claimKeys } from './public-keys.js';
 import { hashToken, newId, newProbeKey, newToken } from './secrets.js';
@@ -147,6 +147,8 @@ export class Inventory {
       ferry_port: n.ferry_port,
       wireguard_public_key: n.wireguard_public_key,
       ferry_public_key: n.ferry_public_key,
+      tls_port: n.tls_port,
+      tls_server_name: n.tls_server_name,
       load: n.load,
       capacity_mbps: n.capacity_mbps,
       healthy: this.isHealthy(n, now),
@@ -203,14 +205,15 @@ export class Inventory {
   }
 
   /**
-   * A node publishes its keys and probe port (again, after a restart): refused if another holds
-   * one of the keys. The answer carries the node's probe key.
+   * A node publishes its keys, its probe port and its TLS port (again, after a restart):
+   * refused if another holds one of the keys. The answer carries the node's probe key.
    */
   async register(
     node: NodeRow,
     wireguardKey: string,
     ferryKey: string | null,
     probePort: number | null,
+    tls: NodeTls | null = null,
   ): Promise<Result<z.input<typeof RegisterNodeResponse>>> {
     const probeKeyIfNone = newProbeKey();
     const claimed = await this.written(
@@ -229,6 +232,7 @@ export class Inventory {
           wireguardKey,
           ferryKey,
           probePort,
+          tls,
           probeKeyIfNone,
         });
         // Read back: the key made here counts only where the node had none.

@@ -110,6 +110,9 @@ export function buildHandlers(s: Services): HandlerTable {
         body.wireguard_public_key,
         body.ferry_public_key ?? null,
         body.probe_port ?? null,
+        body.tls_port != null && body.tls_server_name != null
+          ? { port: body.tls_port, serverName: body.tls_server_name }
+          : null,
       ),
     nodeHeartbeat: ({ auth, body }) => s.inventory.heartbeat(auth, body),
     nodePeers: async ({ auth, query, signal }) =>

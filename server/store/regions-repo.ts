@@ -23,6 +23,8 @@ const NODE_COLUMNS = [
   'degraded',
   'probe_port',
   'probe_key',
+  'tls_port',
+  'tls_server_name',
 ] as const satisfies readonly (keyof NodeRow)[];
 
 /** Bound to the database, or to one transaction (SqlStores.transaction). */
@@ -78,13 +80,14 @@ export class RegionsRepo {
       .executeTakeFirst();
   }
 
-  /** What a node publishes when it registers: its public keys and its probe port. */
+  /** What a node publishes when it registers: its public keys and its probe and TLS ports. */
   async setNodeKeys(
     id: string,
     keys: {
       wireguardKey: string;
       ferryKey: string | null;
       probePort: number | null;
+      tls: { port: number; serverName: string } | null;
       /** Set only where the node has none yet. */
       probeKeyIfNone: string;
     },
@@ -95,6 +98,8 @@ export class RegionsRepo {
         wireguard_public_key: keys.wireguardKey,
         ferry_public_key: keys.ferryKey,
         probe_port: keys.probePort,
+        tls_port: keys.tls?.port ?? null,
+        tls_server_name: keys.tls?.serverName ?? null,
         probe_key: eb.fn.coalesce('probe_key', eb.val(keys.probeKeyIfNone)),
       }))
       .where('id', '=', id)

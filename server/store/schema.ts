@@ -48,6 +48,10 @@ export interface NodesTable {
   degraded: string | null;
   /** UDP port of the node's probe responder, as its relay last registered; null: none. */
   probe_port: number | null;
+  /** TCP port of the node's TLS transport, as its relay last registered; null: none. */
+  tls_port: number | null;
+  /** The cover site's name clients put in their TLS hello; null without a TLS port. */
+  tls_server_name: string | null;
   /**
    * The probe key (32 bytes, base64): a node secret that signed-in devices get with the node
    * list, so stored as it is (not hashed). Every node has one; null only in a row written by an

@@ -26,8 +26,18 @@ export interface NodeRow {
   degraded: string | null;
   /** UDP port of the node's probe responder, as its relay last registered; null: none. */
   probe_port: number | null;
+  /** TCP port of the node's TLS transport, as its relay last registered; null: none. */
+  tls_port: number | null;
+  /** The cover site's name clients put in their TLS hello; null without a TLS port. */
+  tls_server_name: string | null;
   /** The probe key (base64), handed to signed-in devices with the node list. */
   probe_key: string | null;
+}
+
+/** A node's TLS transport: its port and the server name its clients' hellos carry. */
+export interface NodeTls {
+  port: number;
+  serverName: string;
 }
 
 export interface NewNode {
@@ -51,13 +61,14 @@ export interface RegionsStore {
   listNodes(regionId?: string): Promise<NodeRow[]>;
   nodeById(id: string): Promise<NodeRow | undefined>;
   nodeByTokenHash(tokenHash: string): Promise<NodeRow | undefined>;
-  /** What a node publishes when it registers: its public keys and its probe port. */
+  /** What a node publishes when it registers: its public keys and its probe and TLS ports. */
   setNodeKeys(
     id: string,
     keys: {
       wireguardKey: string;
       ferryKey: string | null;
       probePort: number | null;
+      tls: NodeTls | null;
       /** Set only where the node has none yet. */
       probeKeyIfNone: string;
     },

@@ -36,6 +36,8 @@ export class MemoryRegions implements RegionsStore {
       last_heartbeat_ms: null,
       degraded: null,
       probe_port: null,
+      tls_port: null,
+      tls_server_name: null,
     };
     refuseDuplicate(this.h.t.nodes, row, ['id', 'token_hash']);
     this.h.t.nodes.push(row);
@@ -64,6 +66,8 @@ export class MemoryRegions implements RegionsStore {
     row.wireguard_public_key = keys.wireguardKey;
     row.ferry_public_key = keys.ferryKey;
     row.probe_port = keys.probePort;
+    row.tls_port = keys.tls?.port ?? null;
+    row.tls_server_name = keys.tls?.serverName ?? null;
     row.probe_key ??= keys.probeKeyIfNone;
   }
 

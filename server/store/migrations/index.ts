@@ -9,6 +9,7 @@ import * as safeNames from './0005-safe-names.js';
 import * as nodeProbe from './0006-node-probe.js';
 import * as deviceTunnels from './0007-device-tunnels.js';
 import * as nodePlatforms from './0008-node-platforms.js';
+import * as nodeTls from './0009-node-tls.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0006-node-probe': { up: nodeProbe.up },
     '0007-device-tunnels': { up: deviceTunnels.up },
     '0008-node-platforms': { up: nodePlatforms.up(dialect) },
+    '0009-node-tls': { up: nodeTls.up },
   };
   return { getMigrations: async () => migrations };
 }

@@ -159,6 +159,10 @@ export class TestNetwork {
   private links = 0;
   /** Each host's default gateway, which says which subnet it is on (see renumber). */
   private readonly gateways = new Map<string, string>();
+  /** Each host's veth end in the router namespace, by host (see moveHome). */
+  private readonly uplinks = new Map<string, string>();
+  private nextHome = 10;
+  private homeBridge = false;
   /** The path faults in force, by id: nftables rules without their family (see applyFaults). */
   private readonly faults = new Map<number, string[]>();
   private nextFault = 0;
@@ -191,6 +195,21 @@ export class TestNetwork {
 
   get serverSubnet6(): string {
     return `2001:db8:${this.n}:1::/64`;
+  }
+
+  /**
+   * The home network (TEST-NET-3, 203.0.113.0/24): a third bridge on the router, made by the first
+   * addHomeHost/moveHome, for the users behind a border. Traffic between it and the rest of the
+   * test internet is routed, so a censor on the router (e2e/netns/censor/) sees all of it. The
+   * same prefix in every run: it exists only inside this network's namespaces (the host machine
+   * has no route to it), and its hosts have no IPv6 beyond link-local.
+   */
+  get homeSubnet(): string {
+    return '203.0.113.0/24';
+  }
+
+  get homeGateway(): string {
+    return '203.0.113.1';
   }
 
   /**
@@ -288,6 +307,51 @@ export class TestNetwork {
     );
   }
 
+  /** A host on the home network behind the router (see homeSubnet). */
+  addHomeHost(name: string): Host {
+    this.ensureHomeBridge();
+    return this.addHost(name, 'home', `203.0.113.${this.nextHome++}`, this.homeGateway);
+  }
+
+  /**
+   * Moves a host to the home network (see homeSubnet), as a laptop taken home: its link goes to
+   * the home bridge, it gets a home address in place of its old ones (IPv6 too) and the home
+   * gateway as its default route. Returns the new address (also in its Host). For kits that make
+   * their hosts on the access subnet (NetcliHost.start's prepare, FerryPair's client).
+   */
+  moveHome(name: string): string {
+    const host = this.host(name);
+    this.ensureHomeBridge();
+    sh('ip', ['-n', this.inet, 'link', 'set', this.uplinks.get(name)!, 'master', 'home']);
+    const address = `203.0.113.${this.nextHome++}`;
+    sh('ip', ['-n', host.ns, 'address', 'flush', 'dev', 'eth0', 'scope', 'global']);
+    sh('ip', ['-n', host.ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
+    sh('ip', [
+      '-n',
+      host.ns,
+      'route',
+      'replace',
+      'default',
+      'via',
+      this.homeGateway,
+      'dev',
+      'eth0',
+    ]);
+    host.address = address;
+    host.address6 = undefined;
+    this.gateways.set(name, this.homeGateway);
+    return address;
+  }
+
+  private ensureHomeBridge(): void {
+    if (this.homeBridge) return;
+    const ex = (...a: string[]) => sh('ip', ['-n', this.inet, ...a]);
+    ex('link', 'add', 'home', 'address', '02:00:00:00:00:03', 'type', 'bridge');
+    ex('address', 'add', `${this.homeGateway}/24`, 'dev', 'home');
+    ex('link', 'set', 'home', 'up');
+    this.homeBridge = true;
+  }
+
   /** A host on the subnet inside the tunnel block (see vpcSubnet). */
   addVpcHost(name: string): Host {
     return this.addHost(
@@ -356,6 +420,14 @@ export class TestNetwork {
   renumber(name: string): string {
     const host = this.host(name);
     const gateway = this.gateways.get(name)!;
+    if (gateway === this.homeGateway) {
+      const home = `203.0.113.${this.nextHome++}`;
+      sh('ip', ['-n', host.ns, 'address', 'flush', 'dev', 'eth0', 'scope', 'global']);
+      sh('ip', ['-n', host.ns, 'address', 'add', `${home}/24`, 'dev', 'eth0']);
+      sh('ip', ['-n', host.ns, 'route', 'replace', 'default', 'via', gateway, 'dev', 'eth0']);
+      host.address = home;
+      return home;
+    }
     const onAccess = gateway === this.accessGateway;
     const k = onAccess
       ? this.nextAccess++
@@ -685,7 +757,7 @@ export class TestNetwork {
 
   private addHost(
     name: string,
-    bridge: 'access' | 'servers',
+    bridge: 'access' | 'servers' | 'home',
     address: string,
     gateway: string,
     address6?: string,
@@ -709,6 +781,7 @@ export class TestNetwork {
       ns,
     ]);
     sh('ip', ['-n', this.inet, 'link', 'set', outside, 'master', bridge, 'up']);
+    this.uplinks.set(name, outside);
     sh('ip', ['-n', ns, 'address', 'add', `${address}/24`, 'dev', 'eth0']);
     sh('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
     sh('ip', ['-n', ns, 'route', 'add', 'default', 'via', gateway]);

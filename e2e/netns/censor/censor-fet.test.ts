@@ -1,0 +1,46 @@
+// The censor's fet profile (Wu et al., USENIX Security 2023): a TCP connection from home whose
+// first data packet no exemption covers is dropped, and so is its (client, server, port) for the
+// block time; exempt traffic (HTTP) passes; the block ends when its time is up.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+
+import { TestNetwork } from '../test-network.js';
+import { Censor } from './censor.js';
+import { HTTP_GET, flaggedBytes, startTcpServer, tcpExchange } from './censor-test-kit.js';
+
+let net: TestNetwork;
+let censor: Censor | undefined;
+beforeEach(() => {
+  net = TestNetwork.create();
+});
+afterEach(async () => {
+  await censor?.stop();
+  censor = undefined;
+  await net.destroyAsync();
+});
+
+it('drops a fully encrypted first packet and its (client, server, port) for the block time; HTTP passes', async () => {
+  net.addHomeHost('client');
+  const server = net.addServerHost('abroad').address;
+  for (const port of [9000, 9001]) startTcpServer(net, 'abroad', port, 'echo');
+  await net.waitFor('servers', 5000, () =>
+    tcpExchange(net, 'client', server, 9001, HTTP_GET).bytes ? true : undefined,
+  );
+  // Without the censor the same bytes are answered.
+  expect(tcpExchange(net, 'client', server, 9000, flaggedBytes()).text).toMatch(/^ok /);
+  censor = await Censor.start(net, { profiles: ['fet'], fetBlockSeconds: 4 });
+
+  const http = tcpExchange(net, 'client', server, 9000, HTTP_GET);
+  expect(http.text).toMatch(/^ok /);
+  await censor.waitEvent('fet-pass', (e) => e.port === 9000);
+
+  const random = tcpExchange(net, 'client', server, 9000, flaggedBytes());
+  expect(random.connected).toBe(true);
+  expect(random.bytes).toBe(0);
+  await censor.waitEvent('fet-flag', (e) => e.server === server && e.port === 9000);
+
+  // The (client, server, port) is blocked: even HTTP; another port is not.
+  expect(tcpExchange(net, 'client', server, 9000, HTTP_GET, 1000).connected).toBe(false);
+  expect(tcpExchange(net, 'client', server, 9001, HTTP_GET).text).toMatch(/^ok /);
+  await new Promise((r) => setTimeout(r, 4500));
+  expect(tcpExchange(net, 'client', server, 9000, HTTP_GET).text).toMatch(/^ok /);
+}, 40_000);

@@ -473,9 +473,13 @@ export class Testbed {
     };
   }
 
-  /** A client host with a wireguard-go interface and no peer yet. */
-  async addClient(host: string, device: Device): Promise<Client> {
-    this.net.addAccessHost(host);
+  /**
+   * A client host with a wireguard-go interface and no peer yet; `home`: on the home network
+   * behind the router (TestNetwork.homeSubnet), where a censor can watch it.
+   */
+  async addClient(host: string, device: Device, opts: { home?: boolean } = {}): Promise<Client> {
+    if (opts.home) this.net.addHomeHost(host);
+    else this.net.addAccessHost(host);
     const interfaceName = `fy${this.net.id}c${this.nextIf++}`;
     const process_ = this.net.spawn(host, `wireguard-${host}`, [
       'wireguard-go',
@@ -520,10 +524,14 @@ ${process_.output()}`);
     device: Device,
     body: ConnectBody,
     transport: 'udp' | 'tcp' = 'udp',
-    /** fwmark: a mark on the tunnel's own packets (`ferry-tun --fwmark`), for a policy rule. */
-    opts: { fwmark?: number } = {},
+    /**
+     * fwmark: a mark on the tunnel's own packets (`ferry-tun --fwmark`), for a policy rule; home:
+     * the host is on the home network (see addClient).
+     */
+    opts: { fwmark?: number; home?: boolean } = {},
   ): Promise<{ answer: ConnectResponse; process: ManagedProcess; interfaceName: string }> {
-    this.net.addAccessHost(host);
+    if (opts.home) this.net.addHomeHost(host);
+    else this.net.addAccessHost(host);
     const answer = await this.control(device.token).connect({
       body: { ...body, protocol: 'ferry' },
     });

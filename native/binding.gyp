@@ -9,6 +9,9 @@
         "src/core/protocol.cc",
         "src/core/secret.cc",
         "src/core/tcp-framing.cc",
+        "src/core/tls-hello.cc",
+        "src/core/tls-records.cc",
+        "src/core/tls-template.cc",
         "src/napi/addon.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

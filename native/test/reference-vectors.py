@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives import serialization
 
 CIPHERS = (("aes-256-gcm", 1), ("chacha20-poly1305", 2))
-EXPECTED_CHECKS = 26
+EXPECTED_CHECKS = 28
 CLIENT_INDEX, NODE_INDEX = 0x11223344, 0x55667788
 TIMESTAMP_MS = 1700000000000
 INIT_PADDING, RESPONSE_PADDING = 7, 3
@@ -224,9 +224,83 @@ def properties(v, cipher_id):
                          (hs, ("hdr_c2s", v["hdr_c2s"])), CLIENT_INDEX, 1, PING))
 
 
+# TLS transport ("TLS transport"): the node's check of the vector hello, written from the document alone.
+
+TLS_TIME = 1700000000
+TLS_NAME = b"cover.example"
+
+
+def tls_hello_fields(rec):
+    """(handshake message, client random, session id, X25519 share, server name) of one ClientHello record."""
+    assert rec[0] == 22 and rec[1] == 3 and int.from_bytes(rec[3:5], "big") == len(rec) - 5, "record header"
+    hs = rec[5:]
+    assert hs[0] == 1 and int.from_bytes(hs[1:4], "big") == len(hs) - 4, "handshake header"
+    p = 4 + 2
+    random = hs[p:p + 32]
+    p += 32
+    assert hs[p] == 32, "session id length"
+    sid = hs[p + 1:p + 33]
+    p += 33
+    p += 2 + int.from_bytes(hs[p:p + 2], "big")
+    p += 1 + hs[p]
+    end = p + 2 + int.from_bytes(hs[p:p + 2], "big")
+    assert end == len(hs), "extensions fill the message"
+    p += 2
+    share = name = None
+    while p < end:
+        t, n = int.from_bytes(hs[p:p + 2], "big"), int.from_bytes(hs[p + 2:p + 4], "big")
+        data = hs[p + 4:p + 4 + n]
+        if t == 0x0033:
+            q = 2
+            while q < len(data):
+                g, k = int.from_bytes(data[q:q + 2], "big"), int.from_bytes(data[q + 2:q + 4], "big")
+                if g == 0x001D and k == 32:
+                    share = data[q + 4:q + 4 + k]
+                q += 4 + k
+        if t == 0x0000:
+            name = data[5:]
+        p += 4 + n
+    return hs, random, sid, share, name
+
+
+def tls_node_accepts(rec, node_priv, now):
+    hs, random, sid, share, _ = tls_hello_fields(rec)
+    auth_key = kdf(random[:20], dh(node_priv, share), b"ferry tls v1 auth")
+    aad = hs[:39] + bytes(32) + hs[71:]
+    try:
+        pt = AESGCM(auth_key).decrypt(random[20:], sid, aad)
+    except InvalidTag:
+        return False, None
+    t = int.from_bytes(pt[4:8], "big")
+    return pt[0] == 1 and pt[1:4] == bytes(3) and abs(now - t) <= 120, (auth_key, pt, aad)
+
+
+def tls_properties(vec):
+    rec = bytes.fromhex(vec.get("tls.hello", ""))
+    if not rec:
+        return ["tls.hello missing"]
+    problems = []
+    _, random, sid, _, name = tls_hello_fields(rec)
+    ok, opened = tls_node_accepts(rec, seq(0x21), TLS_TIME)
+    if ok != (vec.get("tls.node_accepts") == "yes") or not ok:
+        return ["the node does not accept tls.hello as the document says"]
+    auth_key, pt, aad = opened
+    if tls_node_accepts(rec, seq(0x21), TLS_TIME + 121)[0] != (vec.get("tls.node_accepts_121s_later") == "yes"):
+        problems.append("tls.node_accepts_121s_later")
+    if int.from_bytes(pt[4:8], "big") != TLS_TIME:
+        problems.append("the hello's time")
+    if AESGCM(auth_key).encrypt(random[20:], pt, aad) != sid:
+        problems.append("the session id is not the sealed plaintext")
+    if name != TLS_NAME:
+        problems.append("server_name")
+    if tls_node_accepts(rec, seq(0x01), TLS_TIME)[0]:
+        problems.append("another node key accepts the hello")
+    return problems
+
+
 # Driver.
 
-def computed(preamble):
+def computed(preamble, tls_hello):
     out = {}
     for name, cid in CIPHERS:
         for key, val in run(cid).items():
@@ -234,6 +308,8 @@ def computed(preamble):
     S = pub(seq(0x21))
     for direction in ("c2s", "s2c"):
         out[f"tcp.{direction}_masks"] = tcp_masks(S, preamble, direction)
+        # The stream inside the TLS records: the client random in place of the preamble.
+        out[f"tls.{direction}_masks"] = tcp_masks(S, tls_hello[11:43], direction)
     return out
 
 
@@ -243,7 +319,7 @@ def main():
     paths = [a for a in args if a != "--print"]
     path = paths[0] if paths else os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../docs/protocol.md")
     vec = dict(re.findall(r"^vector\.(\S+) = (\S+)$", open(path).read(), re.M))
-    values = computed(vec.get("tcp.preamble", "").encode())
+    values = computed(vec.get("tcp.preamble", "").encode(), bytes.fromhex(vec.get("tls.hello", "")))
     if printing:
         for key in sorted(values):
             print(f"vector.{key} = {values[key].hex()}")
@@ -257,6 +333,9 @@ def main():
         for problem in properties(run(cid), cid):
             failures += 1
             print(f"FAIL {name} property: {problem}", file=sys.stderr)
+    for problem in tls_properties(vec):
+        failures += 1
+        print(f"FAIL tls property: {problem}", file=sys.stderr)
     print(f"reference: {len(values)} vectors checked, {failures} failures")
     return 1 if failures or len(values) != EXPECTED_CHECKS else 0
 

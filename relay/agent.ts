@@ -5,11 +5,8 @@
 import type { Logger } from 'pino';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import {
-  ApiError,
   MAX_SHARDS,
   createControlClient,
-  sleepUnlessAborted,
-  type ControlClient,
   type FetchLike,
   type PlatformTable,
 } from '../contracts/index.js';
@@ -23,6 +20,8 @@ import {
 } from './dns/forwarder.js';
 import { FerryLocalReplies } from './dns/ferry-replies.js';
 import { FERRY_MARK, FerryServer } from './ferry/server.js';
+import type { TlsTransportOptions } from './ferry/tls-options.js';
+import { TlsTransport } from './ferry/tls-transport.js';
 import { RelayHealth, reasonOf } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { RelayFirewall } from './nat/firewall.js';
@@ -31,6 +30,7 @@ import { linuxRelayOs, type RelayOs } from './os.js';
 import { PlatformChecker } from './platforms/platform-checker.js';
 import { FeedFollower } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
+import { register } from './sync/registration.js';
 import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
 import { ProbeResponder } from './probe/responder.js';
 import {
@@ -77,6 +77,8 @@ export interface RelayOptions {
    * absent: none (its heartbeats then say nothing of platforms).
    */
   platformChecks?: { table: PlatformTable; intervalSeconds: number } | null | undefined;
+  /** The TLS transport's port and cover site (checked: tlsTransportOptions); none without. */
+  tls?: TlsTransportOptions | undefined;
   /** The OS effects (default: Linux's, linuxRelayOs()). */
   os?: RelayOs | undefined;
   log: Logger;
@@ -111,42 +113,6 @@ export interface RunningRelay {
   stop(): Promise<void>;
 }
 
-/** Registers with the control plane, retrying while it is unreachable (it may start later). */
-async function register(
-  client: Pick<ControlClient, 'nodeRegister'>,
-  keys: {
-    wireguard_public_key: string;
-    ferry_public_key: string | null;
-    probe_port: number | null;
-  },
-  log: Logger,
-  signal: AbortSignal,
-) {
-  let backoff = 500;
-  for (;;) {
-    try {
-      return await client.nodeRegister({ body: keys, signal });
-    } catch (e) {
-      // A refused token will not get better by retrying; an outage or a rate limit will.
-      if (
-        e instanceof ApiError &&
-        e.status !== undefined &&
-        e.status >= 400 &&
-        e.status < 500 &&
-        e.status !== 429
-      )
-        throw e;
-      if (signal.aborted) throw e;
-      log.warn(
-        { err: (e as Error).message, retryMs: backoff },
-        'control plane unavailable; retrying registration',
-      );
-      await sleepUnlessAborted(backoff, signal);
-      backoff = Math.min(backoff * 2, 10_000);
-    }
-  }
-}
-
 export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const log = o.log;
   const os = o.os ?? linuxRelayOs();
@@ -178,19 +144,28 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     probePort === null
       ? undefined
       : await ProbeResponder.start({ port: probePort, key: null, log });
+  let tls: TlsTransport | undefined;
   let node;
   try {
+    // The cover site is found, and the port bound, before the port is published.
+    if (o.tls) {
+      tls = await TlsTransport.prepare(o.tls, log, stopping.signal);
+      await tls.listen();
+    }
     node = await register(
       client,
       {
         wireguard_public_key: keys.publicKey,
         ferry_public_key: ferryKeys?.publicKey ?? null,
         probe_port: probePort,
+        tls_port: o.tls?.port ?? null,
+        tls_server_name: o.tls?.serverName ?? null,
       },
       log,
       stopping.signal,
     );
   } catch (e) {
+    await tls?.close();
     await responder?.close();
     throw e;
   }
@@ -214,6 +189,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     await responder?.close();
     await dns?.close();
     await ferryReplies?.close();
+    await tls?.close();
     await ferry?.close();
     await shards?.close();
     await firewall?.close();
@@ -418,6 +394,9 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       interface: o.interfaceName,
       port: o.wireguardPort,
       ferryPort: o.ferryPort ?? null,
+      tls: o.tls
+        ? { port: o.tls.port, cover: o.tls.cover.host, serverName: o.tls.serverName }
+        : null,
       probePort,
       platformChecks: o.platformChecks
         ? {

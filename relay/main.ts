@@ -13,6 +13,13 @@ import {
 } from '../contracts/index.js';
 import { startRelay } from './agent.js';
 import { isGatewayAddress, systemNameservers, upstreamsOf } from './dns/upstreams.js';
+import {
+  parseCoverSite,
+  parseTlsServerName,
+  tlsTransportOptions,
+  type CoverSite,
+  type TlsTransportOptions,
+} from './ferry/tls-options.js';
 import { parseAllowedNetwork } from './nat/networks.js';
 import { DEFAULT_PLATFORM_CHECK_SECONDS } from './platforms/platform-checker.js';
 
@@ -21,6 +28,17 @@ function port(value: string): number {
   if (!Number.isInteger(n) || n < 1 || n > 65535)
     throw new InvalidArgumentError('a port number 1-65535');
   return n;
+}
+
+/** An option parser from a function that throws an Error saying what is wrong. */
+function optionParser<T>(parse: (value: string) => T): (value: string) => T {
+  return (value) => {
+    try {
+      return parse(value);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
+  };
 }
 
 function seconds(value: string): number {
@@ -85,6 +103,21 @@ const program = new Command('ferry-relay')
   .requiredOption('--uplink <iface>', 'the interface towards the internet (NAT goes out of it)')
   .option('--node-token <token>', 'the node token from POST /admin/nodes (or FERRY_NODE_TOKEN)')
   .option('--ferry-port <port>', 'UDP and TCP port of the Ferry protocol server', port)
+  .option(
+    '--tls-port <port>',
+    'TCP port of the TLS transport (needs --ferry-port and --cover-site): to anyone who does not authenticate, it is the cover site',
+    port,
+  )
+  .option(
+    '--cover-site <host[:port]>',
+    'the real HTTPS site strangers on the TLS port are handed to (port 443 unless given; a name is looked up at start)',
+    optionParser(parseCoverSite),
+  )
+  .option(
+    '--tls-server-name <name>',
+    "the name clients put in their TLS hello (default: --cover-site's host, which must then be a name)",
+    optionParser(parseTlsServerName),
+  )
   .option('--state-dir <dir>', 'where the key pair is kept', '/var/lib/ferry-relay')
   .option('--interface <name>', 'WireGuard interface name (unique per machine)', 'ferry0')
   .option('--heartbeat-seconds <s>', "override the control plane's heartbeat interval", seconds)
@@ -143,6 +176,9 @@ const o = program.opts<{
   uplink: string;
   nodeToken?: string;
   ferryPort?: number;
+  tlsPort?: number;
+  coverSite?: CoverSite;
+  tlsServerName?: string;
   stateDir: string;
   interface: string;
   heartbeatSeconds?: number;
@@ -177,6 +213,14 @@ if (
   process.exit(2);
 }
 
+let tls: TlsTransportOptions | null;
+try {
+  tls = tlsTransportOptions(o);
+} catch (e) {
+  log.fatal((e as Error).message);
+  process.exit(2);
+}
+
 const dnsUpstreams = o.dns ? (o.dnsUpstream ?? systemNameservers()) : [];
 if (o.dns && dnsUpstreams.length === 0)
   log.warn(
@@ -190,6 +234,7 @@ try {
     nodeToken,
     wireguardPort: o.wireguardPort,
     ferryPort: o.ferryPort,
+    tls: tls ?? undefined,
     uplink: o.uplink,
     stateDir: o.stateDir,
     interfaceName: o.interface,

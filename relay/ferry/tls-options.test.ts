@@ -45,10 +45,10 @@ describe('the TLS transport options together', () => {
   it('is off without --tls-port, and then refuses its other options', () => {
     expect(tlsTransportOptions({ ferryPort: 51821 })).toBeNull();
     expect(() => tlsTransportOptions({ coverSite: cover })).toThrow(
-      '--cover-site serve only the TLS transport: give --tls-port too',
+      '--cover-site is only for the TLS transport: give --tls-port too',
     );
     expect(() => tlsTransportOptions({ coverSite: cover, tlsServerName: 'a.example' })).toThrow(
-      '--cover-site and --tls-server-name serve only',
+      '--cover-site and --tls-server-name are only for the TLS transport',
     );
   });
 

@@ -77,7 +77,9 @@ export function tlsTransportOptions(o: {
       ...(o.tlsServerName ? ['--tls-server-name'] : []),
     ];
     if (stray.length > 0)
-      throw new Error(`${stray.join(' and ')} serve only the TLS transport: give --tls-port too`);
+      throw new Error(
+        `${stray.join(' and ')} ${stray.length > 1 ? 'are' : 'is'} only for the TLS transport: give --tls-port too`,
+      );
     return null;
   }
   const missing = [

@@ -4,12 +4,7 @@
 // and a clean teardown.
 import type { Logger } from 'pino';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
-import {
-  MAX_SHARDS,
-  createControlClient,
-  type FetchLike,
-  type PlatformTable,
-} from '../contracts/index.js';
+import { createControlClient, type FetchLike, type PlatformTable } from '../contracts/index.js';
 import type { ProbeFetch } from '../platform/probes/platform-probe.js';
 import { trustContext } from '../platform/tls/trust-context.js';
 import {
@@ -32,6 +27,7 @@ import { FeedFollower } from './sync/feed-follower.js';
 import { peerTableSink } from './sync/feed-sink.js';
 import { register } from './sync/registration.js';
 import { HeartbeatReporter, type TrafficSource } from './sync/heartbeat.js';
+import { probePortOf } from './probe/probe-port.js';
 import { ProbeResponder } from './probe/responder.js';
 import {
   DEFAULT_TUNNEL_LATENCY,
@@ -82,24 +78,6 @@ export interface RelayOptions {
   /** The OS effects (default: Linux's, linuxRelayOs()). */
   os?: RelayOs | undefined;
   log: Logger;
-}
-
-/** The probe port a relay uses when none is given: just past its WireGuard shards' ports. */
-export function defaultProbePort(wireguardPort: number): number {
-  return wireguardPort + MAX_SHARDS;
-}
-
-function probePortOf(o: RelayOptions): number | null {
-  if (o.probePort === null) return null;
-  const port = o.probePort ?? defaultProbePort(o.wireguardPort);
-  if (port > 65535)
-    throw new Error(`no room for the probe port above --wireguard-port: give --probe-port`);
-  if (port >= o.wireguardPort && port < o.wireguardPort + MAX_SHARDS)
-    throw new Error(
-      `--probe-port ${port} is one of the WireGuard shards' ports (${o.wireguardPort}-${o.wireguardPort + MAX_SHARDS - 1})`,
-    );
-  if (port === o.ferryPort) throw new Error(`--probe-port ${port} is the Ferry port`);
-  return port;
 }
 
 export interface RunningRelay {

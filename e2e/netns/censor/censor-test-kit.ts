@@ -1,6 +1,8 @@
-// What the censor's namespace tests do from either side of the border: small TCP servers on a
-// host (echo, swallow), one TCP exchange from a host (what came back and how it ended), one UDP
-// exchange, and a first packet that Wu et al.'s detector flags.
+// What the censor's namespace tests do from either side of the border: small TCP and UDP servers
+// on a host, one TCP exchange from a host (what came back and how it ended), TLS clients that are
+// not a browser (curl, openssl s_client, Node), UDP datagrams, and a first packet that Wu et al.'s
+// detector flags.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import type { ManagedProcess, TestNetwork } from '../test-network.js';
@@ -63,3 +65,143 @@ export function flaggedBytes(length = 200): Buffer {
 
 /** An HTTP request: exempt (Ex2, Ex5). */
 export const HTTP_GET = Buffer.from('GET / HTTP/1.1\r\nHost: example\r\n\r\n');
+
+export interface CurlResult {
+  /** curl's exit status: 0 done, 28 timed out, 35/56 reset during or after the handshake. */
+  code: number | null;
+  status: number;
+  size: number;
+}
+
+/** curl -k from `host` for https://<name><urlPath>, the name resolved to `address`. */
+export function curlFrom(
+  net: TestNetwork,
+  host: string,
+  name: string,
+  address: string,
+  urlPath = '/',
+  maxSeconds = 4,
+): CurlResult {
+  const r = spawnSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      net.host(host).ns,
+      'curl',
+      '-k',
+      '-s',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code} %{size_download}',
+      '--max-time',
+      String(maxSeconds),
+      '--resolve',
+      `${name}:443:${address}`,
+      `https://${name}${urlPath}`,
+    ],
+    { encoding: 'utf8' },
+  );
+  const [status, size] = (r.stdout || '0 0').split(' ').map(Number);
+  return { code: r.status, status: status ?? 0, size: size ?? 0 };
+}
+
+/** `openssl s_client` from `host` to address:443 with SNI `name`: whether the handshake ended. */
+export function opensslHandshake(
+  net: TestNetwork,
+  host: string,
+  name: string,
+  address: string,
+): boolean {
+  const r = spawnSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      net.host(host).ns,
+      'timeout',
+      '5',
+      'openssl',
+      's_client',
+      '-connect',
+      `${address}:443`,
+      '-servername',
+      name,
+    ],
+    { encoding: 'utf8', input: '' },
+  );
+  return r.status === 0 && /Verify return code/.test(r.stdout);
+}
+
+/** Node's TLS from `host` to address:443 with SNI `name`: 'handshake' or the error code. */
+export function nodeHandshake(
+  net: TestNetwork,
+  host: string,
+  name: string,
+  address: string,
+): string {
+  const script = `
+    const s = require('node:tls').connect({ host: '${address}', port: 443, servername: '${name}', rejectUnauthorized: false });
+    s.on('secureConnect', () => { process.stdout.write('handshake'); s.destroy(); });
+    s.on('error', (e) => process.stdout.write(e.code || 'error'));
+    setTimeout(() => { process.stdout.write('timeout'); process.exit(0); }, 4000).unref();`;
+  return net.exec(host, [process.execPath, '-e', script]);
+}
+
+/** Sends `datagrams` from `host` to address:port over UDP (one socket); resolves when sent. */
+export function sendUdp(
+  net: TestNetwork,
+  host: string,
+  address: string,
+  port: number,
+  datagrams: Buffer[],
+): void {
+  const script = `
+    const s = require('node:dgram').createSocket('udp4');
+    const all = ${JSON.stringify(datagrams.map((d) => d.toString('hex')))};
+    let n = 0;
+    for (const h of all) s.send(Buffer.from(h, 'hex'), ${port}, '${address}', () => { if (++n === all.length) s.close(); });`;
+  net.exec(host, [process.execPath, '-e', script]);
+}
+
+/** A UDP server that counts the datagrams it receives (read with `received()`). */
+export function startUdpCounter(
+  net: TestNetwork,
+  host: string,
+  port: number,
+): { received(): number } {
+  const proc = net.spawn(host, `udp-counter-${port}`, [
+    process.execPath,
+    '-e',
+    `require('node:dgram').createSocket('udp4').on('message', () => console.log('got')).bind(${port}, '0.0.0.0', () => console.log('bound'));`,
+  ]);
+  return {
+    received: () =>
+      proc
+        .output()
+        .split('\n')
+        .filter((l) => l === 'got').length,
+  };
+}
+
+/** A minimal ClientHello handshake message naming `name`. */
+export function helloMessage(name: string, padTo = 0): Buffer {
+  const sniName = Buffer.from(name);
+  const sniList = Buffer.concat([Buffer.from([0, sniName.length >> 8, sniName.length]), sniName]);
+  const sni = Buffer.concat([
+    Buffer.from([0, 0, 0, sniList.length + 2, 0, sniList.length]),
+    sniList,
+  ]);
+  const pad = padTo
+    ? Buffer.concat([Buffer.from([0, 0x15, padTo >> 8, padTo & 0xff]), Buffer.alloc(padTo)])
+    : Buffer.alloc(0);
+  const exts = Buffer.concat([sni, pad]);
+  const body = Buffer.concat([
+    Buffer.from([3, 3]),
+    randomBytes(32),
+    Buffer.from([0, 0, 2, 0x13, 0x01, 1, 0, exts.length >> 8, exts.length & 0xff]),
+    exts,
+  ]);
+  return Buffer.concat([Buffer.from([1, 0, body.length >> 8, body.length & 0xff]), body]);
+}

@@ -28,7 +28,15 @@ export type CensorEvent =
   | { kind: 'quic-drop'; client: string; server: string; port: number; serverName: string }
   | { kind: 'dns-forged'; resolver: string; name: string; forged: string }
   | {
-      kind: 'ja4-reset' | 'ja4-pass';
+      kind: 'ja4-reset';
+      client: string;
+      server: string;
+      port: number;
+      ja4: string;
+      serverName: string | undefined;
+    }
+  | {
+      kind: 'ja4-pass';
       client: string;
       server: string;
       port: number;

@@ -11,27 +11,7 @@ import {
   openInitial,
   sealInitial,
 } from './quic-initial.js';
-
-/** A minimal ClientHello handshake message naming `name`. */
-function helloMessage(name: string, padTo = 0): Buffer {
-  const sniName = Buffer.from(name);
-  const sniList = Buffer.concat([Buffer.from([0, sniName.length >> 8, sniName.length]), sniName]);
-  const sni = Buffer.concat([
-    Buffer.from([0, 0, 0, sniList.length + 2, 0, sniList.length]),
-    sniList,
-  ]);
-  const pad = padTo
-    ? Buffer.concat([Buffer.from([0, 0x15, padTo >> 8, padTo & 0xff]), Buffer.alloc(padTo)])
-    : Buffer.alloc(0);
-  const exts = Buffer.concat([sni, pad]);
-  const body = Buffer.concat([
-    Buffer.from([3, 3]),
-    randomBytes(32),
-    Buffer.from([0, 0, 2, 0x13, 0x01, 1, 0, exts.length >> 8, exts.length & 0xff]),
-    exts,
-  ]);
-  return Buffer.concat([Buffer.from([1, 0, body.length >> 8, body.length & 0xff]), body]);
-}
+import { helloMessage } from './censor-test-kit.js';
 
 describe('QUIC Initial', () => {
   it("derives RFC 9001 A.1's client keys and A.2's header mask", () => {

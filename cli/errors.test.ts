@@ -62,7 +62,7 @@ describe('netcli failures', () => {
     expect(r.stderr).toContain('hint: encryption: one of AES-256-GCM, ChaCha20-Poly1305\n');
     const setting = await netcli('config', 'set', 'obfuscation', 'sometimes');
     expect(setting.code).toBe(1);
-    expect(setting.stderr).toContain('hint: obfuscation: one of auto, on, off\n');
+    expect(setting.stderr).toContain('hint: obfuscation: one of auto, on, off, tcp, tls\n');
     const key = await netcli('config', 'get', 'colour');
     expect(key.code).toBe(1);
     expect(key.stderr).toMatch(

@@ -27,6 +27,25 @@ describe('netcli output', () => {
     expect(formatStatus(connected)[1]).toBe('Latency 8.5ms · stream mode · interface ferry3');
   });
 
+  it('says which transport and why, in words', () => {
+    const viaTls: LocalStatus = {
+      ...connected,
+      transport: 'tls',
+      transport_reason: {
+        code: 'fallback',
+        blocked: [{ transport: 'udp', blockage: 'udp-unanswered' }],
+        message: 'UDP looks blocked on this network: using TLS',
+      },
+    };
+    expect(statusHeadline(viaTls)).toBe(
+      'Connected to global (node zrh-1) over Ferry (TLS), AES-256-GCM',
+    );
+    expect(formatStatus(viaTls)[2]).toBe('Transport: UDP looks blocked on this network: using TLS');
+    expect(statusHeadline({ ...connected, transport: 'udp' })).toBe(
+      'Connected to global (node zrh-1) over Ferry, AES-256-GCM',
+    );
+  });
+
   it('says why an engine is in error, and that traffic is not protected', () => {
     const error: LocalStatus = {
       ...idleStatus(true, true),

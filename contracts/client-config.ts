@@ -8,7 +8,11 @@ import { isCertificateBundle, MAX_CA_CERTIFICATES } from './pem.js';
 import type { FieldError } from './problem.js';
 import { caseInsensitiveEnum, ENCRYPTIONS, MODES, PROTOCOLS } from './values.js';
 
-export const OBFUSCATION_MODES = ['auto', 'on', 'off'] as const;
+/**
+ * `auto`: the transport autopilot; `off`: UDP only; `on`: Ferry over TCP (as `tcp`); `tls`: Ferry
+ * inside TLS.
+ */
+export const OBFUSCATION_MODES = ['auto', 'on', 'off', 'tcp', 'tls'] as const;
 export const SPLIT_MODES = ['auto', 'off'] as const;
 export const UI_MODES = ['terminal', 'graphical'] as const;
 export type ObfuscationMode = (typeof OBFUSCATION_MODES)[number];
@@ -325,7 +329,10 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
       expects: 'whether the kill switch also blocks traffic while disconnected',
       allowed: ['true', 'false'],
     },
-    obfuscation: { expects: 'when to disguise the tunnel', allowed: [...OBFUSCATION_MODES] },
+    obfuscation: {
+      expects: 'the tunnel’s transport: auto (the autopilot), off (UDP only), on or tcp, tls',
+      allowed: [...OBFUSCATION_MODES],
+    },
     region: { expects: 'auto, a region id, a region rule’s name, or <area>[:strategy]' },
     split: { expects: 'whether only cross-border traffic is tunneled', allowed: [...SPLIT_MODES] },
     home_country: { expects: 'auto or a two-letter ISO 3166-1 country code such as DE' },

@@ -1,5 +1,6 @@
 // The shared contracts of Ferry: types and zod schemas, no I/O.
 export * from './values.js';
+export * from './transports.js';
 export * from './problem.js';
 export * from './engine-errors.js';
 export * from './ferry-error.js';

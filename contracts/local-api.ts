@@ -26,6 +26,7 @@ import {
 import type { RouteDef } from './control-routes.js';
 import { DiagnosticsReport } from './diagnostics.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
+import { TRANSPORTS, TransportReason } from './transports.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
 import {
   AddDestinationSetRequest,
@@ -143,7 +144,15 @@ export const LocalStatus = z
       .string()
       .nullable()
       .describe('The streaming platform stream mode is for (its table id), null: none.'),
-    transport: z.enum(['udp', 'tcp']).nullable(),
+    transport: z
+      .enum(TRANSPORTS)
+      .nullable()
+      .describe(
+        'The transport the tunnel runs over (udp, tcp, tls) whenever one is up, else null.',
+      ),
+    transport_reason: TransportReason.nullable().describe(
+      'Why the tunnel runs over that transport (the autopilot’s findings, in words too), else null.',
+    ),
     interface: z.string().nullable(),
     /** Why the engine is in error (or why the last connect failed), in words a person reads. */
     error: LocalFailure.nullable(),
@@ -658,6 +667,7 @@ export function idleStatus(
     mode: null,
     platform: null,
     transport: null,
+    transport_reason: null,
     interface: null,
     error: null,
     signed_in: signedIn,

@@ -16,6 +16,10 @@ export const NOTICE_CODES = [
   'udp-blocked',
   /** The engine: obfuscation is on; the tunnel runs over TCP. */
   'obfuscated',
+  /** The engine: a stream transport was blocked; the tunnel runs over another (TCP or TLS). */
+  'transport-fallback',
+  /** The engine: this network needed TCP or TLS before; the tunnel started with it. */
+  'transport-remembered',
   /** The engine: reconnecting takes longer; it keeps trying. */
   'reconnecting',
 ] as const;

@@ -31,6 +31,7 @@ export async function createEngine(opts: {
     { ResolvConfResolver },
     { ResolvedResolver, usesSystemdResolved },
     { IpMonitorWatch },
+    { LinuxNetworkIdentity },
   ] = await Promise.all([
     import('../native/index.js'),
     import('./tunnel/manager.js'),
@@ -42,6 +43,7 @@ export async function createEngine(opts: {
     import('./os/resolv-conf.js'),
     import('./os/resolved.js'),
     import('./os/network-watch.js'),
+    import('../platform/os/network-identity.js'),
   ]);
   const transport = createControlTransport();
   const os = {
@@ -61,6 +63,7 @@ export async function createEngine(opts: {
     os,
     split,
     networkWatch: new IpMonitorWatch(),
+    networkIdentity: new LinuxNetworkIdentity(),
     stateDir: opts.stateDir,
     fetch: transport.fetch,
     resetConnections: () => transport.reset(),

@@ -10,6 +10,7 @@ import {
   type PlatformTable,
 } from '../contracts/index.js';
 import { NodeLatencies } from './catalog/node-latencies.js';
+import { NetworkMemory } from './transports/network-memory.js';
 import { RuleStore } from './catalog/region-rules.js';
 import { ConfigStore } from './config-store.js';
 import { ControlAccess } from './control-access.js';
@@ -34,6 +35,8 @@ export class EngineContext {
   readonly guard: ConnectionGuard;
   readonly hosts: HostAddresses;
   readonly latencies: NodeLatencies;
+  /** What transport worked on which network (the transport autopilot's memory). */
+  readonly networks: NetworkMemory;
   readonly split: SplitChoice;
   readonly platforms: PlatformTable;
   /** One operation at a time: connect, disconnect, sign-in, a failover's attempt. */
@@ -59,6 +62,11 @@ export class EngineContext {
     });
     this.hosts = new HostAddresses(deps.lookupHost);
     this.latencies = new NodeLatencies(deps.datagrams);
+    this.networks = new NetworkMemory(
+      deps.stateDir,
+      // Without a reader (unit tests) no network is named and nothing is remembered.
+      deps.networkIdentity ?? { read: async () => null },
+    );
     this.split = new SplitChoice(deps.split);
     this.platforms = deps.platforms ?? SHIPPED_PLATFORMS;
   }

@@ -7,6 +7,7 @@ import type { FerryKeys } from './key-store.js';
 import type { OsEffects } from './os/effects.js';
 import type { Datagrams } from './probes/index.js';
 import type { NetworkWatch } from './os/network-watch.js';
+import type { NetworkIdentityReader } from '../platform/os/network-identity.js';
 import type { RecoveryTiming } from './connection/recovery.js';
 import type { ResolveIpv4 } from './services.js';
 import type { SplitTunnelSource } from './split/split-tunnel.js';
@@ -60,6 +61,11 @@ export interface EngineDeps {
   recovery?: Partial<RecoveryTiming>;
   /** Changes of the host's network (default: none are watched). */
   networkWatch?: NetworkWatch;
+  /**
+   * Which network the host is on, for the transport autopilot's memory (default: none is
+   * named, nothing is remembered).
+   */
+  networkIdentity?: NetworkIdentityReader;
   /** The latency probes' UDP sockets (default: the engine's marked sockets; a fake in tests). */
   datagrams?: Datagrams;
   /** The diagnostics' probes of the host's network (default: the real ones). */

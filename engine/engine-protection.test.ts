@@ -5,17 +5,23 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { injectFetch } from '../server/testing/inject-fetch.js';
 import { startControlPlane } from '../server/testing/control-plane-harness.js';
+import type { NetworkIdentity } from '../platform/os/network-identity.js';
 import { FerryError } from './errors.js';
 import { PROTECTION_TABLE } from './protection/firewall-policy.js';
 import { isSplitRule } from './protection/protection.js';
 import { EngineFixture, TEST_SERVICE_ADDRESS } from './testing/engine-fixture.js';
 import { engineRefusal } from './testing/refusal.js';
 
+/** The network the host is on (the transport autopilot's memory is per network). */
+let network: NetworkIdentity | null = { gatewayMac: 'aa:bb:cc:00:11:22', prefix: '192.168.1.0/24' };
 const fx = new EngineFixture({
   prefix: 'ferry-engine-protection-',
   startControlPlane: () => startControlPlane('sqlite'),
   fetchOf: (h) => injectFetch(h.plane.app),
-  engine: { recovery: { backoffMs: [0, 50] } },
+  engine: {
+    recovery: { backoffMs: [0, 50] },
+    networkIdentity: { read: async () => network },
+  },
 });
 beforeAll(() => fx.startControlPlane());
 afterAll(() => fx.closeControlPlane());
@@ -259,5 +265,85 @@ describe('obfuscation', () => {
     const answer = await fx.engine.connect({ protocol: 'ferry' });
     expect(answer.transport).toBe('tcp');
     expect(fx.tunnels.plans.at(-1)!.transport).toBe('tcp');
+  });
+
+  it('auto says why the tunnel runs over its transport, in the status too', async () => {
+    await fx.signIn();
+    await fx.engine.connect({ protocol: 'ferry' });
+    expect(fx.engine.status()).toMatchObject({
+      transport: 'udp',
+      transport_reason: { code: 'first-choice', blocked: [] },
+    });
+    await fx.engine.disconnect();
+    expect(fx.engine.status()).toMatchObject({ transport: null, transport_reason: null });
+    silentOverUdp();
+    await fx.engine.connect({ protocol: 'ferry' });
+    expect(fx.engine.status().transport_reason).toEqual({
+      code: 'fallback',
+      blocked: [{ transport: 'udp', blockage: 'udp-unanswered' }],
+      message: 'UDP looks blocked on this network: using TCP',
+    });
+  });
+
+  it('auto remembers per network: the next connect there starts with what got through', async () => {
+    await fx.signIn();
+    silentOverUdp();
+    await fx.engine.connect({});
+    expect(fx.tunnels.plans.map((p) => `${p.answer.protocol}/${p.transport}`)).toEqual([
+      'wireguard/udp',
+      'ferry/tcp',
+    ]);
+    await fx.engine.disconnect();
+    fx.tunnels.plans.length = 0;
+    const again = await fx.engine.connect({});
+    // Ferry asked for at once (WireGuard's answer would not be used), TCP first.
+    expect(fx.tunnels.plans.map((p) => `${p.answer.protocol}/${p.transport}`)).toEqual([
+      'ferry/tcp',
+    ]);
+    expect(again.transport_reason).toMatchObject({ code: 'remembered' });
+    expect(again.notices.find((n) => n.code === 'transport-remembered')?.message).toMatch(
+      /^TCP worked on this network before: using it; WireGuard has no TCP transport.*protocol setting stays wireguard$/,
+    );
+    expect((await fx.engine.getConfig()).protocol).toBe('wireguard');
+    await fx.engine.disconnect();
+    // Another network: nothing known there, UDP first again.
+    network = { gatewayMac: 'de:ad:be:ef:00:01', prefix: '10.1.0.0/16' };
+    try {
+      fx.tunnels.plans.length = 0;
+      fx.tunnels.refuse = null;
+      expect((await fx.engine.connect({})).transport).toBe('udp');
+      expect(fx.tunnels.plans.map((p) => p.transport)).toEqual(['udp']);
+    } finally {
+      network = { gatewayMac: 'aa:bb:cc:00:11:22', prefix: '192.168.1.0/24' };
+    }
+  });
+
+  it('auto on a network whose remembered transport is blocked now: falls back and remembers anew', async () => {
+    await fx.signIn();
+    silentOverUdp();
+    await fx.engine.connect({ protocol: 'ferry' });
+    await fx.engine.disconnect();
+    // The network's censor changed: TCP is silenced now, UDP gets through.
+    fx.tunnels.refuse = (plan) =>
+      plan.transport === 'tcp' ? new FerryError('node-unreachable', 'no answer') : null;
+    fx.tunnels.plans.length = 0;
+    const answer = await fx.engine.connect({ protocol: 'ferry' });
+    expect(fx.tunnels.plans.map((p) => p.transport)).toEqual(['tcp', 'udp']);
+    expect(answer.transport_reason).toMatchObject({
+      code: 'fallback',
+      blocked: [{ transport: 'tcp', blockage: 'tcp-silenced' }],
+    });
+    await fx.engine.disconnect();
+    fx.tunnels.plans.length = 0;
+    await fx.engine.connect({ protocol: 'ferry' });
+    expect(fx.tunnels.plans.map((p) => p.transport)).toEqual(['udp']);
+  });
+
+  it('tls: refused with what to do when the node serves no TLS port', async () => {
+    await fx.signIn();
+    await fx.engine.setConfigKey('obfuscation', 'tls');
+    const refusal = await engineRefusal(fx.engine.connect({ protocol: 'ferry' }));
+    expect(refusal).toMatchObject({ code: 'not-supported' });
+    expect(refusal.message).toMatch(/offers no TLS transport: set obfuscation to auto/);
   });
 });

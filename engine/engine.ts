@@ -167,6 +167,7 @@ export class Engine implements EngineApi {
       mode: snap.target?.mode ?? null,
       platform: snap.target?.platform ?? null,
       transport: tunnel && live ? live.transport : null,
+      transport_reason: tunnel && live ? live.transportReason : null,
       interface: tunnel?.interfaceName ?? null,
       error: snap.error,
       notices: snap.state === 'disconnected' ? [] : [...mem.notices],

@@ -1,6 +1,7 @@
 // netcli's words for the connection: status, the connect answer, and the event stream's lines.
 import {
   ENGINE_STATE_SENTENCE_WORDS,
+  TRANSPORT_NAMES,
   protocolWords,
   type LocalConnectResponse,
   type LocalStatus,
@@ -17,7 +18,7 @@ function link(s: LocalStatus): string {
   const where = s.region ?? s.node?.region ?? 'a node';
   const node = s.node ? ` (node ${s.node.id})` : '';
   const over = s.protocol
-    ? ` over ${protocolName(s.protocol)}${s.transport === 'tcp' ? ' (TCP)' : ''}`
+    ? ` over ${protocolName(s.protocol)}${s.transport && s.transport !== 'udp' ? ` (${TRANSPORT_NAMES[s.transport]})` : ''}`
     : '';
   const cipher = s.cipher ? `, ${s.cipher}` : '';
   return `${where}${node}${over}${cipher}`;
@@ -47,6 +48,7 @@ export function formatStatus(s: LocalStatus): string[] {
       s.interface ? `interface ${s.interface}` : undefined,
     ].filter(Boolean);
     lines.push(details.join(' · '));
+    if (s.transport_reason) lines.push(`Transport: ${s.transport_reason.message}`);
   }
   if (s.status === 'connected' || s.status === 'reconnecting') lines.push(protectionLine(s));
   // Say what the firewall really does: blocking only while the kill switch's rules are in force.
@@ -100,7 +102,10 @@ export function formatConnect(answer: LocalConnectResponse, verbose: boolean): s
     for (const reason of answer.routing.reasons) lines.push(`  - ${reason}`);
     if (answer.mode)
       lines.push(`Mode: ${answer.mode}${answer.platform ? ` for ${answer.platform}` : ''}`);
-    if (answer.transport) lines.push(`Transport: ${answer.transport.toUpperCase()}`);
+    if (answer.transport)
+      lines.push(
+        `Transport: ${answer.transport_reason?.message ?? TRANSPORT_NAMES[answer.transport]}`,
+      );
     for (const n of answer.notices) lines.push(formatNotice(n));
   }
   return lines;

@@ -3,7 +3,7 @@
 import { Box } from 'ink';
 import { Text } from './text.js';
 import { ENGINE_STATE_WORDS } from '../../contracts/words/states.js';
-import type { LocalStatus } from '../../contracts/index.js';
+import { TRANSPORT_NAMES, type LocalStatus } from '../../contracts/index.js';
 import { protocolName } from '../format/connection.js';
 import { regionName, sparkline, type TuiState } from './state.js';
 
@@ -22,7 +22,8 @@ const SPARK_WIDTH = 30;
 /** "Asia East (Tokyo) · node tokyo-1 · WireGuard over TCP": where the tunnel goes, and how. */
 export function whereWords(state: TuiState, s: LocalStatus): string {
   if (s.status === 'disconnected') return '';
-  const transport = s.transport === 'tcp' ? ' over TCP' : '';
+  const transport =
+    s.transport && s.transport !== 'udp' ? ` over ${TRANSPORT_NAMES[s.transport]}` : '';
   return [
     regionName(state, s.region ?? s.node?.region),
     s.node ? `node ${s.node.id}` : null,
@@ -110,6 +111,11 @@ export function Header({ state }: { state: TuiState }) {
         Latency {up && s.latency ? <Text bold>{s.latency}</Text> : <Text color="gray">-</Text>}
         {up ? `  ${sparkline(s.latency_history, SPARK_WIDTH)}` : ''}
       </Text>
+      {up && s.transport_reason ? (
+        <Text color="gray" wrap="truncate-end">
+          Transport: {s.transport_reason.message}
+        </Text>
+      ) : null}
       {protectionWords(state).length > 0 ? <Text>{protectionWords(state).join(' · ')}</Text> : null}
       {setup ? <Text color="yellow">{setup}</Text> : null}
     </Box>

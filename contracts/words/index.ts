@@ -4,3 +4,4 @@ export * from './states.js';
 export * from './notices.js';
 export * from './effects.js';
 export * from './errors.js';
+export * from './transports.js';

@@ -8,6 +8,8 @@ const NOTICE_TITLES = {
   'split-unavailable': 'Split tunneling is off',
   'udp-blocked': 'UDP is blocked',
   obfuscated: 'Connection disguised',
+  'transport-fallback': 'Transport blocked',
+  'transport-remembered': 'Transport for this network',
   reconnecting: 'Still reconnecting',
 } as const satisfies Partial<Record<NoticeCode, string>>;
 

@@ -133,7 +133,7 @@ describe('the IPC handlers', () => {
       ok: false,
       error: {
         code: 'config-invalid',
-        errors: [{ field: 'obfuscation', allowed: ['auto', 'on', 'off'] }],
+        errors: [{ field: 'obfuscation', allowed: ['auto', 'on', 'off', 'tcp', 'tls'] }],
       },
     });
   });

@@ -1,7 +1,8 @@
-// The tunnel for a connect answer, over the transports obfuscation allows, in order: UDP first
-// and Ferry over TCP when UDP got no answer (auto). WireGuard falls back to Ferry over TCP
+// The tunnel for a connect answer, over the transports of the plan (engine/transports: the
+// autopilot's, or the one the obfuscation setting names), in order: the next one when the path
+// failed the last (the node never answered, or nothing crossed). WireGuard falls back to Ferry
 // through a second connect answer, for Ferry (the one extra call a fallback makes); the user's
-// protocol setting stays as it is.
+// protocol setting stays as it is. What got through is remembered for this network.
 import { isIP } from 'node:net';
 
 import type {
@@ -9,20 +10,19 @@ import type {
   ConnectResponse,
   ControlClient,
   Notice,
+  Transport,
+  TransportReason,
   Usage,
 } from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
-import { FerryError } from '../errors.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
 import { tunnelInterfaceName } from '../tunnel/names.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
+import { isPathFailure, transportReason, type FailedAttempt } from '../transports/autopilot.js';
+import { transportNotice } from '../transports/notices.js';
+import { transportPlan, type TransportAttempt, type TransportPlan } from '../transports/plan.js';
 import type { ConnectTarget } from './machine.js';
 import type { ConnectionMemory } from './memory.js';
-import {
-  obfuscationNotice,
-  transportAttempts,
-  type TransportAttempt,
-} from './transport-attempts.js';
 
 /**
  * Keepalives of the main tunnel every second: Ferry's carry its round trip, so a silent node is
@@ -48,27 +48,42 @@ export interface BringUp {
 export interface TunnelUp {
   tunnel: ActiveTunnel;
   answer: ConnectResponse;
-  transport: 'udp' | 'tcp';
+  transport: Transport;
+  reason: TransportReason;
   notices: Notice[];
 }
 
-/** The transports this answer may be tried over, in order. */
-export function attemptsFor(
+/**
+ * The transports this answer may be tried over, in order, starting with what worked on this
+ * network before (`remembered`) under the autopilot.
+ */
+export function planFor(
   ctx: EngineContext,
   answer: ConnectResponse,
   config: ClientConfig,
   recovering: boolean,
-): TransportAttempt[] {
-  const hasFerry = answer.node.ferry_port !== null && answer.node.ferry_public_key !== null;
-  return transportAttempts(
-    answer.protocol,
-    hasFerry,
-    config.obfuscation,
-    ctx.deps.udpAttemptMs,
-  ).map((a) =>
-    // A failover does not wait long for a node that may be down too: the next one is tried.
-    recovering && a.timeoutMs === undefined ? { ...a, timeoutMs: RECOVERY_ATTEMPT_MS } : a,
-  );
+  remembered: Transport | null,
+): TransportPlan {
+  const plan = transportPlan({
+    protocol: answer.protocol,
+    node: answer.node,
+    obfuscation: config.obfuscation,
+    remembered,
+    ...(ctx.deps.udpAttemptMs === undefined ? {} : { udpAttemptMs: ctx.deps.udpAttemptMs }),
+  });
+  return {
+    ...plan,
+    attempts: plan.attempts.map((a) =>
+      // A failover does not wait long for a node that may be down too: the next one is tried.
+      recovering && a.timeoutMs === undefined ? { ...a, timeoutMs: RECOVERY_ATTEMPT_MS } : a,
+    ),
+  };
+}
+
+/** The port of a node that an attempt's protocol and transport use. */
+function attemptPort(node: ConnectResponse['node'], attempt: TransportAttempt): number {
+  if (attempt.protocol === 'wireguard') return node.wireguard_port;
+  return attempt.transport === 'tls' ? node.tls_port! : node.ferry_port!;
 }
 
 /** The node endpoints the attempts use (the kill switch lets addresses out, not names). */
@@ -79,8 +94,9 @@ export function attemptEndpoints(
 ): Endpoint[] {
   return attempts.map((a) => ({
     address,
-    port: a.protocol === 'ferry' ? answer.node.ferry_port! : answer.node.wireguard_port,
-    protocol: a.transport,
+    port: attemptPort(answer.node, a),
+    // TLS is a TCP connection to the node's TLS port.
+    protocol: a.transport === 'udp' ? ('udp' as const) : ('tcp' as const),
   }));
 }
 
@@ -88,33 +104,20 @@ export async function bringUp(
   ctx: EngineContext,
   mem: ConnectionMemory,
   b: BringUp,
-  attempts: readonly TransportAttempt[],
+  plan: TransportPlan,
   endpoint: string,
 ): Promise<TunnelUp> {
-  let lastError: unknown;
+  const { attempts } = plan;
+  const failed: FailedAttempt[] = [];
+  // The Ferry session of a WireGuard connect that falls back: asked for once, for every Ferry
+  // transport after it.
+  let ferry: { answer: ConnectResponse; address: string } | null = null;
   for (const [i, attempt] of attempts.entries()) {
     let answer = b.first;
     let address = endpoint;
     if (attempt.protocol !== b.first.protocol) {
-      // A session for Ferry: the control plane keeps the device on its node when it can.
-      answer = await b.control.connect({
-        body: {
-          protocol: attempt.protocol,
-          encryption: b.target.encryption,
-          region: b.first.node.region,
-          usage: b.usage,
-          latencies: { [b.first.node.id]: ctx.latencies.smoothed[b.first.node.id] ?? 0 },
-          ...(b.target.platform ? { platform: b.target.platform } : {}),
-        },
-        signal: b.signal,
-      });
-      mem.attemptNode = answer.node.id;
-      if (answer.node.id !== b.first.node.id) {
-        address = await nodeAddress(ctx, answer);
-        await b.allowNodes([
-          { address, port: answer.node.ferry_port ?? 0, protocol: attempt.transport },
-        ]);
-      }
+      ferry ??= await ferrySession(ctx, mem, b, endpoint, attempts.slice(i));
+      ({ answer, address } = ferry);
     }
     try {
       const tunnel = await ctx.deps.tunnels.up(
@@ -140,21 +143,52 @@ export async function bringUp(
         },
         b.signal,
       );
-      // Said when the tunnel is not what the user chose: WireGuard became Ferry, or UDP TCP.
-      const notices =
-        attempt.protocol !== b.target.protocol ||
-        (attempt.transport === 'tcp' && b.config.obfuscation === 'auto')
-          ? [obfuscationNotice(b.target.protocol, b.config.obfuscation)]
-          : [];
-      return { tunnel, answer, transport: attempt.transport, notices };
+      const reason = transportReason(plan, attempt.transport, failed);
+      // Said when the tunnel is not what the user chose: WireGuard became Ferry, or UDP another.
+      const notice = transportNotice(b.target.protocol, attempt, plan, reason);
+      return {
+        tunnel,
+        answer,
+        transport: attempt.transport,
+        reason,
+        notices: notice ? [notice] : [],
+      };
     } catch (e) {
-      lastError = e;
-      // Only a node that never answered over UDP is worth trying over TCP.
-      const silent = e instanceof FerryError && e.code === 'node-unreachable';
-      if (!silent || i === attempts.length - 1 || b.signal.aborted) throw e;
+      // Only a path that failed is worth another transport: a local failure ends the connect.
+      if (!isPathFailure(e) || i === attempts.length - 1 || b.signal.aborted) throw e;
+      failed.push({ attempt, error: e });
     }
   }
-  throw lastError;
+  throw new TypeError('a transport plan has at least one attempt');
+}
+
+/**
+ * A session for Ferry, for a WireGuard connect whose UDP failed: the control plane keeps the
+ * device on its node when it can; another node's transports are let out.
+ */
+async function ferrySession(
+  ctx: EngineContext,
+  mem: ConnectionMemory,
+  b: BringUp,
+  endpoint: string,
+  rest: readonly TransportAttempt[],
+): Promise<{ answer: ConnectResponse; address: string }> {
+  const answer = await b.control.connect({
+    body: {
+      protocol: 'ferry',
+      encryption: b.target.encryption,
+      region: b.first.node.region,
+      usage: b.usage,
+      latencies: { [b.first.node.id]: ctx.latencies.smoothed[b.first.node.id] ?? 0 },
+      ...(b.target.platform ? { platform: b.target.platform } : {}),
+    },
+    signal: b.signal,
+  });
+  mem.attemptNode = answer.node.id;
+  if (answer.node.id === b.first.node.id) return { answer, address: endpoint };
+  const address = await nodeAddress(ctx, answer);
+  await b.allowNodes(attemptEndpoints(answer, address, rest));
+  return { answer, address };
 }
 
 /** The address the tunnel reaches the node at (the kill switch lets addresses out, not names). */

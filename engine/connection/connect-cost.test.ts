@@ -28,6 +28,10 @@ const fx = new EngineFixture({
   prefix: 'ferry-connect-cost-',
   startControlPlane: () => startControlPlane('sqlite'),
   fetchOf: (h) => counted(injectFetch(h.plane.app)),
+  // One network all along: the transport autopilot remembers what got through on it.
+  engine: {
+    networkIdentity: { read: async () => ({ gatewayMac: null, prefix: '192.168.1.0/24' }) },
+  },
 });
 beforeAll(() => fx.startControlPlane());
 afterAll(() => fx.closeControlPlane());
@@ -106,5 +110,12 @@ describe('one connect, on the normal path, with the kill switch on', () => {
     ]);
     // The fallback keeps the node: its Ferry transports were let out with the first policy.
     expect(m.transactions).toBeLessThanOrEqual(m.states.length);
+    // On the same network again: Ferry asked for at once, over TCP first, two calls.
+    await fx.engine.disconnect();
+    connectBodies.length = 0;
+    const again = await measuredConnect({ protocol: 'wireguard', region: 'asia-east' });
+    expect(again.answer).toMatchObject({ protocol: 'ferry', transport: 'tcp' });
+    expect(connectBodies).toMatchObject([{ protocol: 'ferry' }]);
+    expect(again.calls).toEqual(['POST /api/v1/connect', 'PUT /api/v1/status/latency']);
   });
 });

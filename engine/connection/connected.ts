@@ -52,6 +52,7 @@ export async function enterConnected(
     answer: up.answer,
     tunnel: up.tunnel,
     transport: up.transport,
+    transportReason: up.reason,
     stopEvents: () => undefined,
     reporter,
   };

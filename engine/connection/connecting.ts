@@ -12,7 +12,8 @@ import { throwIfAborted } from '../operation-queue.js';
 import type { GuardFacts } from '../protection/connection-guard.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
 import type { SplitSets } from '../split/split-tunnel.js';
-import { attemptEndpoints, attemptsFor, bringUp, nodeAddress, type TunnelUp } from './bring-up.js';
+import { connectProtocol } from '../transports/plan.js';
+import { attemptEndpoints, bringUp, nodeAddress, planFor, type TunnelUp } from './bring-up.js';
 import type { ConnectReason, ConnectTarget } from './machine.js';
 import type { ConnectionMemory } from './memory.js';
 import { statePolicy } from './policy.js';
@@ -75,9 +76,11 @@ export async function connecting(
   // A lost tunnel goes first: its routes would swallow the control plane's calls.
   if (mem.live && opts.unreachable) await teardown(ctx, mem, mem.live);
   const switching = mem.live !== null;
+  // Which network this is, and what got through here before (the autopilot starts with it).
+  const here = await ctx.networks.here();
   const answer = await control.connect({
     body: {
-      protocol: target.protocol,
+      protocol: connectProtocol(target.protocol, config.obfuscation, here.remembered),
       encryption: target.encryption,
       region: target.region,
       usage: c.usage,
@@ -107,7 +110,7 @@ export async function connecting(
   const before = switching ? mem.exitAfter : (answer.client_ip ?? null);
   const split = await ctx.split.setsFor(config, switching ? mem.exitBefore : before);
   if (!switching) mem.exitBefore = before;
-  const attempts = attemptsFor(ctx, answer, config, opts.recovering ?? false);
+  const plan = planFor(ctx, answer, config, opts.recovering ?? false, here.remembered);
   const endpoint = await nodeAddress(ctx, answer);
   const controlPlane = await ctx.controlEndpoints(config);
   // A new connection is connecting; a switch or a failover's attempt is reconnecting.
@@ -115,7 +118,7 @@ export async function connecting(
   const stage = fresh ? 'connecting' : 'reconnecting';
   // Stream mode's pins stay through a reconnect; another mode has none.
   const pinned = target.platform ? ctx.guard.facts.pinned : [];
-  let nodes = attemptEndpoints(answer, endpoint, attempts);
+  let nodes = attemptEndpoints(answer, endpoint, plan.attempts);
   const allowNodes = (allowed: Endpoint[]) => {
     nodes = allowed;
     return ctx.guard.apply(statePolicy(stage, config, { controlPlane, nodes, split, pinned }));
@@ -134,9 +137,11 @@ export async function connecting(
     ctx,
     mem,
     { ...c, first: answer, recovering: opts.recovering ?? false, allowNodes },
-    attempts,
+    plan,
     endpoint,
   );
+  // What got through is where the next connect on this network starts (never fatal).
+  await ctx.networks.remember(here.network, up.transport).catch(() => undefined);
   ctx.deps.resetConnections?.();
   return { up, split, before, switching, nodes, controlPlane, pinned };
 }

@@ -1,7 +1,13 @@
 // What the main connection remembers between its states: the tunnel in use, what the user's
 // connect asked for beyond the configuration, the exit addresses, the notices, and the nodes
 // of the attempt under way and of the tunnel lost. The states (one file each) read and write it.
-import type { ClientConfig, ConnectResponse, Notice } from '../../contracts/index.js';
+import type {
+  ClientConfig,
+  ConnectResponse,
+  Notice,
+  Transport,
+  TransportReason,
+} from '../../contracts/index.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
 import { LatencyHistory } from './latency-history.js';
 import type { LatencyReporter } from './latency-report.js';
@@ -11,7 +17,9 @@ import { ConnectionStateMachine } from './machine.js';
 export interface LiveTunnel {
   answer: ConnectResponse;
   tunnel: ActiveTunnel;
-  transport: 'udp' | 'tcp';
+  transport: Transport;
+  /** Why the tunnel runs over its transport (the status's transport_reason). */
+  transportReason: TransportReason;
   stopEvents: () => void;
   /** Tells the control plane this tunnel's latency (its GET /status shows it). */
   reporter: LatencyReporter;

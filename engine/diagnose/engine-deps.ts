@@ -9,6 +9,7 @@ import {
   type ConnectResponse,
   type FetchLike,
   type LocalStatus,
+  type Transport,
 } from '../../contracts/index.js';
 import type { OsEffects } from '../os/effects.js';
 import type { ConnectionGuard } from '../protection/connection-guard.js';
@@ -30,7 +31,7 @@ export interface DiagnoseSources {
   connection: {
     answer: ConnectResponse;
     interfaceName: string;
-    transport: 'udp' | 'tcp';
+    transport: Transport;
   } | null;
   /** The address the service saw through the tunnel (null: not measured). */
   exitAfter: string | null;

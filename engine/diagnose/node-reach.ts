@@ -1,7 +1,12 @@
 // Whether the node can be reached over UDP and over TCP from this network (node-udp, node-tcp).
 // A tunnel that carries traffic is its own evidence; without one, the node a connect would pick
 // is probed: the authenticated UDP latency probe, and a TCP connect to its Ferry port.
-import { diagnosticCheck, type DiagnosticCheck } from '../../contracts/index.js';
+import {
+  diagnosticCheck,
+  TRANSPORT_NAMES,
+  type DiagnosticCheck,
+  type Transport,
+} from '../../contracts/index.js';
 
 /** A node to probe: its address (an IP: the kill switch lets addresses out, not names). */
 export interface NodeTarget {
@@ -20,7 +25,7 @@ export type TcpOutcome = 'connected' | 'refused' | 'blocked' | 'timeout' | 'unre
 /** What a tunnel that carries traffic shows: its transport and the connect's notices. */
 export interface TunnelEvidence {
   nodeId: string;
-  transport: 'udp' | 'tcp';
+  transport: Transport;
   /** The codes of the connection's notices (engine/obfuscation.ts: udp-blocked, obfuscated). */
   notices: readonly string[];
 }
@@ -64,23 +69,24 @@ function fromTunnel(t: TunnelEvidence): [DiagnosticCheck, DiagnosticCheck] {
       ),
     ];
   }
-  const tcp = diagnosticCheck('node-tcp', 'ok', `the tunnel to ${t.nodeId} runs over TCP`);
+  const name = TRANSPORT_NAMES[t.transport];
+  const tcp = diagnosticCheck('node-tcp', 'ok', `the tunnel to ${t.nodeId} runs over ${name}`);
   if (t.notices.includes('udp-blocked'))
     return [
       diagnosticCheck(
         'node-udp',
         'problem',
-        `${UDP_SILENT}: the connect fell back to TCP`,
+        `${UDP_SILENT}: the connect fell back to ${name}`,
         OBFUSCATION_FIX,
       ),
       tcp,
     ];
   if (t.notices.includes('obfuscated'))
     return [
-      diagnosticCheck('node-udp', 'skipped', 'obfuscation is on: the tunnel uses TCP only'),
+      diagnosticCheck('node-udp', 'skipped', `obfuscation is on: the tunnel uses ${name} only`),
       tcp,
     ];
-  return [diagnosticCheck('node-udp', 'skipped', 'the tunnel runs over TCP'), tcp];
+  return [diagnosticCheck('node-udp', 'skipped', `the tunnel runs over ${name}`), tcp];
 }
 
 export async function checkNodeReach(

@@ -279,7 +279,7 @@ describe('the local API host', () => {
     expect(set).toMatchObject({
       status: 400,
       code: 'config-invalid',
-      errors: [{ field: 'obfuscation', allowed: ['auto', 'on', 'off'] }],
+      errors: [{ field: 'obfuscation', allowed: ['auto', 'on', 'off', 'tcp', 'tls'] }],
     });
   });
 

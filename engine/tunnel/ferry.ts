@@ -30,6 +30,8 @@ export function ferryClientOptions(plan: TunnelPlan, fwmark: number): ClientTunn
   const { node, tunnel, rotation } = plan.answer;
   if (node.ferry_port === null || node.ferry_public_key === null)
     throw new FerryError('tunnel-failed', `node ${node.id} offers no Ferry endpoint`);
+  if (plan.transport === 'tls')
+    throw new FerryError('not-supported', 'this build’s Ferry data plane has no TLS transport');
   return {
     interfaceName: plan.interfaceName,
     address: `${tunnel.ipv4}/32`,

@@ -107,8 +107,8 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
       throw new TypeError('tunnel interface names come from tunnelInterfaceName()');
     if (plan.timeoutMs !== undefined && !(plan.timeoutMs > 0 && plan.timeoutMs <= 120_000))
       throw new TypeError('a tunnel timeout is 1..120000 ms');
-    if (plan.answer.protocol === 'wireguard' && plan.transport === 'tcp')
-      throw new TypeError('WireGuard has no TCP transport (Ferry over TCP stands in for it)');
+    if (plan.answer.protocol === 'wireguard' && plan.transport !== undefined && plan.transport !== 'udp')
+      throw new TypeError('WireGuard has UDP only (Ferry over TCP or TLS stands in for it)');
     // Refused before anything is made, so that nothing of another tunnel is taken down.
     const steps = routingPlan(plan, plan.answer.protocol === 'wireguard');
     if (held.has(name) || (await links.get(name)) !== null)

@@ -1,15 +1,18 @@
 // The seam between the engine's connect flow and the tunnels: what a tunnel needs to come up, and what a
 // running one tells the engine. Implemented by engine/tunnel/manager.ts (WireGuard and Ferry, real OS
 // effects) and by engine/tunnel/manager.fake.ts (unit tests of the connect flow).
-import type { ConnectResponse } from '../../contracts/index.js';
+import type { ConnectResponse, Transport } from '../../contracts/index.js';
 
 /** Everything one tunnel needs: the control plane's connect answer and this device's key for it. */
 export interface TunnelPlan {
   answer: ConnectResponse;
   /** Base64 private key of the protocol in `answer.protocol` (from the key store; never leaves the host). */
   privateKey: string;
-  /** Ferry only: TCP where UDP is blocked (obfuscation `on`, or `auto` after UDP failed). */
-  transport?: 'udp' | 'tcp';
+  /**
+   * Ferry only: TCP or TLS where UDP is blocked (the obfuscation setting, or the transport
+   * autopilot); TLS goes to the node's TLS port with its server name in the hello.
+   */
+  transport?: Transport;
   /**
    * Send all traffic through the tunnel (the main tunnel), or only the given destinations (a
    * service tunnel). Split tunnelling and the kill switch are a later layer on top of this.

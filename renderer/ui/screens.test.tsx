@@ -71,6 +71,26 @@ describe('Home', () => {
     expect(html).toContain('Why this server?');
   });
 
+  it('says which transport the tunnel runs over, and why', () => {
+    const html = render(<HomeScreen />, {
+      ...connected,
+      status: connectedStatus({
+        protocol: 'ferry',
+        transport: 'tls',
+        transport_reason: {
+          code: 'fallback',
+          blocked: [{ transport: 'udp', blockage: 'udp-unanswered' }],
+          message: 'UDP looks blocked on this network: using TLS',
+        },
+      }),
+    });
+    expect(html).toContain('Ferry · ChaCha20-Poly1305 · TLS');
+    expect(html).toContain(
+      '<p class="connection__transport" aria-label="Transport">UDP looks blocked on this network: using TLS.</p>',
+    );
+    expect(render(<HomeScreen />, { status: statusOf() })).not.toContain('connection__transport');
+  });
+
   it('the region picker: labelled Region, the setting chosen, regions and rules', () => {
     const html = render(<HomeScreen />, {
       ...connected,

@@ -38,6 +38,11 @@ export function ConnectionCard() {
         </p>
       ) : null}
       {facts ? <p className="muted">{facts}</p> : null}
+      {live && status.transport_reason ? (
+        <p className="connection__transport" aria-label="Transport">
+          {sentence(status.transport_reason.message)}
+        </p>
+      ) : null}
       {failure ? <p className="connection__failure">{failure}</p> : null}
       {status.status === 'error' && status.protection.kill_switch === 'active' ? (
         <p>The kill switch is blocking traffic until you connect again or disconnect.</p>

@@ -2,6 +2,7 @@
 // in each state, and the tunnel's facts on one line.
 import type { EngineState, LocalStatus } from '../../../contracts/local-api.js';
 import { protocolWords } from '../../../contracts/words/states.js';
+import { TRANSPORT_NAMES } from '../../../contracts/words/transports.js';
 
 export interface ConnectButtonModel {
   label: 'Connect' | 'Disconnect' | 'Cancel' | 'Disconnecting…';
@@ -35,7 +36,7 @@ export function tunnelFacts(status: LocalStatus): string {
   return [
     status.protocol ? protocolWords(status.protocol) : null,
     status.cipher,
-    status.transport?.toUpperCase(),
+    status.transport ? TRANSPORT_NAMES[status.transport] : null,
     status.mode === 'stream'
       ? `stream mode${status.platform ? ` (${status.platform})` : ''}`
       : null,

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+
+import { FerryError } from '../../contracts/index.js';
+import { blockageOf, isPathFailure, transportReason } from './autopilot.js';
+import type { TransportAttempt, TransportPlan } from './plan.js';
+
+const udp: TransportAttempt = { protocol: 'ferry', transport: 'udp', timeoutMs: 2500 };
+const tls: TransportAttempt = { protocol: 'ferry', transport: 'tls', timeoutMs: 4000 };
+const tcp: TransportAttempt = { protocol: 'ferry', transport: 'tcp' };
+const unanswered = new FerryError('node-unreachable', 'no answer');
+const nothingCrossed = new FerryError('tunnel-timeout', 'answered, nothing crossed');
+const auto = (remembered: TransportPlan['remembered'] = null): TransportPlan => ({
+  attempts: [udp, tls, tcp],
+  by: 'autopilot',
+  remembered,
+});
+
+describe('the autopilot’s judgement', () => {
+  it('tries the next transport after a path failure only', () => {
+    expect(isPathFailure(unanswered)).toBe(true);
+    expect(isPathFailure(nothingCrossed)).toBe(true);
+    expect(isPathFailure(new FerryError('not-supported', 'x'))).toBe(false);
+    expect(isPathFailure(new FerryError('cancelled', 'x'))).toBe(false);
+    expect(isPathFailure(new Error('x'))).toBe(false);
+  });
+
+  it('classifies what each transport ran into', () => {
+    expect(blockageOf({ attempt: udp, error: unanswered })).toBe('udp-unanswered');
+    expect(blockageOf({ attempt: udp, error: nothingCrossed })).toBe('udp-throttled');
+    expect(blockageOf({ attempt: tcp, error: unanswered })).toBe('tcp-silenced');
+    expect(blockageOf({ attempt: tls, error: nothingCrossed })).toBe('tcp-stalled');
+    expect(blockageOf({ attempt: tls, error: new Error('boom') })).toBe('failed');
+  });
+
+  it('says why, in codes and in words', () => {
+    expect(transportReason(auto(), 'udp', [])).toEqual({
+      code: 'first-choice',
+      blocked: [],
+      message: 'using UDP, the first the autopilot tried',
+    });
+    expect(transportReason(auto('tls'), 'tls', [])).toMatchObject({
+      code: 'remembered',
+      message: 'TLS worked on this network before: using it',
+    });
+    const fallback = transportReason(auto(), 'tls', [{ attempt: udp, error: unanswered }]);
+    expect(fallback).toEqual({
+      code: 'fallback',
+      blocked: [{ transport: 'udp', blockage: 'udp-unanswered' }],
+      message: 'UDP looks blocked on this network: using TLS',
+    });
+    expect(
+      transportReason(auto(), 'tcp', [
+        { attempt: udp, error: unanswered },
+        { attempt: tls, error: unanswered },
+      ]).message,
+    ).toBe(
+      'UDP looks blocked on this network; TCP to the server went silent after its first packet: using TCP',
+    );
+    expect(transportReason({ ...auto(), by: 'setting', attempts: [tls] }, 'tls', []).code).toBe(
+      'chosen',
+    );
+    expect(transportReason({ ...auto(), attempts: [udp] }, 'udp', []).code).toBe('only-offered');
+  });
+});

@@ -1,0 +1,139 @@
+// What worked on which network: the transport autopilot's memory, so that the second connect on
+// a network starts with the transport that got through there. A network is named by an HMAC of
+// its gateway's hardware address and its LAN prefix, keyed with a secret of this install kept in
+// a file of its own: the memory holds no name, address or time, and without the secret its keys
+// say nothing of the networks. Both files are 0600 in the state dir.
+import { createHmac, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+
+import { TRANSPORTS, type Transport } from '../../contracts/index.js';
+import type { NetworkIdentity, NetworkIdentityReader } from '../../platform/os/network-identity.js';
+import { readStateFile, writeStateFile, type StateFileErrors } from '../state-dir.js';
+
+/** Networks remembered at most; the one used longest ago goes first. */
+export const REMEMBERED_NETWORKS = 32;
+
+const MEMORY_FILE = 'transports.json';
+const SECRET_FILE = 'network-secret.json';
+
+const Memory = z.strictObject({
+  version: z.literal(1),
+  /** Most recently used last. */
+  networks: z
+    .array(
+      z.strictObject({
+        network: z.string().regex(/^[0-9a-f]{32}$/),
+        transport: z.enum(TRANSPORTS),
+      }),
+    )
+    .max(REMEMBERED_NETWORKS),
+});
+const Secret = z.strictObject({
+  version: z.literal(1),
+  secret: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+const errors = (what: string): StateFileErrors => ({
+  unreadable: {
+    code: 'config-unreadable',
+    message: (file, errno) => `cannot read the ${what} ${file} (${errno})`,
+  },
+  corrupt: {
+    code: 'config-corrupt',
+    message: (file) => `the ${what} file ${file} is damaged and was left as it is`,
+  },
+  writeFailed: {
+    code: 'config-write-failed',
+    message: (dir, errno) => `cannot save the ${what} in ${dir} (${errno})`,
+  },
+  insecure: {
+    code: 'state-dir-insecure',
+    message: (file, mode) =>
+      `the ${what} file ${file} is open to other users (mode ${mode}): run chmod 600 ${file}`,
+  },
+});
+
+/** The name of a network in the memory: HMAC-SHA256 of what identifies it, 128 bits in hex. */
+export function networkKey(identity: NetworkIdentity, secret: Buffer): string {
+  return createHmac('sha256', secret)
+    .update(`ferry network v1\n${identity.gatewayMac ?? '-'}\n${identity.prefix}`)
+    .digest('hex')
+    .slice(0, 32);
+}
+
+/** The network the host is on (its key), and what worked there before. */
+export interface NetworkHere {
+  network: string | null;
+  remembered: Transport | null;
+}
+
+export class NetworkMemory {
+  #secret: Buffer | null = null;
+
+  constructor(
+    private readonly stateDir: string,
+    private readonly identity: NetworkIdentityReader,
+  ) {}
+
+  /**
+   * The network the host is on and what worked there, for a connect: never fails (a memory that
+   * cannot be read is no memory: the autopilot starts from scratch, as on a new network).
+   */
+  async here(): Promise<NetworkHere> {
+    try {
+      const network = await this.currentNetwork();
+      return { network, remembered: await this.recall(network) };
+    } catch {
+      return { network: null, remembered: null };
+    }
+  }
+
+  /** The current network's key, or null when the host is on no network it can name. */
+  async currentNetwork(): Promise<string | null> {
+    const identity = await this.identity.read().catch(() => null);
+    return identity ? networkKey(identity, await this.secret()) : null;
+  }
+
+  /** The transport that worked last on `network`, if any. */
+  async recall(network: string | null): Promise<Transport | null> {
+    if (network === null) return null;
+    const memory = await this.load();
+    return memory.networks.find((n) => n.network === network)?.transport ?? null;
+  }
+
+  /** Remembers that `transport` worked on `network` (the most recent entry). */
+  async remember(network: string | null, transport: Transport): Promise<void> {
+    if (network === null) return;
+    const memory = await this.load();
+    const others = memory.networks.filter((n) => n.network !== network);
+    const networks = [...others, { network, transport }].slice(-REMEMBERED_NETWORKS);
+    await writeStateFile(
+      this.stateDir,
+      path.join(this.stateDir, MEMORY_FILE),
+      { version: 1, networks },
+      errors('transport memory'),
+    );
+  }
+
+  private async load(): Promise<z.output<typeof Memory>> {
+    const file = path.join(this.stateDir, MEMORY_FILE);
+    return (
+      (await readStateFile(file, Memory, errors('transport memory'))) ?? {
+        version: 1,
+        networks: [],
+      }
+    );
+  }
+
+  private async secret(): Promise<Buffer> {
+    if (this.#secret) return this.#secret;
+    const file = path.join(this.stateDir, SECRET_FILE);
+    const what = errors('network secret');
+    const saved = await readStateFile(file, Secret, what);
+    if (saved) return (this.#secret = Buffer.from(saved.secret, 'hex'));
+    const secret = randomBytes(32);
+    await writeStateFile(this.stateDir, file, { version: 1, secret: secret.toString('hex') }, what);
+    return (this.#secret = secret);
+  }
+}

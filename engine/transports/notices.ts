@@ -1,0 +1,41 @@
+// The notice of a connect whose tunnel is not what the user's settings alone would give: a
+// transport other than UDP that the autopilot fell back to or remembered, one the obfuscation
+// setting names, and WireGuard standing aside for Ferry (the protocol setting stays).
+import type { Notice, Protocol, TransportReason } from '../../contracts/index.js';
+import type { TransportAttempt, TransportPlan } from './plan.js';
+
+const CARRIAGE = { tcp: 'Ferry over TCP', tls: 'Ferry inside TLS' } as const;
+
+export function transportNotice(
+  asked: Protocol,
+  attempt: TransportAttempt,
+  plan: TransportPlan,
+  reason: TransportReason,
+): Notice | null {
+  if (attempt.transport === 'udp') return null;
+  const carriage = CARRIAGE[attempt.transport];
+  const standIn =
+    asked === 'wireguard'
+      ? `; WireGuard has no ${attempt.transport.toUpperCase()} transport: ${carriage} stands in for it, and your protocol setting stays wireguard`
+      : '';
+  if (plan.by === 'setting') {
+    const setting = attempt.transport === 'tls' ? 'tls' : 'on';
+    return asked === 'wireguard'
+      ? {
+          code: 'obfuscated',
+          message: `obfuscation is ${setting}: connected with ${carriage}, which hides the tunnel (WireGuard cannot); your protocol setting stays wireguard`,
+        }
+      : {
+          code: 'obfuscated',
+          message: `obfuscation is ${setting}: connected ${attempt.transport === 'tls' ? 'inside TLS' : 'over TCP'}`,
+        };
+  }
+  if (reason.code === 'fallback') {
+    const udpFailed = reason.blocked.some((b) => b.transport === 'udp');
+    return {
+      code: udpFailed ? 'udp-blocked' : 'transport-fallback',
+      message: `${reason.message}${standIn}`,
+    };
+  }
+  return { code: 'transport-remembered', message: `${reason.message}${standIn}` };
+}

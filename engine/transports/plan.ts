@@ -1,0 +1,106 @@
+// Which transports a connect tries, in which order and for how long: the transport autopilot's
+// plan (obfuscation auto) or the one the setting names (off: UDP; on and tcp: Ferry over TCP;
+// tls: Ferry inside TLS). The autopilot starts with what worked on this network before, then
+// the fastest (UDP), then the one that looks like the web (TLS), then Ferry over TCP. WireGuard
+// has no TCP or TLS: Ferry stands in for it (a second connect answer, for Ferry).
+import {
+  FerryError,
+  type ConnectResponse,
+  type ObfuscationMode,
+  type Protocol,
+  type Transport,
+} from '../../contracts/index.js';
+
+export interface TransportAttempt {
+  protocol: Protocol;
+  transport: Transport;
+  /** How long this attempt may take before the next one is tried (undefined: the whole limit). */
+  timeoutMs?: number;
+}
+
+export interface TransportPlan {
+  attempts: TransportAttempt[];
+  /** `setting`: the obfuscation setting named the transport; `autopilot`: obfuscation auto. */
+  by: 'setting' | 'autopilot';
+  /** What worked on this network before (the plan's first attempt then). */
+  remembered: Transport | null;
+}
+
+/** About how long UDP gets under `auto` before the next transport is tried (design.md: "~2 s"). */
+export const UDP_ATTEMPT_MS = 2_500;
+/** How long a TCP or TLS attempt gets under `auto` before the next one is tried. */
+export const STREAM_ATTEMPT_MS = 4_000;
+
+/**
+ * The protocol a connect asks the control plane for: Ferry at once when the tunnel will start
+ * with Ferry anyway (a TCP or TLS setting, or the autopilot remembering one for this network),
+ * which spares WireGuard's answer that would not be used; else the user's.
+ */
+export function connectProtocol(
+  asked: Protocol,
+  obfuscation: ObfuscationMode,
+  remembered: Transport | null,
+): Protocol {
+  if (asked === 'ferry' || obfuscation === 'off') return asked;
+  if (obfuscation !== 'auto') return 'ferry';
+  return remembered === 'tcp' || remembered === 'tls' ? 'ferry' : asked;
+}
+
+/** The transports a node offers (from a connect answer's node). */
+export function nodeTransports(node: ConnectResponse['node']): Set<Transport> {
+  const ferry = node.ferry_port !== null && node.ferry_public_key !== null;
+  const offered = new Set<Transport>(['udp']);
+  if (ferry) offered.add('tcp');
+  if (ferry && node.tls_port != null && node.tls_server_name != null) offered.add('tls');
+  return offered;
+}
+
+export interface PlanInput {
+  protocol: Protocol;
+  node: ConnectResponse['node'];
+  obfuscation: ObfuscationMode;
+  /** What worked on this network before (null: nothing known). */
+  remembered: Transport | null;
+  udpAttemptMs?: number;
+  streamAttemptMs?: number;
+}
+
+/** The autopilot's order before what it remembers: fastest first, then the web's look-alike. */
+const AUTOPILOT_ORDER: readonly Transport[] = ['udp', 'tls', 'tcp'];
+
+export function transportPlan(input: PlanInput): TransportPlan {
+  const { protocol, node, obfuscation } = input;
+  const offered = nodeTransports(node);
+  const attempt = (transport: Transport): TransportAttempt => ({
+    protocol: transport === 'udp' ? protocol : 'ferry',
+    transport,
+  });
+  if (obfuscation !== 'auto') {
+    const wanted: Transport = obfuscation === 'off' ? 'udp' : obfuscation === 'tls' ? 'tls' : 'tcp';
+    if (offered.has(wanted))
+      return { attempts: [attempt(wanted)], by: 'setting', remembered: null };
+    // WireGuard on a node without Ferry has UDP only (as before obfuscation had values).
+    if (wanted === 'tcp' && protocol === 'wireguard' && !offered.has('tcp'))
+      return { attempts: [attempt('udp')], by: 'setting', remembered: null };
+    throw new FerryError(
+      'not-supported',
+      `node ${node.id} offers no ${wanted === 'tls' ? 'TLS' : 'TCP'} transport: set obfuscation to auto, or pick another region`,
+    );
+  }
+  const remembered =
+    input.remembered !== null && offered.has(input.remembered) ? input.remembered : null;
+  const order = [...new Set([...(remembered ? [remembered] : []), ...AUTOPILOT_ORDER])].filter(
+    (t) => offered.has(t),
+  );
+  const limit = (t: Transport) =>
+    t === 'udp'
+      ? (input.udpAttemptMs ?? UDP_ATTEMPT_MS)
+      : (input.streamAttemptMs ?? STREAM_ATTEMPT_MS);
+  return {
+    attempts: order.map((t, i) =>
+      i === order.length - 1 ? attempt(t) : { ...attempt(t), timeoutMs: limit(t) },
+    ),
+    by: 'autopilot',
+    remembered,
+  };
+}

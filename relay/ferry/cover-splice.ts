@@ -26,14 +26,15 @@ export const DEFAULT_MAX_SPLICES = 256;
 export const DEFAULT_SPLICE_IDLE_MS = 10 * 60_000;
 
 export class CoverSplice {
-  private readonly open = new Set<net.Socket>();
+  /** Each splice's two sockets, until both have closed. */
+  private readonly splices = new Set<readonly [net.Socket, net.Socket]>();
   private closed = false;
 
   constructor(private readonly o: CoverSpliceOptions) {}
 
   /** Splices in progress. */
   get active(): number {
-    return this.open.size / 2;
+    return this.splices.size;
   }
 
   /**
@@ -50,15 +51,22 @@ export class CoverSplice {
       return;
     }
     const target = this.o.target();
-    const cover = (this.o.connect ?? net.connect)({
-      host: target.host,
-      port: target.port,
-      allowHalfOpen: true,
-      noDelay: true,
-    });
+    let cover: net.Socket;
+    try {
+      cover = (this.o.connect ?? net.connect)({
+        host: target.host,
+        port: target.port,
+        allowHalfOpen: true,
+        noDelay: true,
+      });
+    } catch {
+      this.o.onConnectFailed?.();
+      stranger.resetAndDestroy();
+      return;
+    }
     stranger.setNoDelay(true);
-    this.open.add(stranger);
-    this.open.add(cover);
+    const pair = [stranger, cover] as const;
+    this.splices.add(pair);
     let connected = false;
     const connectTimer = setTimeout(() => {
       this.o.onConnectFailed?.();
@@ -88,7 +96,7 @@ export class CoverSplice {
       [cover, stranger],
     ] as const)
       socket.once('close', () => {
-        this.open.delete(socket);
+        if (other.closed) this.splices.delete(pair);
         clearTimeout(connectTimer);
         // Closed without a reset after both directions ended: the other is done too, or its
         // last bytes are on their way; destroying it now would cut them.
@@ -102,7 +110,7 @@ export class CoverSplice {
   /** Ends every splice (the relay stops). */
   close(): void {
     this.closed = true;
-    for (const socket of this.open) socket.destroy();
-    this.open.clear();
+    for (const pair of this.splices) for (const socket of pair) socket.destroy();
+    this.splices.clear();
   }
 }

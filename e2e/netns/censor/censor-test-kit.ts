@@ -66,6 +66,14 @@ export function flaggedBytes(length = 200): Buffer {
 /** An HTTP request: exempt (Ex2, Ex5). */
 export const HTTP_GET = Buffer.from('GET / HTTP/1.1\r\nHost: example\r\n\r\n');
 
+/** A command inside a host's namespace that may fail: its status and output. */
+function inHost(net: TestNetwork, host: string, argv: readonly string[], input?: string) {
+  return spawnSync('ip', ['netns', 'exec', net.host(host).ns, ...argv], {
+    encoding: 'utf8',
+    input,
+  });
+}
+
 export interface CurlResult {
   /** curl's exit status: 0 done, 28 timed out, 35/56 reset during or after the handshake. */
   code: number | null;
@@ -82,27 +90,20 @@ export function curlFrom(
   urlPath = '/',
   maxSeconds = 4,
 ): CurlResult {
-  const r = spawnSync(
-    'ip',
-    [
-      'netns',
-      'exec',
-      net.host(host).ns,
-      'curl',
-      '-k',
-      '-s',
-      '-o',
-      '/dev/null',
-      '-w',
-      '%{http_code} %{size_download}',
-      '--max-time',
-      String(maxSeconds),
-      '--resolve',
-      `${name}:443:${address}`,
-      `https://${name}${urlPath}`,
-    ],
-    { encoding: 'utf8' },
-  );
+  const r = inHost(net, host, [
+    'curl',
+    '-k',
+    '-s',
+    '-o',
+    '/dev/null',
+    '-w',
+    '%{http_code} %{size_download}',
+    '--max-time',
+    String(maxSeconds),
+    '--resolve',
+    `${name}:443:${address}`,
+    `https://${name}${urlPath}`,
+  ]);
   const [status, size] = (r.stdout || '0 0').split(' ').map(Number);
   return { code: r.status, status: status ?? 0, size: size ?? 0 };
 }
@@ -114,22 +115,11 @@ export function opensslHandshake(
   name: string,
   address: string,
 ): boolean {
-  const r = spawnSync(
-    'ip',
-    [
-      'netns',
-      'exec',
-      net.host(host).ns,
-      'timeout',
-      '5',
-      'openssl',
-      's_client',
-      '-connect',
-      `${address}:443`,
-      '-servername',
-      name,
-    ],
-    { encoding: 'utf8', input: '' },
+  const r = inHost(
+    net,
+    host,
+    ['timeout', '5', 'openssl', 's_client', '-connect', `${address}:443`, '-servername', name],
+    '',
   );
   return r.status === 0 && /Verify return code/.test(r.stdout);
 }

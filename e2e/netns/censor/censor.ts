@@ -50,21 +50,17 @@ export class Censor {
     return sh('ip', ['netns', 'exec', this.net.inet, ...argv], input);
   }
 
+  /** A command in the router's namespace whose failure is fine (removing what may not be there). */
+  private routerTry(argv: readonly string[]): void {
+    spawnSync('ip', ['netns', 'exec', this.net.inet, ...argv]);
+  }
+
   private async install(): Promise<void> {
     // Byte and packet counts per connection: tcp-budget and the queue's limit read them.
     this.router(['sysctl', '-qw', 'net.netfilter.nf_conntrack_acct=1']);
     const inspected = this.settings.profiles.some((p) => INSPECTED.includes(p));
     if (inspected) await this.startInspector();
-    spawnSync('ip', [
-      'netns',
-      'exec',
-      this.net.inet,
-      'nft',
-      'delete',
-      'table',
-      'inet',
-      CENSOR_TABLE,
-    ]);
+    this.routerTry(['nft', 'delete', 'table', 'inet', CENSOR_TABLE]);
     this.router(['nft', '-f', '-'], censorRuleset(this.settings, inspected));
     if (inspected) {
       this.router(['iptables', '-t', 'mangle', '-A', ...queueRule(QUEUE)]);
@@ -150,28 +146,9 @@ export class Censor {
 
   /** Removes the queue rule, the table and the inspector (with its shim). */
   async stop(): Promise<void> {
-    if (this.queued)
-      spawnSync('ip', [
-        'netns',
-        'exec',
-        this.net.inet,
-        'iptables',
-        '-t',
-        'mangle',
-        '-D',
-        ...queueRule(QUEUE),
-      ]);
+    if (this.queued) this.routerTry(['iptables', '-t', 'mangle', '-D', ...queueRule(QUEUE)]);
     this.queued = false;
-    spawnSync('ip', [
-      'netns',
-      'exec',
-      this.net.inet,
-      'nft',
-      'delete',
-      'table',
-      'inet',
-      CENSOR_TABLE,
-    ]);
+    this.routerTry(['nft', 'delete', 'table', 'inet', CENSOR_TABLE]);
     const child = this.inspector;
     this.inspector = undefined;
     if (child && child.exitCode === null) {

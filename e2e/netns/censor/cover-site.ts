@@ -5,7 +5,8 @@ import { X509Certificate, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { sh, type ManagedProcess, type TestNetwork } from '../test-network.js';
+import { selfSignedCertificate } from '../../../relay/ferry/testing/cover-server.js';
+import type { ManagedProcess, TestNetwork } from '../test-network.js';
 
 export interface CoverSite {
   host: string;
@@ -27,30 +28,13 @@ export interface CoverSiteOptions {
   port?: number;
 }
 
-/** A self-signed certificate and key for `name` (P-256, as many real sites use). */
+/** nginx's certificate and key files: self-signed for `name` (P-256, as many real sites use). */
 function makeCertificate(dir: string, name: string): { cert: string; key: string } {
-  const cert = path.join(dir, 'cert.pem');
-  const key = path.join(dir, 'key.pem');
-  sh('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '30',
-    '-subj',
-    `/CN=${name}`,
-    '-addext',
-    `subjectAltName=DNS:${name}`,
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  return { cert, key };
+  const pem = selfSignedCertificate(name);
+  const files = { cert: path.join(dir, 'cert.pem'), key: path.join(dir, 'key.pem') };
+  writeFileSync(files.cert, pem.cert);
+  writeFileSync(files.key, pem.key, { mode: 0o600 });
+  return files;
 }
 
 /** nginx, in the foreground, with every path of its own under `dir` (nothing of the machine's). */

@@ -33,6 +33,7 @@
           "src/core/peer-registry.cc",
           "src/core/server-engine.cc",
           "src/core/tcp-conn.cc",
+          "src/core/tls-stream.cc",
           "src/core/tun.linux.cc",
           "src/core/tunnel.cc"
         ]}],

@@ -16,6 +16,7 @@
 #include "../src/core/protocol.h"
 #include "../src/core/tcp-framing.h"
 #include "../src/core/tun.h"
+#include "hello-templates.h"
 
 namespace kit {
 
@@ -198,6 +199,7 @@ Server start_server(const ServerOptions& o) {
   s.pub = ferry::x25519_public_from_private(s.priv);
   s.udp_port = free_port(false);
   s.tcp_port = o.tcp ? free_port(true) : 0;
+  s.tls_port = o.tls ? free_port(true) : 0;
   ferry::ServerConfig c;
   c.interface_name = "pipe-server";
   c.private_key = s.priv;
@@ -206,6 +208,11 @@ Server start_server(const ServerOptions& o) {
   if (o.tcp) {
     c.tcp_listen_host = "127.0.0.1";
     c.tcp_listen_port = s.tcp_port;
+  }
+  if (o.tls) {
+    c.tls_listen_host = "127.0.0.1";
+    c.tls_listen_port = s.tls_port;
+    c.on_stranger = o.on_stranger;
   }
   c.tcp_auth_timeout_ms = o.tcp_auth_timeout_ms;
   c.tcp_max_authenticated = o.tcp_max_authenticated;
@@ -226,13 +233,16 @@ Node start_client(const Server& s, const Peer& me, const ClientOptions& o) {
   c.interface_name = "pipe-" + me.id;
   c.private_key = me.priv;
   c.server_host = "127.0.0.1";
-  c.server_port = o.port ? o.port : o.tcp ? s.tcp_port : s.udp_port;
+  c.server_port = o.port ? o.port : o.tls ? s.tls_port : o.tcp ? s.tcp_port : s.udp_port;
   c.server_public = s.pub;
   c.cipher = o.cipher;
   c.rekey_seconds = o.rekey_seconds;
   c.keepalive_seconds = o.keepalive_seconds;
   c.offload = false;
-  c.tcp = o.tcp;
+  c.tcp = o.tcp || o.tls;
+  c.tls = o.tls;
+  c.tls_server_name = kTlsServerName;
+  c.tls_hello = test_templates::kChromeLike;
   auto pipe = std::make_unique<ferry::PacketPipe>(c.interface_name);
   n.pipe = take_pipe(*pipe);
   n.events = std::make_shared<Recorder>();
@@ -376,6 +386,8 @@ bool udp_answered(int fd, const Bytes& msg, int timeout_ms) {
   pollfd p{fd, POLLIN, 0};
   return poll(&p, 1, timeout_ms) > 0 && recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0;
 }
+
+const char* const kTlsServerName = "www.example.com";
 
 int tcp_connect(uint16_t port, int rcvbuf) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -105,16 +105,19 @@ Peer make_peer(const std::string& id, const char* address);
 struct ServerOptions {
   std::vector<Peer> peers;
   bool tcp = true;
+  bool tls = false;  // a TLS listener too
+  std::function<void(int, std::vector<uint8_t>)> on_stranger = nullptr;
   int tcp_auth_timeout_ms = 10000;
   int tcp_max_authenticated = 16384;
 };
 struct Server : Node {
-  uint16_t udp_port = 0, tcp_port = 0;
+  uint16_t udp_port = 0, tcp_port = 0, tls_port = 0;
 };
 Server start_server(const ServerOptions& o);
 
 struct ClientOptions {
   bool tcp = false;
+  bool tls = false;  // the TLS transport (to the server's TLS port), with the Chrome-shaped test template
   uint16_t port = 0;  // connect here instead of the server's own port (a WireTap in between)
   int rekey_seconds = 120;
   int keepalive_seconds = 1;
@@ -170,6 +173,8 @@ bool udp_answered(int fd, const Bytes& msg, int timeout_ms);
 // TCP: connects, writes a preamble and the initiation as one record; returns the fd (or -1).
 int tcp_connect_and_init(uint16_t port, const Key32& server_pub, const RawInit& init);
 int tcp_connect(uint16_t port, int rcvbuf = 0);
+// The server name the TLS tests' clients put in their hellos.
+extern const char* const kTlsServerName;
 // A TCP session driven by the test: preamble, initiation, the response read and a confirming encrypted
 // ping sent, so that the server holds an authenticated connection bound to `me`. fd < 0 on failure.
 struct RawTcpSession {

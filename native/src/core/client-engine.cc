@@ -11,6 +11,7 @@
 #include "engine-base.h"
 #include "engines.h"
 #include "secret.h"
+#include "tls-stream.h"
 
 namespace ferry {
 
@@ -27,6 +28,8 @@ class ClientEngine final : public EngineBase {
   ClientEngine(const ClientConfig& cfg, std::unique_ptr<PacketIo> io, std::shared_ptr<EventSink> sink)
       : EngineBase(std::move(io), cfg.mtu, cfg.path_mtu, std::move(sink)),
         tcp_(cfg.tcp),
+        tls_(cfg.tls),
+        tls_name_(cfg.tls_server_name),
         rekey_seconds_(cfg.rekey_seconds),
         rekey_packets_(cfg.rekey_packets),
         keepalive_seconds_(cfg.keepalive_seconds),
@@ -43,6 +46,13 @@ class ClientEngine final : public EngineBase {
     if (cfg.keepalive_seconds < 1 || cfg.keepalive_seconds > 60)
       throw std::runtime_error("keepalive seconds must be between 1 and 60");
     if (cfg.rekey_packets < 16) throw std::runtime_error("rekey packets must be at least 16");
+    if (tls_) {
+      std::string why;
+      if (!tcp_) throw std::runtime_error("the TLS transport runs over TCP");
+      if (tls_name_.empty()) throw std::runtime_error("the TLS transport needs a server name");
+      if (!parse_hello_template(cfg.tls_hello, tls_template_, why))
+        throw std::runtime_error("the TLS ClientHello template is invalid: " + why);
+    }
     udp_fd_ = open_udp();
     tcp_tun_may_wait_ = true;  // one connection, one sender of data: backpressure rather than a queue
     start_threads();
@@ -152,6 +162,19 @@ class ClientEngine final : public EngineBase {
     set_tcp_options(fd);
     auto conn = std::make_shared<TcpConn>(fd, Clock::now(), false, attention_);
     conn->set_stop_fd(stop_fd_);
+    if (tls_) {
+      // The hello goes first; the initiation follows the node's flight (tls_finish), as a browser's Finished
+      // and first request follow the server's.
+      SystemBytes rnd;
+      tls_awaiting_ = true;
+      tls_sent_ = Clock::now();
+      if (!begin_client_stream(*conn, tls_template_, tls_name_, server_pub_, uint32_t(system_ms() / 1000), rnd))
+        return;
+      conn->grow_rx();
+      std::lock_guard<std::mutex> lock(mu_);
+      conn_ = conn;
+      return;
+    }
     const std::string pre = make_preamble();
     conn->set_masks(
         std::make_unique<RecordMasks>(server_pub_, reinterpret_cast<const uint8_t*>(pre.data()), pre.size()));
@@ -165,6 +188,19 @@ class ClientEngine final : public EngineBase {
     conn->grow_rx();
     std::lock_guard<std::mutex> lock(mu_);
     conn_ = conn;
+  }
+
+  // The node's flight has arrived: change_cipher_spec and Finished, then the initiation, in one send.
+  bool tls_finish(TcpConn& c, RandomPool& rng) {
+    tls_awaiting_ = false;
+    SystemBytes rnd;
+    const std::vector<uint8_t> fin = build_client_finished(rnd);
+    uint8_t rec[kRecordLenBytes + kInitMaxLen];
+    const size_t len = build_init(rng, rec + kRecordLenBytes);
+    if (!len) return false;
+    rec[0] = uint8_t(len >> 8);
+    rec[1] = uint8_t(len);
+    return c.send_records(rec, kRecordLenBytes + len, fin.data(), fin.size());
   }
 
   void set_state(const char* state) {
@@ -349,13 +385,14 @@ class ClientEngine final : public EngineBase {
       TcpConnPtr conn = connection();
       // Over TCP nothing is lost in transit: an unanswered initiation means the connection is bad.
       if (conn && hs_in_flight_ && now - hs_sent_ >= kTcpHandshakeTimeout) conn->set_broken();
+      if (conn && tls_awaiting_ && now - tls_sent_ >= kTcpHandshakeTimeout) conn->set_broken();
       if ((!conn || conn->broken()) && now - tcp_attempt_ >= milliseconds(1000)) {
         if (conn) {
           std::lock_guard<std::mutex> lock(mu_);
           conn_.reset();
         }
         tcp_connect(rng);
-      } else if (conn && need_handshake && !hs_in_flight_) {
+      } else if (conn && need_handshake && !hs_in_flight_ && !tls_awaiting_) {
         send_init(rng);
       }
     } else if (need_handshake && (urgent || !hs_in_flight_ || now - hs_sent_ >= hs_retry_after_)) {
@@ -412,6 +449,7 @@ class ClientEngine final : public EngineBase {
                   return true;
                 });
           });
+          if (ok && tls_awaiting_ && conn->tls_reader()->flight_done()) ok = tls_finish(*conn, rng);
           if (!ok) conn->set_broken();
         }
       }
@@ -421,6 +459,9 @@ class ClientEngine final : public EngineBase {
   }
 
   const bool tcp_;
+  const bool tls_;
+  const std::string tls_name_;
+  HelloTemplate tls_template_;  // set in the constructor, read by the network thread
   const int rekey_seconds_;
   const uint64_t rekey_packets_;
   const int keepalive_seconds_;
@@ -442,6 +483,8 @@ class ClientEngine final : public EngineBase {
   Mac16 mac1_;
   Secret<InitiatorState> hs_;
   bool hs_in_flight_ = false;
+  bool tls_awaiting_ = false;  // the hello went out; the node's flight has not arrived whole yet
+  Clock::time_point tls_sent_{};
   bool need_handshake_now_ = false;
   Clock::time_point hs_sent_{}, last_recv_{}, next_ping_{}, ping_sent_{}, last_reopen_{}, tcp_attempt_{};
   Clock::time_point unanswered_since_{};

@@ -18,6 +18,7 @@
 #include "handshake-worker.h"
 #include "peer-registry.h"
 #include "source-limiter.h"
+#include "tls-stream.h"
 
 namespace ferry {
 
@@ -30,7 +31,7 @@ constexpr auto kAcceptPause = milliseconds(100);         // after EMFILE and the
 constexpr int kAcceptsPerLoop = 256;
 constexpr int kEventsPerWait = 256;
 // epoll tags of the fixed descriptors; connections use their own tag (from 16 on).
-constexpr uint64_t kTagStop = 1, kTagWake = 2, kTagUdp = 3, kTagListen = 4, kFirstConnTag = 16;
+constexpr uint64_t kTagStop = 1, kTagWake = 2, kTagUdp = 3, kTagListen = 4, kTagTlsListen = 5, kFirstConnTag = 16;
 
 int64_t steady_ms() { return std::chrono::duration_cast<milliseconds>(Clock::now().time_since_epoch()).count(); }
 
@@ -45,7 +46,8 @@ void raise_fd_limit() {
 
 // The server's view of one TCP connection (network thread only).
 struct ServerConn {
-  enum class Stage { kAwaitInit, kPending, kAuthenticated, kDraining };
+  // kAwaitHello: a TLS listener's connection before its first flight is judged (authentic, or a stranger's).
+  enum class Stage { kAwaitHello, kAwaitInit, kPending, kAuthenticated, kDraining };
   TcpConnPtr conn;
   Endpoint from;       // the remote address (for the per-source budget) with conn set
   EndpointKey source;  // the remote address without port: unauthenticated connections are counted by it
@@ -53,7 +55,22 @@ struct ServerConn {
   ServerPeerPtr peer;  // authenticated only
   Clock::time_point last_authentic{};
   uint32_t events = 0;  // what epoll watches for it now
+  std::unique_ptr<TlsHelloReader> hello;  // kAwaitHello only
 };
+
+// A listening TCP socket (the Ferry TCP and TLS transports); throws with `what` in the message.
+int listen_tcp(const std::string& host, uint16_t port, const char* what) {
+  Endpoint tl = resolve(host, port, true);
+  int fd = socket(tl.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int one = 1;
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+      bind(fd, reinterpret_cast<sockaddr*>(&tl.addr), tl.len) < 0 || ::listen(fd, 512) < 0) {
+    const int e = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(std::string("cannot listen on the ") + what + " address: " + std::strerror(e));
+  }
+  return fd;
+}
 
 class ServerEngine final : public EngineBase {
  public:
@@ -66,7 +83,9 @@ class ServerEngine final : public EngineBase {
         tcp_auth_timeout_(milliseconds(cfg.tcp_auth_timeout_ms)),
         tcp_max_authenticated_(size_t(cfg.tcp_max_authenticated)),
         tcp_max_pending_(size_t(cfg.tcp_max_pending)),
-        tcp_pending_per_source_(size_t(cfg.tcp_pending_per_source)) {
+        tcp_pending_per_source_(size_t(cfg.tcp_pending_per_source)),
+        tls_key_(cfg.private_key),
+        on_stranger_(cfg.on_stranger) {
     if (cfg.tcp_auth_timeout_ms < 100 || cfg.tcp_auth_timeout_ms > 600000)
       throw std::runtime_error("TCP authentication timeout out of range");
     if (cfg.tcp_max_authenticated < 1 || cfg.tcp_max_pending < 1 || cfg.tcp_pending_per_source < 1)
@@ -79,17 +98,14 @@ class ServerEngine final : public EngineBase {
     udp_fd_ = make_udp_socket(listen.addr.ss_family);
     if (bind(udp_fd_, reinterpret_cast<sockaddr*>(&listen.addr), listen.len) < 0)
       throw std::runtime_error(std::string("cannot bind UDP listen address: ") + std::strerror(errno));
-    if (cfg.tcp_listen_port != 0) {
-      Endpoint tl = resolve(cfg.tcp_listen_host, cfg.tcp_listen_port, true);
-      tcp_listen_fd_ = socket(tl.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-      int one = 1;
-      if (tcp_listen_fd_ < 0 || setsockopt(tcp_listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-          bind(tcp_listen_fd_, reinterpret_cast<sockaddr*>(&tl.addr), tl.len) < 0 ||
-          ::listen(tcp_listen_fd_, 512) < 0) {
-        int e = errno;
+    if (cfg.tcp_listen_port != 0) tcp_listen_fd_ = listen_tcp(cfg.tcp_listen_host, cfg.tcp_listen_port, "TCP");
+    if (cfg.tls_listen_port != 0) {
+      try {
+        tls_listen_fd_ = listen_tcp(cfg.tls_listen_host, cfg.tls_listen_port, "TLS");
+      } catch (...) {
         if (tcp_listen_fd_ >= 0) ::close(tcp_listen_fd_);
         tcp_listen_fd_ = -1;
-        throw std::runtime_error(std::string("cannot listen on the TCP address: ") + std::strerror(e));
+        throw;
       }
     }
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
@@ -97,10 +113,9 @@ class ServerEngine final : public EngineBase {
     watch(stop_fd_, kTagStop, EPOLLIN);
     watch(wake_fd_, kTagWake, EPOLLIN);
     watch(udp_fd_, kTagUdp, EPOLLIN);
-    if (tcp_listen_fd_ >= 0) {
-      watch(tcp_listen_fd_, kTagListen, EPOLLIN);
-      listening_ = true;
-    }
+    if (tcp_listen_fd_ >= 0) watch(tcp_listen_fd_, kTagListen, EPOLLIN);
+    if (tls_listen_fd_ >= 0) watch(tls_listen_fd_, kTagTlsListen, EPOLLIN);
+    listening_ = true;
     worker_ = std::make_unique<HandshakeWorker>(cfg.private_key, registry_, counters_, wake_fd_, system_ms());
     start_threads();
   }
@@ -121,6 +136,8 @@ class ServerEngine final : public EngineBase {
     conns_.clear();
     if (tcp_listen_fd_ >= 0) ::close(tcp_listen_fd_);
     tcp_listen_fd_ = -1;
+    if (tls_listen_fd_ >= 0) ::close(tls_listen_fd_);
+    tls_listen_fd_ = -1;
   }
 
   std::vector<PeerRejection> update_peers(const std::vector<PeerConfig>& upsert, const std::vector<std::string>& remove,
@@ -458,19 +475,24 @@ class ServerEngine final : public EngineBase {
     }
   }
 
-  void accept_all(Clock::time_point now) {
-    for (int i = 0; i < kAcceptsPerLoop; ++i) {
+  // Stops watching the listeners for a moment (out of descriptors) instead of spinning on them.
+  void pause_accepting(Clock::time_point now) {
+    for (int fd : {tcp_listen_fd_, tls_listen_fd_})
+      if (fd >= 0) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+    listening_ = false;
+    accept_paused_until_ = now + kAcceptPause;
+  }
+
+  void accept_all(Clock::time_point now, bool tls) {
+    const int listen_fd = tls ? tls_listen_fd_ : tcp_listen_fd_;
+    for (int i = 0; i < kAcceptsPerLoop && listening_; ++i) {
       Endpoint from;
       from.len = sizeof from.addr;
-      int fd =
-          accept4(tcp_listen_fd_, reinterpret_cast<sockaddr*>(&from.addr), &from.len, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      int fd = accept4(listen_fd, reinterpret_cast<sockaddr*>(&from.addr), &from.len, SOCK_CLOEXEC | SOCK_NONBLOCK);
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-          // Out of descriptors: stop watching the listener for a moment instead of spinning on it.
-          epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, tcp_listen_fd_, nullptr);
-          listening_ = false;
-          accept_paused_until_ = now + kAcceptPause;
+          pause_accepting(now);
           counters_.drop();
         }
         return;
@@ -480,12 +502,16 @@ class ServerEngine final : public EngineBase {
         // Over the limits of unauthenticated connections (overall, and per source address): closed at once,
         // after reading what is there (FIN, not RST). Only whoever fills the limit sees this.
         if (pending_by_source_[source] == 0) pending_by_source_.erase(source);
+        counters_.drop();
+        if (tls && on_stranger_) {  // on the TLS port, the cover site answers it, as it answers every stranger
+          give_away(fd, {});
+          continue;
+        }
         uint8_t sink[4096];
         while (recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0) {
         }
         ::shutdown(fd, SHUT_RDWR);
         ::close(fd);
-        counters_.drop();
         continue;
       }
       set_tcp_options(fd);
@@ -497,6 +523,10 @@ class ServerEngine final : public EngineBase {
       sc.from = from;
       sc.source = source;
       sc.events = EPOLLIN;
+      if (tls) {
+        sc.stage = ServerConn::Stage::kAwaitHello;
+        sc.hello = std::make_unique<TlsHelloReader>();
+      }
       epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.u64 = conn->tag;
@@ -565,6 +595,7 @@ class ServerEngine final : public EngineBase {
     // A connection waiting for the worker reads nothing; if its other side hung up or reset meanwhile, the
     // prober went first and so do we.
     if (c.paused) return !(events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP));
+    if (sc.stage == ServerConn::Stage::kAwaitHello) return on_hello_readable(sc);
     if (sc.stage == ServerConn::Stage::kDraining) {
       uint8_t sink[4096];
       for (int i = 0; i < 64; ++i) {
@@ -578,6 +609,51 @@ class ServerEngine final : public EngineBase {
         c, [&](uint8_t* p, size_t avail, size_t& consumed) { return on_record(sc, p, avail, consumed, rng); });
     update_interest(sc);
     return ok || sc.stage == ServerConn::Stage::kDraining;
+  }
+
+  // The first flight on the TLS port: an authentic hello starts the Ferry stream inside TLS records (the
+  // initiation follows as on Ferry TCP); anything else is a stranger's, handed over after this round.
+  bool on_hello_readable(ServerConn& sc) {
+    AuthenticHello hello;
+    switch (sc.hello->read(sc.conn->fd, tls_key_, system_ms() / 1000, tls_replay_, hello)) {
+      case HelloVerdict::kIncomplete:
+        return true;
+      case HelloVerdict::kStranger:
+        strangers_.push_back(sc.conn);
+        return true;
+      case HelloVerdict::kAuthentic:
+        break;
+    }
+    SystemBytes rnd;
+    sc.hello.reset();
+    sc.stage = ServerConn::Stage::kAwaitInit;
+    const bool ok = begin_server_stream(*sc.conn, pub_, hello, rnd);
+    update_interest(sc);
+    return ok;
+  }
+
+  // A stranger's connection leaves the engine: a descriptor of its own and what was read go to on_stranger_
+  // (the relay splices it to the cover site); the engine's descriptor closes without a shutdown, so the
+  // connection itself stays open. Without on_stranger_ it is closed like any unauthenticated connection.
+  void hand_over(const TcpConnPtr& c) {
+    ServerConn* sc = find_conn(c);
+    if (!sc || sc->stage != ServerConn::Stage::kAwaitHello) return;
+    const int fd = on_stranger_ ? fcntl(c->fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (fd < 0) return close_conn(c);
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+    std::vector<uint8_t> head = sc->hello->head();
+    --pending_;
+    if (--pending_from(sc->source) == 0) pending_by_source_.erase(sc->source);
+    conns_.erase(c->tag);
+    give_away(fd, std::move(head));
+  }
+
+  void give_away(int fd, std::vector<uint8_t> head) {
+    try {
+      on_stranger_(fd, std::move(head));
+    } catch (...) {
+      ::close(fd);  // the callee could not take it
+    }
   }
 
   // Reads and discards what is pending (so that close sends FIN, not RST), shuts down, forgets.
@@ -638,13 +714,19 @@ class ServerEngine final : public EngineBase {
       TcpConnPtr c = unauth_deadlines_.front().second.lock();
       unauth_deadlines_.pop_front();
       ServerConn* sc = find_conn(c);
-      if (sc && sc->stage != ServerConn::Stage::kAuthenticated) to_close.push_back(c);
+      if (sc && sc->stage == ServerConn::Stage::kAwaitHello)
+        strangers_.push_back(c);  // silence on the TLS port: the cover site gets what came so far
+      else if (sc && sc->stage != ServerConn::Stage::kAuthenticated)
+        to_close.push_back(c);
     }
-    if (!listening_ && tcp_listen_fd_ >= 0 && now >= accept_paused_until_) {
-      epoll_event ev{};
-      ev.events = EPOLLIN;
-      ev.data.u64 = kTagListen;
-      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, tcp_listen_fd_, &ev) == 0) listening_ = true;
+    if (!listening_ && now >= accept_paused_until_) {
+      listening_ = true;
+      for (auto [fd, tag] : {std::pair<int, uint64_t>{tcp_listen_fd_, kTagListen}, {tls_listen_fd_, kTagTlsListen}}) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.u64 = tag;
+        if (fd >= 0 && epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) listening_ = false;
+      }
     }
     maybe_emit_counters(now);
   }
@@ -661,7 +743,7 @@ class ServerEngine final : public EngineBase {
       const int n = epoll_wait(epoll_fd_, events, kEventsPerWait, kTimerTickMs);
       if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
       to_close.clear();
-      bool udp_ready = false, listen_ready = false;
+      bool udp_ready = false, listen_ready = false, tls_listen_ready = false;
       for (int i = 0; i < n; ++i) {
         const uint64_t tag = events[i].data.u64;
         if (tag == kTagStop) return;
@@ -674,6 +756,8 @@ class ServerEngine final : public EngineBase {
           udp_ready = true;
         } else if (tag == kTagListen) {
           listen_ready = true;
+        } else if (tag == kTagTlsListen) {
+          tls_listen_ready = true;
         }
       }
       if (udp_ready)
@@ -696,9 +780,12 @@ class ServerEngine final : public EngineBase {
         if ((ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !on_tcp_readable(sc, ev, rng)) to_close.push_back(sc.conn);
       }
       flush_deliveries();
-      if (listen_ready) accept_all(Clock::now());
+      if (listen_ready) accept_all(Clock::now(), false);
+      if (tls_listen_ready) accept_all(Clock::now(), true);
       timers(to_close);
       for (const TcpConnPtr& c : to_close) close_conn(c);
+      for (const TcpConnPtr& c : strangers_) hand_over(c);
+      strangers_.clear();
     }
   }
 
@@ -723,6 +810,11 @@ class ServerEngine final : public EngineBase {
   const Clock::duration tcp_auth_timeout_;
   const size_t tcp_max_authenticated_, tcp_max_pending_, tcp_pending_per_source_;
   int tcp_listen_fd_ = -1;
+  int tls_listen_fd_ = -1;
+  X25519Key tls_key_;  // the node's static key, for the hellos' check on the network thread
+  TlsReplayCache tls_replay_;
+  const std::function<void(int, std::vector<uint8_t>)> on_stranger_;
+  std::vector<TcpConnPtr> strangers_;  // judged in this round; handed over at its end
   int epoll_fd_ = -1;
   bool listening_ = false;
   Clock::time_point last_sweep_{}, accept_paused_until_{};

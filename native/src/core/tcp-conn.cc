@@ -53,6 +53,36 @@ void TcpConn::grow_rx() {
   std::memcpy(big_.get(), small_, rx_len);
 }
 
+namespace {
+
+// Sends through the socket from an iovec list; what has gone is counted in `done`.
+struct Pieces {
+  static constexpr size_t kMaxRecords = 16;  // a send of the TUN thread's batches fits several times over
+  iovec iov[1 + 2 * kMaxRecords];
+  uint8_t headers[kMaxRecords][kTlsHeaderLen];
+  size_t count = 0, total = 0;
+  void add(const uint8_t* p, size_t n) {
+    if (!n) return;
+    iov[count++] = {const_cast<uint8_t*>(p), n};
+    total += n;
+  }
+  // The iovecs of what is left after `done` bytes, in out (at most as many as there are).
+  size_t rest(size_t done, iovec* out) const {
+    size_t n = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (done >= iov[i].iov_len) {
+        done -= iov[i].iov_len;
+        continue;
+      }
+      out[n++] = {static_cast<uint8_t*>(iov[i].iov_base) + done, iov[i].iov_len - done};
+      done = 0;
+    }
+    return n;
+  }
+};
+
+}  // namespace
+
 bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size_t prefix_len, bool may_wait) {
   bool failed = false, queued_first = false;
   {
@@ -66,21 +96,30 @@ bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size
         masks_->c2s(buf + off);
       off += kRecordLenBytes + l;
     }
-    const size_t total = prefix_len + len;
+    Pieces pieces;
+    pieces.add(prefix, prefix_len);
+    if (tls_rx_ && len > 0) {
+      size_t lens[Pieces::kMaxRecords];
+      const size_t n = tls_split(len, lens, Pieces::kMaxRecords);
+      if (n == 0) failed = true;  // larger than any send of the engines: a bug, never a silent truncation
+      for (size_t i = 0, off = 0; i < n; off += lens[i], ++i) {
+        tls_app_header(lens[i], pieces.headers[i]);
+        pieces.add(pieces.headers[i], kTlsHeaderLen);
+        pieces.add(buf + off, lens[i]);
+      }
+    } else {
+      pieces.add(buf, len);
+    }
+    const size_t total = pieces.total;
     size_t done = 0;
     const size_t queued = out_.size() - out_head_;
-    if (queued == 0) {
+    if (queued == 0 && !failed) {
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
       while (done < total) {
-        // The iovecs of what is left: the rest of the prefix (if any), then the rest of buf.
-        iovec iov[2];
-        int n_iov = 0;
-        if (done < prefix_len) iov[n_iov++] = {const_cast<uint8_t*>(prefix) + done, prefix_len - done};
-        const size_t in_buf = done > prefix_len ? done - prefix_len : 0;
-        iov[n_iov++] = {buf + in_buf, len - in_buf};
+        iovec iov[sizeof pieces.iov / sizeof pieces.iov[0]];
         msghdr msg{};
         msg.msg_iov = iov;
-        msg.msg_iovlen = size_t(n_iov);
+        msg.msg_iovlen = pieces.rest(done, iov);
         const ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
           done += size_t(n);
@@ -101,11 +140,12 @@ bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size
     if (!failed && queued + (total - done) > kMaxQueued) failed = true;
     if (!failed && done < total) {
       queued_first = queued == 0;
-      if (done < prefix_len) {
-        out_.insert(out_.end(), prefix + done, prefix + prefix_len);
-        done = prefix_len;
+      iovec iov[sizeof pieces.iov / sizeof pieces.iov[0]];
+      const size_t n = pieces.rest(done, iov);
+      for (size_t i = 0; i < n; ++i) {
+        const uint8_t* p = static_cast<const uint8_t*>(iov[i].iov_base);
+        out_.insert(out_.end(), p, p + iov[i].iov_len);
       }
-      out_.insert(out_.end(), buf + (done - prefix_len), buf + len);
     }
   }
   if (failed) {

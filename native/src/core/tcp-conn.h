@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tcp-framing.h"
+#include "tls-records.h"
 
 namespace ferry {
 
@@ -57,10 +58,17 @@ class TcpConn : public std::enable_shared_from_this<TcpConn> {
 
   // Must be called before the connection is shared between threads.
   void set_masks(std::unique_ptr<RecordMasks> masks) { masks_ = std::move(masks); }
+  // The TLS transport: from now on sends are cut into TLS application-data records, and the reader strips
+  // them, after skipping the peer's handshake flight (its records' content types in `skip`). Before the
+  // connection is shared between threads.
+  void set_tls(std::vector<uint8_t> skip) { tls_rx_ = std::make_unique<TlsRecordReader>(std::move(skip)); }
+  // The record reader (network thread only), or null on plain Ferry TCP.
+  TlsRecordReader* tls_reader() { return tls_rx_.get(); }
   RecordMasks& masks() { return *masks_; }
 
   // buf holds records laid out as [2-byte length, big-endian, unmasked][message]...; masks each length in
   // order, then sends what the socket takes now and queues the rest (prefix, e.g. a preamble, goes first).
+  // With TLS, buf leaves in application-data records (headers from a small array beside it, not a copy).
   // False when the connection is broken or the queue would exceed kMaxQueued (it breaks then).
   // may_wait: a sender that owns the connection alone (the client's TUN thread) waits for the socket (up
   // to 2 s, or until stop_fd is readable) instead of queueing: backpressure instead of a copy and a
@@ -85,6 +93,7 @@ class TcpConn : public std::enable_shared_from_this<TcpConn> {
 
  private:
   std::unique_ptr<RecordMasks> masks_;
+  std::unique_ptr<TlsRecordReader> tls_rx_;  // set: the TLS transport (the writer wraps too)
   const std::shared_ptr<TcpAttention> attention_;
   int stop_fd_ = -1;
   std::atomic<bool> broken_{false};

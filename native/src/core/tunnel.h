@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,11 @@ struct ClientConfig {
   int keepalive_seconds = 5;
   bool offload = true;  // TUN TSO + UDP GSO/GRO; off only to measure their effect
   bool tcp = false;     // TCP transport (records, preamble) instead of UDP datagrams
+  // TLS transport (tcp must be set too): the Ferry TCP stream inside TLS records after a browser-shaped first
+  // flight for tls_server_name, built from tls_hello (the template's line form, native/hello-template.ts).
+  bool tls = false;
+  std::string tls_server_name;
+  std::string tls_hello;
   int path_mtu = 1500;  // the largest IP packet the path to the server carries (bounds padding)
   // A mark (SO_MARK) on the tunnel's own sockets, so that policy routing can send them around the tunnel
   // when the default route goes into it (0: none). Needs CAP_NET_ADMIN.
@@ -81,6 +87,14 @@ struct ServerConfig {
   int tcp_max_authenticated = 16384;  // authenticated TCP connections held at once (all peers)
   int tcp_max_pending = 4096;         // unauthenticated TCP connections held at once; more are closed at once
   int tcp_pending_per_source = 64;    // the same per source address
+  // TLS transport listener; tls_listen_port 0 disables it. Its unauthenticated connections share the TCP
+  // limits above.
+  std::string tls_listen_host;
+  uint16_t tls_listen_port = 0;
+  // Takes a stranger's connection on the TLS listener: fd (a descriptor of its own, now the callee's to close)
+  // and every byte the engine read from it. Called on the network thread; must not block. Unset: the engine
+  // closes strangers' connections itself.
+  std::function<void(int fd, std::vector<uint8_t> head)> on_stranger;
   int path_mtu = 1500;
   int handshakes_per_source = 20;  // initiations per second per source address (and burst)
 };

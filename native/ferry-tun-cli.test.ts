@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { main, parseHostPort, parsePeer, readPeersFile, scanPeersFile } from './ferry-tun-cli.js';
+import { loadHelloTemplate } from './hello-template.js';
 import { FakeDataPlane } from './tunnel.fake.js';
 
 afterEach(() => vi.restoreAllMocks());
@@ -167,5 +168,60 @@ describe('main', () => {
     process.emit('SIGTERM');
     expect(await running).toBe(0);
     expect(plane.tunnels[0]?.closed).toBe(true);
+  });
+
+  it('passes the TLS transport and listener through to the data plane, with the Chrome template', async () => {
+    captureOutput();
+    const dir = mkdtempSync(join(tmpdir(), 'ferry-cli-'));
+    const plane = new FakeDataPlane();
+    writeFileSync(join(dir, 'k'), plane.generatePrivateKey());
+    const server = main(
+      [
+        'server',
+        '--interface',
+        'fs1',
+        '--address',
+        '10.99.0.1/24',
+        '--listen',
+        '127.0.0.1:51820',
+        '--tls-listen',
+        '127.0.0.1:8443',
+        '--private-key',
+        join(dir, 'k'),
+        '--peer',
+        `${plane.publicKey(plane.generatePrivateKey())}=10.99.0.2/32`,
+      ],
+      plane,
+    );
+    const clientArgs = [
+      'client',
+      '--interface',
+      'fc1',
+      '--address',
+      '10.99.0.2/24',
+      '--server',
+      '127.0.0.1:8443',
+      '--server-public-key',
+      plane.publicKey(plane.generatePrivateKey()),
+      '--private-key',
+      join(dir, 'k'),
+      '--transport',
+      'tls',
+    ];
+    expect(await main(clientArgs, plane)).toBe(1); // no --tls-server-name
+    const client = main([...clientArgs, '--tls-server-name', 'www.example.com'], plane);
+    for (let i = 0; i < 50 && plane.tunnels.length < 2; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(plane.tunnels[0]?.options).toMatchObject({
+      tlsListenHost: '127.0.0.1',
+      tlsListenPort: 8443,
+    });
+    expect(plane.tunnels[1]?.options).toMatchObject({
+      transport: 'tls',
+      tls: { serverName: 'www.example.com', hello: loadHelloTemplate() },
+    });
+    process.emit('SIGTERM');
+    expect(await server).toBe(0);
+    expect(await client).toBe(0);
   });
 });

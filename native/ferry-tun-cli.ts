@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
+import { loadHelloTemplate } from './hello-template.js';
 import {
   NativeTunnelError,
   isBase64Key,
@@ -199,6 +200,11 @@ export function buildProgram(plane: DataPlane): Command {
     .requiredOption('--listen <host:port>', 'UDP address to listen on', parseHostPort)
     .option('--tcp-listen <host:port>', 'TCP address to listen on (TCP transport)', parseHostPort)
     .option(
+      '--tls-listen <host:port>',
+      "TCP address to listen on (TLS transport; strangers' connections are closed: no cover site here)",
+      parseHostPort,
+    )
+    .option(
       '--tcp-auth-timeout <ms>',
       'close unauthenticated TCP connections this long after accept',
       intIn(100, 600000),
@@ -222,6 +228,7 @@ export function buildProgram(plane: DataPlane): Command {
         address: string;
         listen: HostPort;
         tcpListen?: HostPort;
+        tlsListen?: HostPort;
         tcpAuthTimeout: number;
         privateKey: string;
         peer?: ServerPeer[];
@@ -247,6 +254,9 @@ export function buildProgram(plane: DataPlane): Command {
                 listenPort: o.listen.port,
                 ...(o.tcpListen
                   ? { tcpListenHost: o.tcpListen.host, tcpListenPort: o.tcpListen.port }
+                  : {}),
+                ...(o.tlsListen
+                  ? { tlsListenHost: o.tlsListen.host, tlsListenPort: o.tlsListen.port }
                   : {}),
                 tcpAuthTimeoutMs: o.tcpAuthTimeout,
                 peers: initial,
@@ -296,10 +306,14 @@ export function buildProgram(plane: DataPlane): Command {
     .addOption(
       new Option(
         '--transport <t>',
-        'udp, or tcp where UDP is blocked (then --server is the TCP address)',
+        'udp, tcp where UDP is blocked, or tls where only web-like TLS passes (then --server is the TCP or TLS address)',
       )
-        .choices(['udp', 'tcp'])
+        .choices(['udp', 'tcp', 'tls'])
         .default('udp'),
+    )
+    .option(
+      '--tls-server-name <name>',
+      "the name in the TLS hello (the node's cover site); required with --transport tls",
     )
     .addOption(
       new Option('--cipher <c>', 'data cipher')
@@ -329,6 +343,7 @@ export function buildProgram(plane: DataPlane): Command {
         serverPublicKey: string;
         privateKey: string;
         transport: Transport;
+        tlsServerName?: string;
         cipher: Cipher;
         rekeySeconds: number;
         rekeyPackets?: number;
@@ -342,7 +357,16 @@ export function buildProgram(plane: DataPlane): Command {
             'ERR_FERRY_KEY',
             '--server-public-key is not a base64 32-byte key',
           );
+        if ((o.transport === 'tls') !== (o.tlsServerName !== undefined))
+          throw new NativeTunnelError(
+            'ERR_FERRY_OPTIONS',
+            '--tls-server-name goes with --transport tls, and only with it',
+          );
         const privateKey = readPrivateKey(o.privateKey);
+        const tls =
+          o.tlsServerName !== undefined
+            ? { serverName: o.tlsServerName, hello: loadHelloTemplate() }
+            : undefined;
         await runUntilSignal(
           (onEvent) =>
             plane.startClient(
@@ -359,6 +383,7 @@ export function buildProgram(plane: DataPlane): Command {
                 ...(o.rekeyPackets !== undefined ? { rekeyPackets: o.rekeyPackets } : {}),
                 keepaliveSeconds: o.keepaliveSeconds,
                 transport: o.transport,
+                ...(tls ? { tls } : {}),
                 ...(o.fwmark !== undefined ? { fwmark: o.fwmark } : {}),
               },
               onEvent,

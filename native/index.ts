@@ -1,9 +1,10 @@
 // Typed wrapper over the native Ferry data-plane addon: finds the built .node file and maps its errors.
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { compileHelloTemplate } from './hello-template.js';
 import {
   NativeTunnelError,
   screenChange,
@@ -34,8 +35,13 @@ interface NativeHandle {
   peerStats(): PeerStats[];
 }
 
+/** The client options as the addon reads them: the hello template in its compiled line form. */
+type NativeClientOptions = Omit<ClientTunnelOptions, 'tls'> & {
+  tls?: { serverName: string; hello: string };
+};
+
 interface NativeModule {
-  startClient(options: ClientTunnelOptions, onEvent: TunnelEventListener): NativeHandle;
+  startClient(options: NativeClientOptions, onEvent: TunnelEventListener): NativeHandle;
   startServer(options: ServerTunnelOptions, onEvent: TunnelEventListener): NativeHandle;
   generatePrivateKey(): string;
   publicKey(privateKey: string): string;
@@ -149,16 +155,31 @@ export const nativeDataPlane: DataPlane = {
   },
   startClient(options, onEvent) {
     validateClientOptions(options);
+    const { tls, ...rest } = options;
+    const native: NativeClientOptions = tls
+      ? { ...rest, tls: { serverName: tls.serverName, hello: compileHelloTemplate(tls.hello) } }
+      : rest;
     try {
-      return wrap(load().startClient(options, onEvent));
+      return wrap(load().startClient(native, onEvent));
     } catch (err) {
       throw translate(err);
     }
   },
   startServer(options, onEvent) {
     validateServerOptions(options);
+    const take = options.onStranger;
+    // The descriptor is the handler's; if the handler throws, nobody holds it: it is closed here.
+    const onStranger = take
+      ? (fd: number, head: Buffer) => {
+          try {
+            take(fd, head);
+          } catch {
+            closeSync(fd);
+          }
+        }
+      : undefined;
     try {
-      return wrap(load().startServer(options, onEvent));
+      return wrap(load().startServer({ ...options, onStranger }, onEvent));
     } catch (err) {
       throw translate(err);
     }

@@ -1,7 +1,10 @@
 // Types and option validation shared by the native data-plane wrapper (index.ts) and its fake.
+import { isTlsServerName } from '../contracts/tls-server-name.js';
+
+import { helloTemplateSchema, type HelloTemplate } from './hello-template.js';
 
 export type Cipher = 'aes-256-gcm' | 'chacha20-poly1305';
-export type Transport = 'udp' | 'tcp';
+export type Transport = 'udp' | 'tcp' | 'tls';
 export const CIPHERS: readonly Cipher[] = ['aes-256-gcm', 'chacha20-poly1305'];
 
 export interface ClientTunnelOptions {
@@ -21,8 +24,13 @@ export interface ClientTunnelOptions {
   rekeyPackets?: number;
   /** Interval of encrypted pings that measure RTT (1..60 s, default 5). */
   keepaliveSeconds?: number;
-  /** udp (default) or tcp, for networks that block UDP. */
+  /**
+   * udp (default); tcp, for networks that block UDP; tls, for networks that also block fully encrypted TCP
+   * or let only browser-like TLS through (needs `tls`; docs/protocol.md, "TLS transport").
+   */
   transport?: Transport;
+  /** The TLS transport's first flight (required with transport tls, refused without it). */
+  tls?: ClientTlsOptions;
   /** TUN TSO and UDP GSO/GRO (default true); off only to measure their effect. */
   offload?: boolean;
   /** The largest IP packet the path to the server carries (576..65535, default 1500); bounds padding. */
@@ -33,6 +41,20 @@ export interface ClientTunnelOptions {
    */
   fwmark?: number;
 }
+
+/** What the client's ClientHello copies and names. */
+export interface ClientTlsOptions {
+  /** The node's tls_server_name (its cover site's DNS name), sent as the hello's server_name. */
+  serverName: string;
+  /** The browser ClientHello template (loadHelloTemplate() from native/hello-template.ts). */
+  hello: HelloTemplate;
+}
+
+/**
+ * Takes a stranger's connection on a server's TLS port: `fd` is the accepted socket's descriptor, now the
+ * callee's (the engine no longer reads, writes or closes it), `head` every byte the engine read from it.
+ */
+export type StrangerHandler = (fd: number, head: Buffer) => void;
 
 export interface ServerPeer {
   /**
@@ -89,7 +111,21 @@ export interface ServerTunnelOptions {
   /** TCP transport listener (both or neither). */
   tcpListenHost?: string;
   tcpListenPort?: number;
-  /** Unauthenticated TCP connections are closed this long after accept, whatever they sent (default 10000). */
+  /**
+   * TLS transport listener (both or neither). A connection whose first flight is not an authentic, fresh
+   * ClientHello is a stranger's: it goes to onStranger (the relay splices it to the cover site), or is closed.
+   */
+  tlsListenHost?: string;
+  tlsListenPort?: number;
+  /**
+   * Called on the JS thread for each stranger on the TLS port. An exception it throws closes the descriptor.
+   * Unauthenticated TLS connections share the TCP limits below; past them a new one is handed over unread.
+   */
+  onStranger?: StrangerHandler;
+  /**
+   * Unauthenticated TCP connections are closed this long after accept, whatever they sent (default 10000); on
+   * the TLS port, a connection still without a whole hello then is a stranger's.
+   */
   tcpAuthTimeoutMs?: number;
   /** Authenticated TCP connections held at once, all peers together (default 16384; each peer keeps at most 4). */
   tcpMaxConnections?: number;
@@ -259,8 +295,17 @@ export function validateClientOptions(o: ClientTunnelOptions): void {
   checkInt('rekeySeconds', o.rekeySeconds, 1, 120);
   checkInt('rekeyPackets', o.rekeyPackets, 16, 2 ** 50);
   checkInt('keepaliveSeconds', o.keepaliveSeconds, 1, 60);
-  if (o.transport !== undefined && o.transport !== 'udp' && o.transport !== 'tcp')
-    bad('transport must be udp or tcp');
+  if (o.transport !== undefined && !['udp', 'tcp', 'tls'].includes(o.transport))
+    bad('transport must be udp, tcp or tls');
+  if ((o.transport === 'tls') !== (o.tls !== undefined))
+    bad('the tls option goes with transport tls, and only with it');
+  if (o.tls !== undefined) {
+    if (typeof o.tls.serverName !== 'string' || !isTlsServerName(o.tls.serverName))
+      bad('tls.serverName must be a DNS name (not an IP address)');
+    const hello = helloTemplateSchema.safeParse(o.tls.hello);
+    if (!hello.success)
+      bad(`tls.hello is not a ClientHello template: ${hello.error.issues[0]?.message}`);
+  }
   checkInt('pathMtu', o.pathMtu, 576, 65535);
   checkInt('fwmark', o.fwmark, 0, 2 ** 32 - 1);
 }
@@ -271,6 +316,11 @@ export function validateServerOptions(o: ServerTunnelOptions): void {
   if ((o.tcpListenHost === undefined) !== (o.tcpListenPort === undefined))
     bad('tcpListenHost and tcpListenPort go together');
   checkInt('tcpListenPort', o.tcpListenPort, 1, 65535);
+  if ((o.tlsListenHost === undefined) !== (o.tlsListenPort === undefined))
+    bad('tlsListenHost and tlsListenPort go together');
+  checkInt('tlsListenPort', o.tlsListenPort, 1, 65535);
+  if (o.onStranger !== undefined && typeof o.onStranger !== 'function')
+    bad('onStranger must be a function');
   checkInt('tcpAuthTimeoutMs', o.tcpAuthTimeoutMs, 100, 600_000);
   checkInt('tcpMaxConnections', o.tcpMaxConnections, 1, 1 << 20);
   checkInt('tcpMaxPending', o.tcpMaxPending, 1, 1 << 20);

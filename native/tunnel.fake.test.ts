@@ -1,6 +1,7 @@
 // Tests that the fake data plane behaves like the real one where callers can tell: events, close, names.
 import { describe, expect, it } from 'vitest';
 
+import { loadHelloTemplate } from './hello-template.js';
 import { NativeTunnelError, type TunnelEvent } from './tunnel-types.js';
 import { FakeDataPlane } from './tunnel.fake.js';
 
@@ -83,5 +84,49 @@ describe('FakeDataPlane', () => {
     expect(fake.peers.has('dev_a')).toBe(false);
     plane.startClient(client(plane), () => undefined);
     expect(() => plane.tunnels[1]!.setPeers([a])).toThrow(/only a server/);
+  });
+
+  it('validates the TLS options as the native side does, and hands strangers to onStranger', () => {
+    const plane = new FakeDataPlane();
+    const hello = loadHelloTemplate();
+    expect(() =>
+      plane.startClient({ ...client(plane), transport: 'tls' }, () => undefined),
+    ).toThrow(/tls option goes with transport tls/);
+    expect(() =>
+      plane.startClient(
+        { ...client(plane), transport: 'tls', tls: { serverName: '192.0.2.1', hello } },
+        () => undefined,
+      ),
+    ).toThrow(/DNS name/);
+    plane
+      .startClient(
+        { ...client(plane), transport: 'tls', tls: { serverName: 'www.example.com', hello } },
+        () => undefined,
+      )
+      .close();
+    const got: [number, string][] = [];
+    const server = {
+      interfaceName: 'ferryfakes0',
+      address: '10.99.0.1/24',
+      privateKey: plane.generatePrivateKey(),
+      listenHost: '127.0.0.1',
+      listenPort: 51820,
+      peers: [],
+    };
+    expect(() => plane.startServer({ ...server, tlsListenPort: 443 }, () => undefined)).toThrow(
+      /go together/,
+    );
+    const s = plane.startServer(
+      {
+        ...server,
+        tlsListenHost: '127.0.0.1',
+        tlsListenPort: 443,
+        onStranger: (fd, head) => got.push([fd, head.toString()]),
+      },
+      () => undefined,
+    );
+    expect(plane.tunnels.at(-1)!.handOverStranger(7, Buffer.from('GET /'))).toBe(true);
+    expect(got).toEqual([[7, 'GET /']]);
+    s.close();
   });
 });

@@ -136,6 +136,18 @@ export class FakeTunnel implements ServerTunnel {
     this.stats.set(id, { ...cur, ...s });
   }
 
+  /**
+   * Hands a stranger's connection to the server's onStranger, as the native TLS listener does (false when
+   * none is registered: the native engine would close it).
+   */
+  handOverStranger(fd: number, head: Buffer): boolean {
+    this.serverOnly();
+    const take = (this.options as ServerTunnelOptions).onStranger;
+    if (this.closed || !take) return false;
+    take(fd, head);
+    return true;
+  }
+
   private serverOnly(): void {
     if (this.kind !== 'server')
       throw new NativeTunnelError('ERR_FERRY_START', 'only a server has peers');

@@ -1,8 +1,10 @@
 // N-API bindings only: translate options, errors, lifetimes and events between JS and src/core.
 #ifdef _WIN32
+#include <io.h>
 #include <ws2tcpip.h>
 #else
 #include <arpa/inet.h>
+#include <unistd.h>
 #endif
 #include <napi.h>
 #include <openssl/crypto.h>
@@ -12,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <system_error>
+#include <vector>
 
 #include "../core/crypto.h"
 #include "../core/marked-socket.h"
@@ -108,6 +111,63 @@ class NapiSink final : public ferry::EventSink {
   std::atomic<uint64_t> drops_{0};
 };
 
+// Hands strangers' connections on a server's TLS port to one JS callback, onStranger(fd, head), through a bounded
+// thread-safe function. The descriptor is the callee's from then on; whenever it cannot be delivered (a full
+// queue, the tunnel closing) it is closed here, so that no descriptor is ever lost.
+void close_fd(int fd) {
+#ifdef _WIN32
+  _close(fd);
+#else
+  ::close(fd);
+#endif
+}
+
+class StrangerTaker {
+ public:
+  static constexpr size_t kQueueSize = 1024;
+
+  struct Queued {
+    int fd;
+    std::vector<uint8_t> head;
+  };
+
+  StrangerTaker(Napi::Env env, Napi::Function cb) {
+    tsfn_ = Napi::ThreadSafeFunction::New(env, cb, "ferry-strangers", kQueueSize, 1);
+  }
+
+  void take(int fd, std::vector<uint8_t> head) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<Queued> q(new Queued{fd, std::move(head)});
+    if (released_ || tsfn_.NonBlockingCall(q.get(), deliver) != napi_ok) {
+      close_fd(fd);
+      return;
+    }
+    q.release();  // deliver() owns it now
+  }
+
+  void release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (released_) return;
+    released_ = true;
+    tsfn_.Release();
+  }
+
+ private:
+  static void deliver(Napi::Env env, Napi::Function cb, Queued* q) {
+    std::unique_ptr<Queued> owned(q);
+    if (env == nullptr || cb.IsEmpty()) {
+      close_fd(owned->fd);
+      return;
+    }
+    Napi::Buffer<uint8_t> head = Napi::Buffer<uint8_t>::Copy(env, owned->head.data(), owned->head.size());
+    cb.Call({Napi::Number::New(env, owned->fd), head});
+  }
+
+  std::mutex mu_;
+  bool released_ = false;
+  Napi::ThreadSafeFunction tsfn_;
+};
+
 class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -123,15 +183,17 @@ class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
   explicit TunnelHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TunnelHandle>(info) {}
   ~TunnelHandle() override { shutdown(); }
 
-  void attach(std::unique_ptr<ferry::Tunnel> t, std::shared_ptr<NapiSink> sink) {
+  void attach(std::unique_ptr<ferry::Tunnel> t, std::shared_ptr<NapiSink> sink, std::shared_ptr<StrangerTaker> taker) {
     tunnel_ = std::move(t);
     sink_ = std::move(sink);
+    taker_ = std::move(taker);
   }
 
  private:
   void shutdown() {
     if (tunnel_) tunnel_->close();  // joins the data-plane threads and removes the interface
     if (sink_) sink_->release();
+    if (taker_) taker_->release();  // after close: the engine hands nothing over any more
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
@@ -153,6 +215,7 @@ class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
 
   std::unique_ptr<ferry::Tunnel> tunnel_;
   std::shared_ptr<NapiSink> sink_;
+  std::shared_ptr<StrangerTaker> taker_;
 };
 
 // Errors carry a stable code that native/index.ts maps into its error type.
@@ -265,21 +328,26 @@ Napi::Value start(const Napi::CallbackInfo& info, F make) {
     fail(env, "ERR_FERRY_OPTIONS", "expected (options, onEvent)");
   Napi::Object opts = info[0].As<Napi::Object>();
   auto sink = std::make_shared<NapiSink>(env, info[1].As<Napi::Function>());
+  std::shared_ptr<StrangerTaker> taker;  // a server with onStranger sets it
+  auto release = [&] {
+    sink->release();
+    if (taker) taker->release();
+  };
   std::unique_ptr<ferry::Tunnel> tunnel;
   try {
-    tunnel = make(env, opts, sink);
+    tunnel = make(env, opts, sink, taker);
   } catch (const Napi::Error&) {
-    sink->release();
+    release();
     throw;
   } catch (const ferry::TunError& ex) {
-    sink->release();
+    release();
     fail(env, "ERR_FERRY_TUN", ex.what());
   } catch (const std::exception& ex) {
-    sink->release();
+    release();
     fail(env, "ERR_FERRY_START", ex.what());
   }
   Napi::Object handle = env.GetInstanceData<Napi::FunctionReference>()->New({});
-  TunnelHandle::Unwrap(handle)->attach(std::move(tunnel), sink);
+  TunnelHandle::Unwrap(handle)->attach(std::move(tunnel), sink, taker);
   return handle;
 }
 
@@ -354,7 +422,8 @@ Napi::Value TunnelHandle::PeerStats(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value StartClient(const Napi::CallbackInfo& info) {
-  return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink) {
+  return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink,
+                        std::shared_ptr<StrangerTaker>&) {
     ferry::ClientConfig c;
     WipeOnExit wipe_key(c.private_key);  // on every path out, a failed start included
     c.interface_name = get_string(env, o, "interfaceName");
@@ -374,8 +443,17 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
     c.keepalive_seconds = get_int(env, o, "keepaliveSeconds", 5, 1, 60);
     c.offload = get_bool(env, o, "offload", true);
     std::string transport = o.Get("transport").IsUndefined() ? "udp" : get_string(env, o, "transport");
-    if (transport != "udp" && transport != "tcp") fail(env, "ERR_FERRY_OPTIONS", "transport must be udp or tcp");
-    c.tcp = transport == "tcp";
+    if (transport != "udp" && transport != "tcp" && transport != "tls")
+      fail(env, "ERR_FERRY_OPTIONS", "transport must be udp, tcp or tls");
+    c.tcp = transport != "udp";
+    c.tls = transport == "tls";
+    if (c.tls) {
+      // native/index.ts compiles the template to its line form; the core parses and checks it.
+      Napi::Value tls = o.Get("tls");
+      if (!tls.IsObject()) fail(env, "ERR_FERRY_OPTIONS", "transport tls needs the option tls {serverName, hello}");
+      c.tls_server_name = get_string(env, tls.As<Napi::Object>(), "serverName");
+      c.tls_hello = get_string(env, tls.As<Napi::Object>(), "hello");
+    }
     c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
     const double mark = get_number(env, o, "fwmark", 0);
     if (!(mark >= 0 && mark <= 4294967295.0) || mark != double(uint32_t(mark)))
@@ -386,7 +464,8 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value StartServer(const Napi::CallbackInfo& info) {
-  return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink) {
+  return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink,
+                        std::shared_ptr<StrangerTaker>& taker) {
     ferry::ServerConfig c;
     WipeOnExit wipe_key(c.private_key);
     c.interface_name = get_string(env, o, "interfaceName");
@@ -400,6 +479,16 @@ Napi::Value StartServer(const Napi::CallbackInfo& info) {
     if (!o.Get("tcpListenPort").IsUndefined()) {
       c.tcp_listen_host = get_string(env, o, "tcpListenHost");
       c.tcp_listen_port = get_port(env, o, "tcpListenPort");
+    }
+    if (!o.Get("tlsListenPort").IsUndefined()) {
+      c.tls_listen_host = get_string(env, o, "tlsListenHost");
+      c.tls_listen_port = get_port(env, o, "tlsListenPort");
+    }
+    Napi::Value on_stranger = o.Get("onStranger");
+    if (!on_stranger.IsUndefined()) {
+      if (!on_stranger.IsFunction()) fail(env, "ERR_FERRY_OPTIONS", "option onStranger must be a function");
+      taker = std::make_shared<StrangerTaker>(env, on_stranger.As<Napi::Function>());
+      c.on_stranger = [t = taker](int fd, std::vector<uint8_t> head) { t->take(fd, std::move(head)); };
     }
     c.tcp_auth_timeout_ms = get_int(env, o, "tcpAuthTimeoutMs", 10000, 100, 600000);
     c.tcp_max_authenticated = get_int(env, o, "tcpMaxConnections", 16384, 1, 1 << 20);

@@ -125,11 +125,8 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   let tls: TlsTransport | undefined;
   let node;
   try {
-    // The cover site is found, and the port bound, before the port is published.
-    if (o.tls) {
-      tls = await TlsTransport.prepare(o.tls, log, stopping.signal);
-      await tls.listen();
-    }
+    // The cover site is found before the port is published.
+    if (o.tls) tls = await TlsTransport.prepare(o.tls, log, stopping.signal);
     node = await register(
       client,
       {
@@ -143,7 +140,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       stopping.signal,
     );
   } catch (e) {
-    await tls?.close();
+    tls?.close();
     await responder?.close();
     throw e;
   }
@@ -167,8 +164,8 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     await responder?.close();
     await dns?.close();
     await ferryReplies?.close();
-    await tls?.close();
     await ferry?.close();
+    tls?.close();
     await shards?.close();
     await firewall?.close();
   };
@@ -216,6 +213,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
         listenPort: o.ferryPort,
         // TCP on the same port number, for networks that block UDP.
         tcpListenPort: o.ferryPort,
+        tls: tls && { port: tls.options.port, onStranger: tls.onStranger },
         privateKey: ferryKeys.privateKey,
         firewall,
         health,

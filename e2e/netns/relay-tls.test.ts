@@ -1,15 +1,33 @@
 // A relay's TLS port is the cover site to whoever does not authenticate: from another host, the
 // prober's probes (random bytes of several lengths, an HTTP request, a TLS hello for the cover
 // site's name and an HTTPS request in it) get the answers the cover site itself gives, byte for
-// byte (a Date header aside), with its certificate chain; and the node list shows the port and
-// the name the relay registered.
+// byte (a Date header aside), with its certificate chain; an authentic client's first flight
+// never reaches the cover site, the same flight replayed does; and the node list shows the port
+// and the name the relay registered.
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyPair } from '../../relay/keys.js';
 import { startCoverSite, type CoverSite } from './censor/cover-site.js';
+import { readPcapTcp, type TcpSegment } from './pcap.js';
 import { Testbed } from './testbed.js';
 
 const TLS_PORT = 8443;
 const PROBER = 'prober';
+const FERRY_TUN = path.join(import.meta.dirname, '..', '..', 'bin', 'ferry-tun');
+
+/** Each TCP connection's payload in one direction, in the order the connections began. */
+function streams(segments: readonly TcpSegment[], to: { dst: string; dport: number }): Buffer[] {
+  const bySource = new Map<number, Buffer[]>();
+  for (const s of segments) {
+    if (s.dst !== to.dst || s.dport !== to.dport) continue;
+    const list = bySource.get(s.sport) ?? [];
+    list.push(s.payload);
+    bySource.set(s.sport, list);
+  }
+  return [...bySource.values()].map((l) => Buffer.concat(l));
+}
 
 /** Sends bytes on a TCP connection and prints what came back and how the connection ended. */
 const PROBE = `
@@ -93,6 +111,79 @@ describe('the TLS port of a relay, to a prober', () => {
     expect(fromCover.text).toMatch(/^HTTP\/1\.1 400 /);
     expect(fromRelay).toEqual(fromCover);
   });
+
+  it('hands a replayed authentic first flight to the cover site, and never the authentic one', async () => {
+    const device = await bed.newDevice(await bed.newAccount());
+    const { nodes } = await bed.control(device.token).listNodes({ query: { region: 'asia-east' } });
+    const nodeKey = nodes[0]!.ferry_public_key!;
+    // Any client that knows the node's key sends an authentic hello: the TLS layer checks the
+    // node's key only (the Ferry handshake after it, with a key no device has, then fails).
+    const keyFile = path.join(bed.net.dir, 'tls-client.key');
+    writeFileSync(keyFile, generateKeyPair().privateKey, { mode: 0o600 });
+    const atClient = path.join(bed.net.dir, 'tls-client.pcap');
+    const atCover = path.join(bed.net.dir, 'tls-cover.pcap');
+    const stopClientCapture = await bed.net.capture(
+      PROBER,
+      'eth0',
+      `tcp dst port ${TLS_PORT}`,
+      atClient,
+    );
+    const stopCoverCapture = await bed.net.capture(
+      cover.host,
+      'eth0',
+      `tcp dst port ${cover.port}`,
+      atCover,
+    );
+    const client = bed.net.spawn(PROBER, 'ferry-tun tls client', [
+      process.execPath,
+      FERRY_TUN,
+      'client',
+      '--interface',
+      'fytls0',
+      '--address',
+      '10.77.0.2/24',
+      '--server',
+      `${relay}:${TLS_PORT}`,
+      '--server-public-key',
+      nodeKey,
+      '--private-key',
+      keyFile,
+      '--transport',
+      'tls',
+      '--tls-server-name',
+      'cover.example',
+    ]);
+    // Its first flight: one TLS handshake record, whole.
+    const flight = await bed.net
+      .waitFor('the client’s first flight', 15_000, () => {
+        // tcpdump writes each packet as it passes (-U): the file can be read while it captures.
+        let segments: TcpSegment[];
+        try {
+          segments = readPcapTcp(atClient);
+        } catch {
+          return undefined;
+        }
+        const [first] = streams(segments, { dst: relay, dport: TLS_PORT });
+        if (first && first.length >= 5 && first.length >= 5 + first.readUInt16BE(3))
+          return first.subarray(0, 5 + first.readUInt16BE(3));
+        return undefined;
+      })
+      .catch((e: unknown) => {
+        throw new Error(`${(e as Error).message}\n${client.output()}`);
+      });
+    await client.stop();
+    await stopClientCapture();
+    expect(flight[0]).toBe(0x16);
+
+    const replayed = probe(relay, TLS_PORT, flight);
+    // The cover site answered the replay as a TLS server does: a handshake record (or an alert).
+    expect([0x15, 0x16]).toContain(replayed.text.charCodeAt(0));
+    await stopCoverCapture();
+    const atSite = streams(readPcapTcp(atCover), { dst: cover.address, dport: cover.port });
+    // The relay's connections to the site: only the replay's, carrying the flight first.
+    expect(atSite.filter((s) => s.length > 0)).toHaveLength(1);
+    expect(atSite.find((s) => s.length > 0)!.subarray(0, flight.length)).toEqual(flight);
+  }, 60_000);
 
   it('shows the cover site’s certificate chain, byte for byte, and its HTTPS answers', () => {
     const chain = (address: string, port: number) => {

@@ -3,7 +3,12 @@
 // find their way back to Ferry clients by connection mark, since a device's address is routed
 // to WireGuard too.
 import { GATEWAY_IPV4, shardRoutes } from '../../contracts/index.js';
-import { nativeDataPlane, type PeerStats, type ServerTunnel } from '../../native/index.js';
+import {
+  nativeDataPlane,
+  type PeerStats,
+  type ServerTunnel,
+  type StrangerHandler,
+} from '../../native/index.js';
 import type { PolicyRule } from '../../platform/os/routes.js';
 import type { RelayHealth } from '../health.js';
 import type { RelayFirewall } from '../nat/firewall.js';
@@ -36,6 +41,8 @@ export class FerryServer {
     interfaceName: string;
     listenPort: number;
     tcpListenPort?: number | undefined;
+    /** The TLS transport's port, and who takes its strangers (TlsTransport.onStranger). */
+    tls?: { port: number; onStranger: StrangerHandler } | undefined;
     privateKey: string;
     firewall: RelayFirewall;
     health: RelayHealth;
@@ -54,6 +61,9 @@ export class FerryServer {
         ...(o.tcpListenPort === undefined
           ? {}
           : { tcpListenHost: '0.0.0.0', tcpListenPort: o.tcpListenPort }),
+        ...(o.tls === undefined
+          ? {}
+          : { tlsListenHost: '0.0.0.0', tlsListenPort: o.tls.port, onStranger: o.tls.onStranger }),
         peers: [],
       },
       (event) => {

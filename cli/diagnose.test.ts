@@ -23,6 +23,7 @@ describe('netcli diagnose', () => {
       "ok    Clock: within a second of the control plane's clock",
       'ok    Node over UDP: hk-1 (asia-east) at 198.51.100.7 answers authenticated UDP probes (12 ms)',
       "ok    Node over TCP: a TCP connect to hk-1 (asia-east)'s Ferry port works",
+      'ok    Censorship: UDP got through on this network before',
       'skip  DNS leak: connect first',
       'skip  IPv6 leak: connect first',
       'skip  MTU: connect first',
@@ -89,6 +90,7 @@ describe('netcli diagnose', () => {
       'clock',
       'node-udp',
       'node-tcp',
+      'censorship',
       'dns-leak',
       'ipv6-leak',
       'mtu',
@@ -96,7 +98,7 @@ describe('netcli diagnose', () => {
       'split',
     ]);
     expect(report).toMatchObject({ problems: 1, warnings: 0 });
-    expect(report.checks[8]).toEqual({
+    expect(report.checks[9]).toEqual({
       id: 'kill-switch',
       title: 'Kill switch',
       verdict: 'problem',
@@ -114,14 +116,14 @@ describe('netcli diagnose', () => {
       `FAIL  Engine: no engine answers on ${cli.socketPath}`,
       `      fix: start it: sudo netcli daemon --socket ${cli.socketPath}`,
     ]);
-    expect(lines.slice(2, 11).every((l) => l.startsWith('skip  '))).toBe(true);
+    expect(lines.slice(2, 12).every((l) => l.startsWith('skip  '))).toBe(true);
     expect(lines.at(-2)).toBe('1 problem, 0 warnings');
 
     const j = await netcli('diagnose', '--json');
     expect(j.code).toBe(1);
     const report = DiagnosticsReport.parse(JSON.parse(j.stdout));
     expect(report.checks[0]).toMatchObject({ id: 'engine', verdict: 'problem' });
-    expect(report.checks.slice(1).map((c) => c.verdict)).toEqual(Array(9).fill('skipped'));
+    expect(report.checks.slice(1).map((c) => c.verdict)).toEqual(Array(10).fill('skipped'));
 
     const file = path.join(cli.dir, 'down.json');
     const e = await netcli('diagnose', '--export', file);
@@ -169,7 +171,7 @@ describe('netcli diagnose', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const text = await readFile(file, 'utf8');
     const exported = DiagnosticsReport.parse(JSON.parse(text));
-    expect(exported.checks).toHaveLength(10);
+    expect(exported.checks).toHaveLength(11);
     expect(exported.problems).toBe(2);
     for (const leak of [
       '192.0.2.53',
@@ -183,7 +185,7 @@ describe('netcli diagnose', () => {
       expect(text).not.toContain(leak);
     expect(text).not.toMatch(/\b\d{1,3}(\.\d{1,3}){3}\b/);
     expect(text).not.toMatch(/[A-Za-z0-9+/]{43}=/);
-    expect(exported.checks[5]!.summary).toBe(
+    expect(exported.checks.find((c) => c.id === 'dns-leak')!.summary).toBe(
       'DNS queries leave outside the tunnel (they reach <address>)',
     );
     expect(exported.checks[1]!.summary).toBe('<address>:8080 answers in 4 ms (version 0.1.0)');

@@ -314,6 +314,7 @@ export class Engine implements EngineApi {
       resolveHost: (host) => ctx.hosts.resolve(host),
       split: split instanceof GeoSplitTunnel ? () => split.describe() : null,
       probes: this.deps.diagnoseProbes,
+      rememberedTransport: async () => (await ctx.networks.here()).remembered,
     });
     return runDiagnostics(deps, { signal });
   }

@@ -134,9 +134,9 @@ export class ProtectionBed {
   }
 
   /**
-   * Who a protected laptop may exchange packets with on eth0: the relays' tunnel endpoints (of
-   * `relays`, default every relay: a failover moves from one to the other), their latency
-   * probe responders, the control plane, the domestic server, and link-scope chatter.
+   * Who a protected laptop may exchange packets with on eth0: the relays' tunnel endpoints and
+   * latency probe responders (of `relays`, default every relay: a failover moves from one to
+   * the other), the control plane, the domestic server, and link-scope chatter.
    */
   allowed(result: LeakWatchResult, relays: readonly RelayHandle[] = this.relays): AllowedPeers {
     return {
@@ -146,8 +146,9 @@ export class ProtectionBed {
           { address: r.address, port: FERRY_PORT, protocol: 'udp' as const },
           { address: r.address, port: FERRY_PORT, protocol: 'tcp' as const },
         ]),
-        // The engine's own latency probes (authenticated), to every node.
-        ...this.relays.map((r) => ({
+        // The engine's own latency probes (authenticated), to the relays given only: while
+        // connected no probe leaves for another node (it would give the tunnel away).
+        ...relays.map((r) => ({
           address: r.address,
           port: PROBE_PORT,
           protocol: 'udp' as const,

@@ -1,7 +1,8 @@
 // The client's own latency to the nodes: authenticated probe rounds (netcli latency-check, and a
-// short round after a connect when the last is old, of the nodes its answer named), smoothed
-// per node for smart routing and the regions' readout, kept in memory only. The kill switch
-// lets the probes out by the policy of the state they run in (the caller's business).
+// short round while a connect is under way, when the last is old, of the nodes of its region
+// that its answer named), smoothed per node for smart routing and the regions' readout, kept in
+// memory only. The kill switch lets the probes out by the policy of the state they run in (the
+// caller's business).
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 
@@ -74,9 +75,12 @@ export class NodeLatencies {
     return performance.now() - this.#at >= FRESH_MS;
   }
 
-  /** The nodes a round after this connect would measure: none while the last round is fresh. */
-  due(): ProbeTarget[] {
-    return this.stale() ? this.#known : [];
+  /**
+   * The nodes of `region` a round during this connect would measure (the ones a failover there
+   * would choose from): none while the last round is fresh.
+   */
+  due(region: string): ProbeTarget[] {
+    return this.stale() ? this.#known.filter((t) => t.region === region) : [];
   }
 
   /** Probes `nodes` `count` times each and takes the results in (sorted, unanswered last). */

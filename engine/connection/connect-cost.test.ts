@@ -9,6 +9,7 @@ import { injectFetch } from '../../server/testing/inject-fetch.js';
 import { startControlPlane } from '../../server/testing/control-plane-harness.js';
 import type { EngineEvent } from '../engine-api.js';
 import { FerryError } from '../errors.js';
+import { NodeLatencies } from '../catalog/node-latencies.js';
 import { EngineFixture } from '../testing/engine-fixture.js';
 
 /** Every control-plane call the engine made, as "METHOD /path", and the connects' bodies. */
@@ -117,5 +118,45 @@ describe('one connect, on the normal path, with the kill switch on', () => {
     expect(again.answer).toMatchObject({ protocol: 'ferry', transport: 'tcp' });
     expect(connectBodies).toMatchObject([{ protocol: 'ferry' }]);
     expect(again.calls).toEqual(['POST /api/v1/connect', 'PUT /api/v1/status/latency']);
+  });
+});
+
+describe('latency probes, which could give the tunnel away', () => {
+  it('measure the region’s nodes only while a connect on a network known to pass UDP starts with UDP, never once connected', async () => {
+    // Two more nodes with probe responders: one of the region connected to, one of another.
+    await fx.controlPlane.addHealthyNode('asia-east', 0.9, 51884);
+    await fx.controlPlane.addHealthyNode('global', 0.9, 51884);
+    await fx.signIn();
+    const refresh = vi.spyOn(NodeLatencies.prototype, 'refresh');
+    try {
+      // A network never seen: nothing is probed (UDP is not known to pass here).
+      await fx.engine.connect({ protocol: 'ferry', region: 'asia-east' });
+      expect(refresh.mock.calls.flatMap(([targets]) => targets)).toEqual([]);
+      expect(fx.engine.guard.facts.probes).toEqual([]);
+      await fx.engine.disconnect();
+      // UDP got through on it: the next connect measures the region's nodes as the tunnel
+      // comes up, let out by the connecting state's policy only.
+      refresh.mockClear();
+      const stages: string[] = [];
+      refresh.mockImplementation(async function (this: NodeLatencies, targets) {
+        stages.push(`${fx.engine.guard.facts.stage}:${fx.engine.guard.facts.probes.length}`);
+        expect(targets.every((t) => t.region === 'asia-east')).toBe(true);
+      });
+      await fx.engine.connect({ protocol: 'ferry', region: 'asia-east' });
+      const measured = refresh.mock.calls.flatMap(([targets]) => targets);
+      expect(measured.length).toBeGreaterThan(0);
+      expect(stages).toEqual([`connecting:${measured.length}`]);
+      // Connected: no probe is let out, none is sent.
+      expect(fx.engine.status().status).toBe('connected');
+      expect(fx.engine.guard.facts.probes).toEqual([]);
+      await fx.engine.disconnect();
+      // Where the tunnel starts with TCP (obfuscation on), no UDP probe goes out either.
+      refresh.mockClear();
+      await fx.engine.setConfigKey('obfuscation', 'on');
+      await fx.engine.connect({ protocol: 'ferry', region: 'asia-east' });
+      expect(refresh.mock.calls.flatMap(([targets]) => targets)).toEqual([]);
+    } finally {
+      refresh.mockRestore();
+    }
   });
 });

@@ -1,9 +1,8 @@
 // The connected state: its whole policy in one nftables transaction (blocking but the tunnel,
-// its node, its resolvers, the probes of a latency round that is due), the system resolver
+// its node and its resolvers: no probe leaves to another node while connected), the system resolver
 // pointed at the tunnel, and one check-in with the control plane through the tunnel (the first
 // latency report, whose answer carries the exit address): the second and last call of a connect.
 import type { LocalConnectResponse, Notice } from '../../contracts/index.js';
-import { probeEndpoints } from '../catalog/node-latencies.js';
 import type { EngineContext } from '../engine-context.js';
 import { throwIfAborted } from '../operation-queue.js';
 import { dnsServers } from '../protection/connection-guard.js';
@@ -24,12 +23,10 @@ export async function enterConnected(
   const { config, control, target, signal, opts } = c;
   const { up, split } = est;
   const dns = dnsServers(config, up.answer);
-  const due = ctx.latencies.due();
   await ctx.guard.apply(
     statePolicy('connected', config, {
       controlPlane: est.controlPlane,
       nodes: est.nodes,
-      probes: probeEndpoints(due),
       dns,
       split,
       pinned: est.pinned,
@@ -81,8 +78,6 @@ export async function enterConnected(
     },
     latencyMs: up.tunnel.latencyMs(),
   });
-  // Fresh latencies for the next connect's smart routing, around the tunnel, in the background.
-  void ctx.latencies.refresh(due);
   for (const notice of notices) ctx.emit({ type: 'notice', notice });
   return {
     exit_ip: { before: est.switching ? mem.exitBefore : est.before, after },

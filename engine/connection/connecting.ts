@@ -11,6 +11,7 @@ import { isThisMachine } from '../local-node.js';
 import { throwIfAborted } from '../operation-queue.js';
 import type { GuardFacts } from '../protection/connection-guard.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
+import { probeEndpoints } from '../catalog/node-latencies.js';
 import type { SplitSets } from '../split/split-tunnel.js';
 import { connectProtocol } from '../transports/plan.js';
 import { attemptEndpoints, bringUp, nodeAddress, planFor, type TunnelUp } from './bring-up.js';
@@ -119,9 +120,20 @@ export async function connecting(
   // Stream mode's pins stay through a reconnect; another mode has none.
   const pinned = target.platform ? ctx.guard.facts.pinned : [];
   let nodes = attemptEndpoints(answer, endpoint, plan.attempts);
+  // Fresh latencies of the region's nodes for smart routing and failover, measured while the
+  // tunnel comes up: only on a network where UDP got through before and the tunnel starts with
+  // UDP (the probes are UDP: where the tunnel hides in TCP or TLS they would give it away), and
+  // never once connected.
+  const round =
+    here.remembered === 'udp' && plan.attempts[0]?.transport === 'udp'
+      ? ctx.latencies.due(answer.region)
+      : [];
+  const probes = probeEndpoints(round);
   const allowNodes = (allowed: Endpoint[]) => {
     nodes = allowed;
-    return ctx.guard.apply(statePolicy(stage, config, { controlPlane, nodes, split, pinned }));
+    return ctx.guard.apply(
+      statePolicy(stage, config, { controlPlane, nodes, probes, split, pinned }),
+    );
   };
   // The old tunnel goes before the new one comes: one default route at a time (reconnecting,
   // under the connected state's policy, which blocks with the kill switch).
@@ -133,13 +145,16 @@ export async function connecting(
   // try; the state is said once its policy holds.
   await allowNodes(nodes);
   enterConnecting(mem, target, opts.reason);
-  const up = await bringUp(
-    ctx,
-    mem,
-    { ...c, first: answer, recovering: opts.recovering ?? false, allowNodes },
-    plan,
-    endpoint,
-  );
+  const [up] = await Promise.all([
+    bringUp(
+      ctx,
+      mem,
+      { ...c, first: answer, recovering: opts.recovering ?? false, allowNodes },
+      plan,
+      endpoint,
+    ),
+    ctx.latencies.refresh(round, signal),
+  ]);
   // What got through is where the next connect on this network starts (never fatal).
   await ctx.networks.remember(here.network, up.transport).catch(() => undefined);
   ctx.deps.resetConnections?.();

@@ -45,6 +45,8 @@ export interface DiagnoseSources {
   split: (() => { dataset: string; homeRanges: number | null }) | null;
   /** The host's probes (default: the real ones). */
   probes?: Partial<HostProbes> | undefined;
+  /** What got through on the network the host is on now (the transport autopilot's memory). */
+  rememberedTransport: () => Promise<Transport | null>;
 }
 
 const CONTROL_TIMEOUT_MS = 4_000;
@@ -126,6 +128,11 @@ export async function diagnoseDeps(s: DiagnoseSources): Promise<DiagnoseDeps> {
   return {
     engine: { state: s.status.status, nodeId: s.status.node?.id ?? null },
     control: { service: s.config.service, fetch: s.fetch, timeoutMs: CONTROL_TIMEOUT_MS },
+    censorship: {
+      status: s.status,
+      obfuscation: s.config.obfuscation,
+      remembered: s.rememberedTransport,
+    },
     node: {
       tunnel: c
         ? {

@@ -33,6 +33,15 @@ function deps(over: Partial<DiagnoseDeps> = {}): DiagnoseDeps & { asked: string[
       probeUdp: async () => 10,
       connectTcp: async () => 'connected',
     },
+    censorship: {
+      status: {
+        status: 'connected',
+        transport: 'udp',
+        transport_reason: { code: 'first-choice', blocked: [], message: 'using UDP' },
+      },
+      obfuscation: 'auto',
+      remembered: async () => 'udp',
+    },
     dns: {
       connected: true,
       expected: ['198.19.5.20'],
@@ -78,6 +87,7 @@ describe('runDiagnostics', () => {
       'ok',
       'ok',
       'skipped',
+      'ok',
       'ok',
       'ok',
       'ok',

@@ -9,6 +9,7 @@ import {
   type EngineState,
 } from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
+import { checkCensorship, type CensorshipDeps } from './censorship.js';
 import { checkControlPlane, type ControlPlaneDeps } from './control-plane.js';
 import { checkDnsLeak, type DnsLeakDeps } from './dns-leak.js';
 import { checkIpv6Leak, type Ipv6LeakDeps } from './ipv6-leak.js';
@@ -22,6 +23,7 @@ export interface DiagnoseDeps {
   engine: { state: EngineState; nodeId: string | null };
   control: ControlPlaneDeps;
   node: NodeReachDeps;
+  censorship: CensorshipDeps;
   /** The zone comes from the control plane. */
   dns: Omit<DnsLeakDeps, 'zone'>;
   /** The probe comes from the control plane. */
@@ -108,6 +110,7 @@ export async function runDiagnostics(
         return [c.controlPlane, c.clock];
       }),
       bounded(['node-udp', 'node-tcp'], () => checkNodeReach(deps.node, signal)),
+      bounded(['censorship'], async () => [await checkCensorship(deps.censorship)]),
       bounded(['dns-leak'], async () => {
         const zone = (await control).published?.dns_leak_zone ?? null;
         return [await checkDnsLeak({ ...deps.dns, zone }, signal)];

@@ -71,7 +71,12 @@ export interface Harness {
   ): Promise<{ token: string; device: any; reply: Reply }>;
   addNode(region: string, extra?: Record<string, unknown>): Promise<{ id: string; token: string }>;
   /** Adds a node, registers its keys and sends a first heartbeat: a healthy node. */
-  addHealthyNode(region: string, load?: number): Promise<{ id: string; token: string }>;
+  /** `probePort`: the node registers a latency probe responder there. */
+  addHealthyNode(
+    region: string,
+    load?: number,
+    probePort?: number,
+  ): Promise<{ id: string; token: string }>;
   heartbeat(nodeToken: string, body?: Record<string, unknown>): Promise<Reply>;
   setPlan(accountNumber: string, plan: string): Promise<Reply>;
   close(): Promise<void>;
@@ -204,10 +209,14 @@ export async function startControlPlane(
       });
       return { id: node.id, token: node.token };
     },
-    async addHealthyNode(region, load = 0.1) {
+    async addHealthyNode(region, load = 0.1, probePort) {
       const node = await h.addNode(region);
       await client(node.token).nodeRegister({
-        body: { wireguard_public_key: newPublicKey(), ferry_public_key: newPublicKey() },
+        body: {
+          wireguard_public_key: newPublicKey(),
+          ferry_public_key: newPublicKey(),
+          ...(probePort === undefined ? {} : { probe_port: probePort }),
+        },
       });
       expectStatus(await h.heartbeat(node.token, { load }), 200, 'heartbeat');
       return node;

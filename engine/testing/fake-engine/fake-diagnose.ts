@@ -47,6 +47,9 @@ export function fakeDiagnosis(
           `a TCP connect to ${node} (asia-east)'s Ferry port works`,
         ),
     up
+      ? diagnosticCheck('censorship', 'ok', 'no sign of interference: UDP gets through')
+      : diagnosticCheck('censorship', 'ok', 'UDP got through on this network before'),
+    up
       ? diagnosticCheck('dns-leak', 'ok', 'DNS queries reach the zone only through the node')
       : diagnosticCheck('dns-leak', 'skipped', 'connect first'),
     up

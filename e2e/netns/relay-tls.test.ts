@@ -55,14 +55,7 @@ describe('the TLS port of a relay, to a prober', () => {
     cover = await startCoverSite(bed.net, { serverName: 'cover.example' });
     const r = await bed.addRelay('tokyo', 'asia-east', {
       ferry: true,
-      extraArgs: [
-        '--tls-port',
-        String(TLS_PORT),
-        '--cover-site',
-        `${cover.address}:${cover.port}`,
-        '--tls-server-name',
-        'cover.example',
-      ],
+      tls: { port: TLS_PORT, cover },
     });
     relay = r.address;
     bed.net.addAccessHost(PROBER);

@@ -40,6 +40,12 @@ const FERRY_PORT = 51900;
 /** Answers every request with the address it came from: the "what is my IP" of the test internet. */
 const ECHO_SERVER = `require('node:http').createServer((q, s) => s.end(q.socket.remoteAddress.replace(/^::ffff:/, ''))).listen(${ECHO_PORT}, '0.0.0.0')`;
 
+/** A relay's TLS transport: its port, and the cover site strangers get (e.g. censor/cover-site.ts's). */
+export interface RelayTls {
+  port: number;
+  cover: { address: string; port: number; serverName: string };
+}
+
 export interface RelayHandle {
   host: string;
   region: string;
@@ -54,6 +60,8 @@ export interface RelayHandle {
   dnsUpstream?: string | undefined;
   /** More options of ferry-relay (e.g. --platforms-file), at each start. */
   extraArgs?: readonly string[] | undefined;
+  /** Its TLS transport's port and cover site (`--tls-port`, `--cover-site`), when asked. */
+  tls?: RelayTls | undefined;
   /** The networks its devices may reach on purpose (`--allow-network`, see addRelay). */
   allowNetworks: readonly string[];
   process: ManagedProcess;
@@ -324,6 +332,8 @@ export class Testbed {
       probePort?: number;
       dnsUpstream?: string;
       extraArgs?: readonly string[];
+      /** A TLS transport port with its cover site (needs ferry). */
+      tls?: RelayTls;
       /**
        * Private networks the relay's devices may reach (`--allow-network`). By default the
        * test network's VPC (vpcSubnet), as its cloud's operator would allow it; [] for none.
@@ -352,6 +362,7 @@ export class Testbed {
       probePort: opts.probePort,
       dnsUpstream: opts.dnsUpstream,
       extraArgs: opts.extraArgs,
+      tls: opts.tls,
       allowNetworks: opts.allowNetworks ?? [this.net.vpcSubnet],
       process: undefined as unknown as ManagedProcess,
     };
@@ -386,6 +397,16 @@ export class Testbed {
         ...(r.ferry ? ['--ferry-port', String(FERRY_PORT)] : []),
         ...(r.probePort === undefined ? [] : ['--probe-port', String(r.probePort)]),
         ...(r.dnsUpstream === undefined ? [] : ['--dns-upstream', r.dnsUpstream]),
+        ...(r.tls === undefined
+          ? []
+          : [
+              '--tls-port',
+              String(r.tls.port),
+              '--cover-site',
+              `${r.tls.cover.address}:${r.tls.cover.port}`,
+              '--tls-server-name',
+              r.tls.cover.serverName,
+            ]),
         ...r.allowNetworks.flatMap((cidr) => ['--allow-network', cidr]),
         ...(this.options.relayTunnelLatencySeconds === undefined
           ? []

@@ -21,35 +21,9 @@
 #include "../src/core/replay-window.h"
 #include "../src/core/secret.h"
 #include "../src/core/tcp-framing.h"
+#include "unit-check.h"
 
 using namespace ferry;
-
-static int g_failures = 0;
-static int g_checks = 0;
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    ++g_checks;                                                            \
-    if (!(cond)) {                                                         \
-      ++g_failures;                                                        \
-      std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                      \
-  } while (0)
-
-static std::string hex(const uint8_t* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
-}
-
-static Key32 seq_key(uint8_t start) {
-  Key32 k;
-  for (int i = 0; i < 32; ++i) k[i] = uint8_t(start + i);
-  return k;
-}
 
 // A fixed inner packet: an IPv4 ICMP echo request 10.77.0.2 -> 10.77.0.1 (28 bytes).
 static const uint8_t kInnerPacket[28] = {0x45, 0x00, 0x00, 0x1c, 0x00, 0x01, 0x00, 0x00, 0x40, 0x01,
@@ -141,19 +115,6 @@ static VectorOut run_vector(Cipher cipher) {
   return v;
 }
 
-// Reads "name.key = hex" lines from the protocol document's test-vector section.
-static std::map<std::string, std::string> parse_doc(const char* path) {
-  std::map<std::string, std::string> out;
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line)) {
-    auto eq = line.find(" = ");
-    if (line.rfind("vector.", 0) != 0 || eq == std::string::npos) continue;
-    out[line.substr(7, eq - 7)] = line.substr(eq + 3);
-  }
-  return out;
-}
-
 // TCP: the length masks of the first two records in each direction for a fixed preamble.
 static std::map<std::string, std::string> run_tcp_vector() {
   std::map<std::string, std::string> kv;
@@ -162,14 +123,7 @@ static std::map<std::string, std::string> run_tcp_vector() {
   const std::string pre = "nFerry" + std::string(18, 'x') + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm";
   kv["preamble"] = pre;
   kv["preamble_valid"] = preamble_valid(reinterpret_cast<const uint8_t*>(pre.data()), pre.size()) ? "yes" : "no";
-  RecordMasks masks(server_pub, reinterpret_cast<const uint8_t*>(pre.data()), pre.size());
-  uint8_t c2s[4] = {0}, s2c[4] = {0};
-  masks.c2s(c2s);
-  masks.c2s(c2s + 2);
-  masks.s2c(s2c);
-  masks.s2c(s2c + 2);
-  kv["c2s_masks"] = hex(c2s, 4);
-  kv["s2c_masks"] = hex(s2c, 4);
+  put_mask_vectors(kv, server_pub, reinterpret_cast<const uint8_t*>(pre.data()), pre.size());
   return kv;
 }
 
@@ -578,16 +532,8 @@ static void test_marked_socket() {
   CHECK(refused);
 }
 
-int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], "--print-vectors") == 0) {
-    print_vectors();
-    return 0;
-  }
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: core-test <docs/protocol.md> | --print-vectors\n");
-    return 2;
-  }
-  test_vectors(argv[1]);
+static void run_all(const char* doc) {
+  test_vectors(doc);
   test_tamper();
   test_wrong_keys();
   test_random_probes();
@@ -597,6 +543,6 @@ int main(int argc, char** argv) {
   test_segmentation();
   test_secret_memory();
   test_marked_socket();
-  std::printf("%d checks, %d failures\n", g_checks, g_failures);
-  return g_failures == 0 ? 0 : 1;
 }
+
+int main(int argc, char** argv) { return unit_main(argc, argv, "core-test", print_vectors, run_all); }

@@ -23,6 +23,26 @@ namespace kit {
 int g_failures = 0;
 int g_checks = 0;
 
+int run_tests(const char* program, const TestCase* tests, size_t count, int argc, char** argv) {
+  int failed_tests = 0, ran = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const TestCase& t = tests[k];
+    bool selected = argc < 2;
+    for (int i = 1; i < argc; ++i) selected = selected || std::strstr(t.name, argv[i]) != nullptr;
+    if (!selected) continue;
+    const int before = g_failures;
+    const int64_t start = now_ms();
+    std::fprintf(stderr, "%s: %s ...\n", program, t.name);
+    t.fn();
+    ++ran;
+    const bool ok = g_failures == before;
+    failed_tests += ok ? 0 : 1;
+    std::fprintf(stderr, "%s: %s %s (%.1f s)\n", program, t.name, ok ? "ok" : "FAILED", (now_ms() - start) / 1000.0);
+  }
+  std::printf("%s: %d tests, %d failed, %d checks\n", program, ran, failed_tests, g_checks);
+  return failed_tests == 0 && ran > 0 ? 0 : 1;
+}
+
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();

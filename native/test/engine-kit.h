@@ -47,6 +47,14 @@ extern int g_checks;
 int64_t now_ms();
 void sleep_ms(int ms);
 
+// Runs the tests whose names contain one of the arguments (all without arguments), each timed on stderr;
+// returns the process exit code.
+struct TestCase {
+  const char* name;
+  void (*fn)();
+};
+int run_tests(const char* program, const TestCase* tests, size_t count, int argc, char** argv);
+
 // ---- addresses and packets ----
 uint32_t ip4(const char* dotted);  // host byte order
 // An IPv4/UDP packet with valid header checksum; the payload starts with `tag` (8 bytes, big-endian).

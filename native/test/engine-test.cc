@@ -501,11 +501,7 @@ void test_accept_at_fd_limit() {
   ::close(probe);
 }
 
-struct Test {
-  const char* name;
-  void (*fn)();
-};
-const Test kTests[] = {
+const TestCase kTests[] = {
     {"handshake-and-data", test_handshake_and_data},
     {"rekey-without-loss", test_rekey_without_loss},
     {"peer-updates-during-sweep", test_peer_updates_during_sweep},
@@ -525,20 +521,5 @@ const Test kTests[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int failed_tests = 0, ran = 0;
-  for (const Test& t : kTests) {
-    bool selected = argc < 2;
-    for (int i = 1; i < argc; ++i) selected = selected || std::strstr(t.name, argv[i]) != nullptr;
-    if (!selected) continue;
-    const int before = g_failures;
-    const int64_t start = now_ms();
-    std::fprintf(stderr, "engine-test: %s ...\n", t.name);
-    t.fn();
-    ++ran;
-    const bool ok = g_failures == before;
-    failed_tests += ok ? 0 : 1;
-    std::fprintf(stderr, "engine-test: %s %s (%.1f s)\n", t.name, ok ? "ok" : "FAILED", (now_ms() - start) / 1000.0);
-  }
-  std::printf("engine-test: %d tests, %d failed, %d checks\n", ran, failed_tests, g_checks);
-  return failed_tests == 0 && ran > 0 ? 0 : 1;
+  return kit::run_tests("engine-test", kTests, sizeof kTests / sizeof kTests[0], argc, argv);
 }

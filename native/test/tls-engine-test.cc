@@ -220,11 +220,7 @@ void test_tls_strangers_closed_without_taker() {
   s.close();
 }
 
-struct Test {
-  const char* name;
-  void (*fn)();
-};
-const Test kTests[] = {
+const TestCase kTests[] = {
     {"tls-handshake-and-data", test_tls_handshake_and_data},
     {"tls-strangers-handed-over", test_tls_strangers_handed_over},
     {"tls-strangers-closed-without-taker", test_tls_strangers_closed_without_taker},
@@ -233,21 +229,5 @@ const Test kTests[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int failed_tests = 0, ran = 0;
-  for (const Test& t : kTests) {
-    bool selected = argc < 2;
-    for (int i = 1; i < argc; ++i) selected = selected || std::strstr(t.name, argv[i]) != nullptr;
-    if (!selected) continue;
-    const int before = g_failures;
-    const int64_t start = now_ms();
-    std::fprintf(stderr, "tls-engine-test: %s ...\n", t.name);
-    t.fn();
-    ++ran;
-    const bool ok = g_failures == before;
-    failed_tests += ok ? 0 : 1;
-    std::fprintf(stderr, "tls-engine-test: %s %s (%.1f s)\n", t.name, ok ? "ok" : "FAILED",
-                 (now_ms() - start) / 1000.0);
-  }
-  std::printf("tls-engine-test: %d tests, %d failed, %d checks\n", ran, failed_tests, g_checks);
-  return failed_tests == 0 && ran > 0 ? 0 : 1;
+  return kit::run_tests("tls-engine-test", kTests, sizeof kTests / sizeof kTests[0], argc, argv);
 }

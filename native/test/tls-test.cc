@@ -16,35 +16,9 @@
 #include "../src/core/tls-records.h"
 #include "../src/core/tls-template.h"
 #include "hello-templates.h"
+#include "unit-check.h"
 
 using namespace ferry;
-
-static int g_failures = 0;
-static int g_checks = 0;
-#define CHECK(cond)                                                        \
-  do {                                                                     \
-    ++g_checks;                                                            \
-    if (!(cond)) {                                                         \
-      ++g_failures;                                                        \
-      std::fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-    }                                                                      \
-  } while (0)
-
-static std::string hex(const uint8_t* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
-}
-
-static Key32 seq_key(uint8_t start) {
-  Key32 k;
-  for (int i = 0; i < 32; ++i) k[i] = uint8_t(start + i);
-  return k;
-}
 
 // A deterministic stand-in for the CSPRNG: the AES-256-CTR keystream of an all-zero key and counter.
 class FixedBytes final : public ByteSource {
@@ -133,28 +107,14 @@ static std::map<std::string, std::string> run_vectors() {
           : "no";
   // The length masks of the stream inside the records: keyed as Ferry TCP's, with the client random in place
   // of the preamble.
-  RecordMasks masks(x25519_public_from_private(seq_key(0x21)), hello.data() + 11, 32);
-  uint8_t c2s[4] = {0}, s2c[4] = {0};
-  masks.c2s(c2s);
-  masks.c2s(c2s + 2);
-  masks.s2c(s2c);
-  masks.s2c(s2c + 2);
-  kv["c2s_masks"] = hex(c2s, 4);
-  kv["s2c_masks"] = hex(s2c, 4);
+  put_mask_vectors(kv, x25519_public_from_private(seq_key(0x21)), hello.data() + 11, 32);
   return kv;
 }
 
 static void test_vectors(const char* doc) {
-  std::map<std::string, std::string> expected;
-  std::ifstream f(doc);
-  std::string line;
-  while (std::getline(f, line)) {
-    auto eq = line.find(" = ");
-    if (line.rfind("vector.tls.", 0) == 0 && eq != std::string::npos)
-      expected[line.substr(11, eq - 11)] = line.substr(eq + 3);
-  }
+  const std::map<std::string, std::string> expected = parse_doc(doc);
   for (auto& [k, val] : run_vectors()) {
-    auto it = expected.find(k);
+    auto it = expected.find("tls." + k);
     const bool match = it != expected.end() && it->second == val;
     if (!match) std::fprintf(stderr, "vector tls.%s differs\n", k.c_str());
     CHECK(match);
@@ -397,22 +357,18 @@ static void test_flights() {
   CHECK(fin.size() == 6 + 5 + 53 && fin[6] == 23 && fin[10] == 53);
 }
 
-int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], "--print-vectors") == 0) {
-    for (auto& [k, val] : run_vectors()) std::printf("vector.tls.%s = %s\n", k.c_str(), val.c_str());
-    return 0;
-  }
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: tls-test <docs/protocol.md> | --print-vectors\n");
-    return 2;
-  }
-  test_vectors(argv[1]);
+static void print_vectors() {
+  for (auto& [k, val] : run_vectors()) std::printf("vector.tls.%s = %s\n", k.c_str(), val.c_str());
+}
+
+static void run_all(const char* doc) {
+  test_vectors(doc);
   test_template_parser();
   test_round_trip_and_shape();
   test_tamper_time_replay();
   test_strangers();
   test_records();
   test_flights();
-  std::printf("%d checks, %d failures\n", g_checks, g_failures);
-  return g_failures == 0 ? 0 : 1;
 }
+
+int main(int argc, char** argv) { return unit_main(argc, argv, "tls-test", print_vectors, run_all); }

@@ -1,6 +1,6 @@
 // Tunnel benchmark: iperf3 throughput and ping RTT between two hosts joined by a direct veth, over
 // the raw veth, wireguard-go, shadowsocks-libev (aes-256-gcm) and Ferry (UDP with each cipher, and
-// TCP); then Ferry UDP again while a third party floods the node with initiations that pass every
+// TCP, TLS); then Ferry UDP again while a third party floods the node with initiations that pass every
 // cheap check.
 //
 // Run it through `bash scripts/bench/tunnel [seconds per iperf3 run, default 10]` (installs and
@@ -31,12 +31,15 @@ const FLOOD = path.join(REPO, 'native', 'build', 'ctest-release', 'ferry-flood')
 const WG_PORT = 51821;
 const SS_PORT = 8388;
 const SS_LOCAL_PORT = 15201;
+/** Ferry's TLS transport listens here (ferry-tun has no cover site: a stranger would be closed). */
+const FERRY_TLS_PORT = 9443;
 /** The flooder's sources: eight more addresses on the client's side of the link (a botnet behind one link). */
 const FLOOD_SOURCES = [10, 11, 12, 13, 14, 15, 16, 17];
 const VARIANTS = [
   'udp:aes-256-gcm',
   'udp:chacha20-poly1305',
   'tcp:aes-256-gcm',
+  'tls:aes-256-gcm',
   'flood:aes-256-gcm',
 ] as const;
 
@@ -197,13 +200,24 @@ async function main(): Promise<number> {
     let drops = '-';
     for (const variant of VARIANTS) {
       const [kind, cipher] = variant.split(':') as [string, string];
-      const transport = kind === 'tcp' ? 'tcp' : 'udp';
+      const transport = kind === 'tcp' || kind === 'tls' ? kind : 'udp';
       progress(`ferry ${kind} ${cipher}`);
-      const server = ferry.startServer(['--tcp-listen', `${S}:${FERRY_TCP_PORT}`]);
+      const server = ferry.startServer([
+        '--tcp-listen',
+        `${S}:${FERRY_TCP_PORT}`,
+        '--tls-listen',
+        `${S}:${FERRY_TLS_PORT}`,
+      ]);
       await sleep(500);
-      const port = transport === 'tcp' ? FERRY_TCP_PORT : FERRY_PORT;
+      const port = { tcp: FERRY_TCP_PORT, tls: FERRY_TLS_PORT, udp: FERRY_PORT }[transport];
       const client = ferry.startClient(
-        ['--transport', transport, '--cipher', cipher],
+        [
+          '--transport',
+          transport,
+          '--cipher',
+          cipher,
+          ...(transport === 'tls' ? ['--tls-server-name', 'www.example.com'] : []),
+        ],
         `${S}:${port}`,
       );
       await reachable(SERVER_TUNNEL);

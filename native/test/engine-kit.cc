@@ -236,6 +236,7 @@ Server start_server(const ServerOptions& o) {
   }
   c.tcp_auth_timeout_ms = o.tcp_auth_timeout_ms;
   c.tcp_max_authenticated = o.tcp_max_authenticated;
+  c.tcp_pending_per_source = o.tcp_pending_per_source;
   c.offload = false;
   for (auto& p : o.peers) c.peers.push_back(p.config());
   auto pipe = std::make_unique<ferry::PacketPipe>("pipe-server");

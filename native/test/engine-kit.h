@@ -117,6 +117,7 @@ struct ServerOptions {
   std::function<void(int, std::vector<uint8_t>)> on_stranger = nullptr;
   int tcp_auth_timeout_ms = 10000;
   int tcp_max_authenticated = 16384;
+  int tcp_pending_per_source = 64;
 };
 struct Server : Node {
   uint16_t udp_port = 0, tcp_port = 0, tls_port = 0;

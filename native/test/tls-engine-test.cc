@@ -1,7 +1,8 @@
 // The TLS transport end to end in one process: a real client and server engine over loopback carry packets
 // inside TLS records; strangers (random bytes, an HTTP request, a real OpenSSL ClientHello, a replayed authentic
 // first flight, silence, a hello cut short) get no byte from the engine and are handed over with exactly what
-// they sent, on a connection that still works; without a taker they are closed.
+// they sent, on a connection that still works, as is a connection over the limits; without a taker they are
+// closed.
 // Usage: tls-engine-test [name substrings...]
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -195,6 +196,34 @@ void test_tls_strangers_handed_over() {
   s.close();
 }
 
+// Past the limit of unauthenticated connections per source, a new connection on the TLS port is handed over
+// at once and unread (the cover site answers it, as it answers every stranger), not closed by the node.
+void test_tls_over_limit_handed_over() {
+  Peer a = make_peer("a", "10.99.0.2");
+  Strangers st;
+  ServerOptions so;
+  so.peers = {a};
+  so.tls = true;
+  so.tcp_auth_timeout_ms = 5000;
+  so.tcp_pending_per_source = 2;
+  so.on_stranger = st.taker();
+  Server s = start_server(so);
+  const int held[2] = {tcp_connect(s.tls_port), tcp_connect(s.tls_port)};
+  sleep_ms(100);
+  const int64_t start = now_ms();
+  const int fd = tcp_connect(s.tls_port);
+  send_all(fd, {22, 3, 1});
+  int handed = -1;
+  Bytes head;
+  CHECK(st.wait(0, 2000, handed, head));
+  CHECK_MSG(now_ms() - start < 1500, "handed over after %lld ms", static_cast<long long>(now_ms() - start));
+  CHECK(head.empty());
+  CHECK(read_for(handed, 500, 3) == Bytes({22, 3, 1}));
+  for (int h : held) ::close(h);
+  ::close(fd);
+  s.close();
+}
+
 void test_tls_strangers_closed_without_taker() {
   Peer a = make_peer("a", "10.99.0.2");
   ServerOptions so;
@@ -223,6 +252,7 @@ void test_tls_strangers_closed_without_taker() {
 const TestCase kTests[] = {
     {"tls-handshake-and-data", test_tls_handshake_and_data},
     {"tls-strangers-handed-over", test_tls_strangers_handed_over},
+    {"tls-over-limit-handed-over", test_tls_over_limit_handed_over},
     {"tls-strangers-closed-without-taker", test_tls_strangers_closed_without_taker},
 };
 

@@ -1,10 +1,10 @@
 // The browser ClientHello template the TLS transport copies (native/hello/*.json): its schema, its loader,
 // and its compilation into the line form the native addon reads (docs/protocol.md, "TLS transport").
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
 import { z } from 'zod';
+
+import shippedChrome from './hello/chrome.json' with { type: 'json' };
 
 /** Where a GREASE value (RFC 8701) is drawn per connection; one value per slot and hello, as Chrome does. */
 export const GREASE_SLOTS = ['cipher', 'group', 'ext1', 'ext2', 'version', 'sigalg'] as const;
@@ -72,35 +72,30 @@ export const helloTemplateSchema = z
 
 export type HelloTemplate = z.infer<typeof helloTemplateSchema>;
 
-/** Reads and validates a template file; throws with the file's name and the first problem. */
-export function loadHelloTemplate(path: string = chromeTemplatePath()): HelloTemplate {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new Error(`cannot read the ClientHello template ${path}: ${(err as Error).message}`, {
-      cause: err,
-    });
+/**
+ * The template shipped with Ferry, the current Chrome's (native/hello/chrome.json, bundled with the code so
+ * that every build and the packaged app carry it), or the file at `path`; validated either way. Throws with
+ * the first problem.
+ */
+export function loadHelloTemplate(path?: string): HelloTemplate {
+  let raw: unknown = shippedChrome;
+  if (path !== undefined) {
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new Error(`cannot read the ClientHello template ${path}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
   }
   const parsed = helloTemplateSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(
-      `the ClientHello template ${path} is invalid: ${issue?.path.join('.')} ${issue?.message}`,
+      `the ClientHello template ${path ?? 'hello/chrome.json'} is invalid: ${issue?.path.join('.')} ${issue?.message}`,
     );
   }
   return parsed.data;
-}
-
-/**
- * The template shipped with Ferry: the current Chrome's. Built code runs from dist/native, where the data
- * file is not copied, so the source tree's native/hello is the second place looked at.
- */
-export function chromeTemplatePath(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const beside = join(here, 'hello', 'chrome.json');
-  const source = join(here, '..', '..', 'native', 'hello', 'chrome.json');
-  return existsSync(beside) || !existsSync(source) ? beside : source;
 }
 
 /**

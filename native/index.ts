@@ -24,6 +24,7 @@ import {
 } from './tunnel-types.js';
 
 export * from './tunnel-types.js';
+export { loadHelloTemplate, type HelloTemplate } from './hello-template.js';
 
 interface NativeHandle {
   close(): void;

@@ -23,7 +23,9 @@ let ferry: FerryPair;
 let serverUnderlay: string;
 useFerryPair(['ip', 'ping', 'iperf3', 'tcpdump'], (t) => ({ net, ferry, serverUnderlay } = t));
 
-async function startPair(): Promise<{ server: FerryProcess; client: FerryProcess }> {
+async function startPair(
+  clientArgs: string[] = [],
+): Promise<{ server: FerryProcess; client: FerryProcess }> {
   const server = ferry.startServer([
     '--tls-listen',
     `${serverUnderlay}:${TLS_PORT}`,
@@ -32,7 +34,7 @@ async function startPair(): Promise<{ server: FerryProcess; client: FerryProcess
   ]);
   await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
   const client = ferry.startClient(
-    ['--transport', 'tls', '--tls-server-name', 'cover.example'],
+    ['--transport', 'tls', '--tls-server-name', 'cover.example', ...clientArgs],
     `${serverUnderlay}:${TLS_PORT}`,
   );
   await client.waitFor(
@@ -64,16 +66,11 @@ function records(stream: Buffer): TlsRecord[] {
 
 describe.each(['aes-256-gcm', 'chacha20-poly1305'])('Ferry over TLS with %s', (cipher) => {
   it('carries ping and iperf3', async () => {
-    const server = ferry.startServer(['--tls-listen', `${serverUnderlay}:${TLS_PORT}`]);
-    await server.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
-    const client = ferry.startClient(
-      ['--transport', 'tls', '--tls-server-name', 'cover.example', '--cipher', cipher],
-      `${serverUnderlay}:${TLS_PORT}`,
-    );
-    await client.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'client up');
+    const { server } = await startPair(['--cipher', cipher]);
     expect(pingServerTunnel(net, ['-c', '3', '-i', '0.2', '-W', '2'])).toBe(0);
-    const peer = await server.waitFor((e) => e.type === 'peer', 5000, 'peer event');
-    expect(peer.cipher).toBe(cipher);
+    expect((await server.waitFor((e) => e.type === 'peer', 5000, 'peer event')).cipher).toBe(
+      cipher,
+    );
     const { code, report } = await runIperf(net, { server: SERVER, client: CLIENT }, ['-t', '2']);
     expect(code, report.error).toBe(0);
     expect(receivedBitsPerSecond(report)).toBeGreaterThan(10e6);

@@ -156,15 +156,20 @@ void probe(Server& s, Strangers& st, size_t index, const Bytes& sent, bool close
   ::close(fd);
 }
 
-void test_tls_strangers_handed_over() {
-  Peer a = make_peer("a", "10.99.0.2");
-  Strangers st;
+// A server with a TLS listener whose strangers go to st.
+Server tls_server(Strangers& st, int auth_timeout_ms, int pending_per_source = 64) {
   ServerOptions so;
-  so.peers = {a};
+  so.peers = {make_peer("a", "10.99.0.2")};
   so.tls = true;
-  so.tcp_auth_timeout_ms = 500;
+  so.tcp_auth_timeout_ms = auth_timeout_ms;
+  so.tcp_pending_per_source = pending_per_source;
   so.on_stranger = st.taker();
-  Server s = start_server(so);
+  return start_server(so);
+}
+
+void test_tls_strangers_handed_over() {
+  Strangers st;
+  Server s = tls_server(st, 500);
   size_t i = 0;
   Bytes random(300);
   ferry::random_bytes(random.data(), random.size());
@@ -199,15 +204,8 @@ void test_tls_strangers_handed_over() {
 // Past the limit of unauthenticated connections per source, a new connection on the TLS port is handed over
 // at once and unread (the cover site answers it, as it answers every stranger), not closed by the node.
 void test_tls_over_limit_handed_over() {
-  Peer a = make_peer("a", "10.99.0.2");
   Strangers st;
-  ServerOptions so;
-  so.peers = {a};
-  so.tls = true;
-  so.tcp_auth_timeout_ms = 5000;
-  so.tcp_pending_per_source = 2;
-  so.on_stranger = st.taker();
-  Server s = start_server(so);
+  Server s = tls_server(st, 5000, 2);
   const int held[2] = {tcp_connect(s.tls_port), tcp_connect(s.tls_port)};
   sleep_ms(100);
   const int64_t start = now_ms();

@@ -175,7 +175,12 @@ export const nativeDataPlane: DataPlane = {
           try {
             take(fd, head);
           } catch {
-            closeSync(fd);
+            // Nothing may escape into the addon's callback; a descriptor the handler closed is gone already.
+            try {
+              closeSync(fd);
+            } catch {
+              // already closed
+            }
           }
         }
       : undefined;

@@ -70,6 +70,28 @@ describe('netcli output', () => {
     ).toBe('09:05:07 Note: keys rotated');
   });
 
+  it('says why latency-check left nodes out', () => {
+    const lines = formatLatency({
+      results: [
+        {
+          node_id: 'hk-1',
+          region: 'asia-east',
+          method: 'ICMP echo to the node through the tunnel',
+          samples: 2,
+          avg_ms: 12,
+          jitter_ms: 1,
+          loss: 0,
+        },
+      ],
+      duration_ms: 300,
+      note: 'only the node in use is measured while connected',
+    });
+    expect(lines.at(-1)).toBe('Note: only the node in use is measured while connected.');
+    expect(formatLatency({ results: [], duration_ms: 0, note: 'x' })).toEqual([
+      'No node measured: x.',
+    ]);
+  });
+
   it('groups account numbers and counts bytes in binary units', () => {
     expect(accountNumberText('1234567890123456')).toBe('1234 5678 9012 3456');
     expect(bytesText(0)).toBe('0 B');

@@ -339,6 +339,12 @@ export type NodeLatency = z.infer<typeof NodeLatency>;
 export const LatencyCheckResponse = z.object({
   results: z.array(NodeLatency),
   duration_ms: z.number(),
+  note: z
+    .string()
+    .optional()
+    .describe(
+      'Why nodes were left out, e.g. while connected only the node in use is measured (through the tunnel).',
+    ),
 });
 
 function route<const R extends RouteDef>(r: R): R {

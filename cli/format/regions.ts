@@ -64,8 +64,13 @@ export function sortByLatency(results: readonly NodeLatency[]): NodeLatency[] {
   );
 }
 
-export function formatLatency(view: { results: NodeLatency[]; duration_ms: number }): string[] {
-  if (view.results.length === 0) return ['No node to measure.'];
+export function formatLatency(view: {
+  results: NodeLatency[];
+  duration_ms: number;
+  note?: string | undefined;
+}): string[] {
+  if (view.results.length === 0)
+    return [view.note ? `No node measured: ${view.note}.` : 'No node to measure.'];
   const sorted = sortByLatency(view.results);
   const methods = [...new Set(sorted.map((r) => r.method))];
   const headers = ['NODE', 'REGION', 'AVG', 'JITTER', 'LOSS', 'SAMPLES'];
@@ -86,5 +91,6 @@ export function formatLatency(view: { results: NodeLatency[]; duration_ms: numbe
         );
   const took = `${(view.duration_ms / 1000).toFixed(1)} s`;
   lines.push(methods.length === 1 ? `Method: ${methods[0]}; took ${took}.` : `Took ${took}.`);
+  if (view.note) lines.push(`Note: ${view.note}.`);
   return lines;
 }

@@ -142,17 +142,31 @@ describe('netcli through the spec’s table, in one flow', () => {
     }
   }, 90_000);
 
-  it('measures latency with authenticated probes: the current node, and every node with --all', () => {
+  it('measures latency with authenticated probes: connected, the node in use through the tunnel; disconnected, every node with --all', () => {
     const current = json('latency-check', '--count', '3');
     expect(current.results).toHaveLength(1);
-    expect(current.results[0]).toMatchObject({ region: 'asia-east', samples: 3, loss: 0 });
+    expect(current.results[0]).toMatchObject({
+      region: 'asia-east',
+      samples: 3,
+      loss: 0,
+      method: 'ICMP echo to the node through the tunnel',
+    });
+    // Connected, no probe leaves for another node: --all measures the node in use and says why.
+    const connected = json('latency-check', '--all', '--count', '2');
+    expect(connected.results.map((r: { region: string }) => r.region)).toEqual(['asia-east']);
+    expect(connected.note).toMatch(/only the node in use is measured while connected/);
+    expect(human('latency-check', '--all')).toMatch(
+      /Note: only the node in use.*disconnect to measure every node\.$/m,
+    );
+    human('disconnect');
     const all = json('latency-check', '--all', '--count', '4');
     expect(all.results.map((r: { region: string }) => r.region).sort()).toEqual([
       'asia-east',
       'global',
     ]);
+    expect(all).not.toHaveProperty('note');
     for (const r of all.results) {
-      expect(r).toMatchObject({ samples: 4, loss: 0 });
+      expect(r).toMatchObject({ samples: 4, loss: 0, method: 'authenticated UDP probe' });
       expect(r.avg_ms).toBeGreaterThan(0);
       expect(r.jitter_ms).toBeGreaterThanOrEqual(0);
     }
@@ -164,6 +178,7 @@ describe('netcli through the spec’s table, in one flow', () => {
     const regions = json('region', 'list');
     for (const r of regions.regions.filter((x: { allowed: boolean }) => x.allowed))
       expect(r.latency).toMatch(/ms$/);
+    json('connect', '--region', 'asia-east', '--protocol', 'ferry');
   }, 60_000);
 
   it('follows config set encryption and protocol on the live tunnel', () => {

@@ -7,6 +7,7 @@ import { platformAddresses } from '../connection/platform-pins.js';
 import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
 import { probeTargets, type ProbeTarget } from '../probes/index.js';
+import { gatewayOf } from '../tunnel/probe.js';
 import { runStreamTest } from '../stream-test.js';
 import { allowedNodes, probeEndpoints, usable } from './node-latencies.js';
 import { checkedRule } from './region-rules.js';
@@ -54,23 +55,41 @@ export class CatalogService {
 
   /**
    * Average, jitter and loss from authenticated probes: to the current node, or with `all` to
-   * every healthy node the plan allows, sorted (unanswered last). Feeds smart routing.
+   * every healthy node the plan allows, sorted (unanswered last). Feeds smart routing. While
+   * connected only the node in use is measured, through the tunnel: a probe to another node
+   * would leave beside the tunnel and give it away (the answer's note says so).
    */
   async latencyCheck(request: { all: boolean; count: number }) {
     const control = await this.ctx.signedInControl();
     const started = performance.now();
-    const current = this.connection.mem.live?.answer.node.id;
-    if (!request.all && !current) {
+    const mem = this.connection.mem;
+    const live = this.connection.state === 'connected' ? mem.live : null;
+    if (!request.all && !live) {
       throw new FerryError(
         'not-connected',
         'not connected: connect first, or measure every node with latency-check --all',
       );
     }
     const nodes = await allowedNodes(control);
-    const chosen = request.all ? nodes : nodes.filter((n) => n.id === current);
-    const targets = await this.allowProbes(probeTargets(chosen));
+    const took = () => Math.round(performance.now() - started);
+    if (live) {
+      const tunnel = { interfaceName: live.tunnel.interfaceName, gateway: gatewayOf(live.answer) };
+      const results = [
+        await this.ctx.latencies.measureThroughTunnel(live.answer.node, tunnel, request.count),
+      ];
+      return {
+        results,
+        duration_ms: took(),
+        ...(request.all
+          ? {
+              note: 'only the node in use is measured while connected, through the tunnel: probes to other nodes would leave beside it and give it away; disconnect to measure every node',
+            }
+          : {}),
+      };
+    }
+    const targets = await this.allowProbes(probeTargets(nodes));
     const results = await this.ctx.latencies.measure(targets, request.count);
-    return { results, duration_ms: Math.round(performance.now() - started) };
+    return { results, duration_ms: took() };
   }
 
   /**

@@ -4,6 +4,7 @@
 // memory only. The kill switch lets the probes out by the policy of the state they run in (the
 // caller's business).
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import { isIP } from 'node:net';
 
 import {
@@ -12,6 +13,9 @@ import {
   type ControlClient,
   type NodeLatency,
 } from '../../contracts/index.js';
+import { runCommand } from '../../platform/os/command.js';
+import { round2, summarizeRtts } from '../probes/statistics.js';
+import { probeRoundTrip } from '../tunnel/probe.js';
 import {
   probeNodes,
   probeTargets,
@@ -20,6 +24,13 @@ import {
   type ProbeTarget,
 } from '../probes/index.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
+
+/** One echo through a tunnel to its gateway: the round trip in ms, null when unanswered. */
+export type TunnelPing = (interfaceName: string, gateway: string) => Promise<number | null>;
+
+/** What latency-check says of a measurement through the tunnel. */
+export const THROUGH_TUNNEL_METHOD = 'ICMP echo to the node through the tunnel';
+const THROUGH_TUNNEL_INTERVAL_MS = 150;
 
 /** How long probe results steer a connect before a new round is taken. */
 const FRESH_MS = 5 * 60_000;
@@ -46,8 +57,15 @@ export class NodeLatencies {
   /** The nodes the last connect answer named for measuring (with an address, not a name). */
   #known: ProbeTarget[] = [];
 
-  /** `datagrams`: the probes' sockets (default: the engine's marked UDP sockets). */
-  constructor(private readonly datagrams?: Datagrams) {}
+  /**
+   * `datagrams`: the probes' sockets (default: the engine's marked UDP sockets, which go around
+   * the tunnel); `ping`: one echo through a tunnel to its gateway (default: ping -I).
+   */
+  constructor(
+    private readonly datagrams?: Datagrams,
+    private readonly ping: TunnelPing = (iface, gateway) =>
+      probeRoundTrip(runCommand, iface, gateway),
+  ) {}
 
   /** The smoothed latencies, for POST /connect's `latencies`. */
   get smoothed(): Readonly<Record<string, number>> {
@@ -88,6 +106,34 @@ export class NodeLatencies {
     const results = await probeNodes([...targets], { count, ...this.sockets() });
     this.remember(results);
     return results.sort((x, y) => (x.avg_ms ?? Infinity) - (y.avg_ms ?? Infinity));
+  }
+
+  /**
+   * The node in use, measured through the tunnel (nothing leaves beside it): `count` echoes to
+   * its gateway on the tunnel's interface, one after the other, taken in as any measurement.
+   */
+  async measureThroughTunnel(
+    node: { id: string; region: string },
+    tunnel: { interfaceName: string; gateway: string },
+    count: number,
+  ): Promise<NodeLatency> {
+    const rtts: (number | null)[] = [];
+    for (let i = 0; i < count; i++) {
+      if (i > 0) await delay(THROUGH_TUNNEL_INTERVAL_MS);
+      rtts.push(await this.ping(tunnel.interfaceName, tunnel.gateway).catch(() => null));
+    }
+    const s = summarizeRtts(rtts);
+    const result: NodeLatency = {
+      node_id: node.id,
+      region: node.region,
+      method: THROUGH_TUNNEL_METHOD,
+      samples: s.samples,
+      avg_ms: s.avgMs === null ? null : round2(s.avgMs),
+      jitter_ms: s.jitterMs === null ? null : round2(s.jitterMs),
+      loss: s.loss,
+    };
+    this.remember([result]);
+    return result;
   }
 
   /**

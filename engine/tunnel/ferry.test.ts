@@ -1,6 +1,7 @@
 // The native client's options as the connect answer and the plan decide them.
 import { describe, expect, it } from 'vitest';
 
+import { loadHelloTemplate } from '../../native/hello-template.js';
 import { validateClientOptions } from '../../native/tunnel-types.js';
 import { FerryError } from '../errors.js';
 import { ferryClientOptions } from './ferry.js';
@@ -31,6 +32,23 @@ describe('the Ferry client options', () => {
     answer.tunnel = { ...answer.tunnel, keepalive: 300 };
     const o = ferryClientOptions(testPlan('ferry', { answer }), 1);
     expect(o).toMatchObject({ cipher: 'aes-256-gcm', transport: 'udp', keepaliveSeconds: 60 });
+  });
+
+  it('tls: the node’s TLS port, its cover site’s name in a hello of the shipped browser template', () => {
+    const answer = testAnswer('ferry');
+    answer.node = { ...answer.node, tls_port: 443, tls_server_name: 'cover.example' };
+    const o = ferryClientOptions(testPlan('ferry', { answer, transport: 'tls' }), 0x6665);
+    expect(o).toMatchObject({
+      serverPort: 443,
+      transport: 'tls',
+      serverPublicKey: TEST_KEYS.nodeFerry,
+    });
+    expect(o.tls?.serverName).toBe('cover.example');
+    expect(o.tls?.hello).toEqual(loadHelloTemplate());
+    expect(() => validateClientOptions(o)).not.toThrow();
+    // A node without a TLS port cannot be reached over TLS (the plan never asks it to).
+    const plain = testPlan('ferry', { transport: 'tls' });
+    expect(() => ferryClientOptions(plain, 1)).toThrow(/offers no TLS endpoint/);
   });
 
   it('are refused for a node without a Ferry endpoint', () => {

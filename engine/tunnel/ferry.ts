@@ -5,11 +5,13 @@ import type { ConnectResponse } from '../../contracts/control-api.js';
 import {
   NativeTunnelError,
   type Cipher,
+  type ClientTlsOptions,
   type ClientTunnelOptions,
   type DataPlane,
   type Tunnel,
   type TunnelEvent as NativeEvent,
 } from '../../native/tunnel-types.js';
+import { loadHelloTemplate, type HelloTemplate } from '../../native/hello-template.js';
 import { FerryError } from '../errors.js';
 import type { ProtocolSession } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';
@@ -30,23 +32,36 @@ export function ferryClientOptions(plan: TunnelPlan, fwmark: number): ClientTunn
   const { node, tunnel, rotation } = plan.answer;
   if (node.ferry_port === null || node.ferry_public_key === null)
     throw new FerryError('tunnel-failed', `node ${node.id} offers no Ferry endpoint`);
-  if (plan.transport === 'tls')
-    throw new FerryError('not-supported', 'this build’s Ferry data plane has no TLS transport');
+  const tls = plan.transport === 'tls' ? tlsOptions(node) : null;
   return {
     interfaceName: plan.interfaceName,
     address: `${tunnel.ipv4}/32`,
     mtu: tunnel.mtu,
     privateKey: plan.privateKey,
     serverHost: node.endpoint_host,
-    serverPort: node.ferry_port,
+    serverPort: tls ? tls.port : node.ferry_port,
     serverPublicKey: node.ferry_public_key,
     cipher: CIPHERS[plan.answer.cipher],
     transport: plan.transport ?? 'udp',
+    ...(tls ? { tls: tls.options } : {}),
     // The data plane's ranges: keepalives 1..60 s, session keys at most every 120 s.
     keepaliveSeconds: clamp(Math.min(plan.keepaliveSeconds ?? Infinity, tunnel.keepalive), 1, 60),
     rekeySeconds: clamp(rotation.session_key_seconds, 1, 120),
     fwmark,
   };
+}
+
+let chrome: HelloTemplate | null = null;
+
+/**
+ * The TLS transport's endpoint and hello: the node's TLS port, its cover site's name in the
+ * hello, and the shipped browser template (read once).
+ */
+function tlsOptions(node: ConnectResponse['node']): { port: number; options: ClientTlsOptions } {
+  if (node.tls_port == null || node.tls_server_name == null)
+    throw new FerryError('tunnel-failed', `node ${node.id} offers no TLS endpoint`);
+  chrome ??= loadHelloTemplate();
+  return { port: node.tls_port, options: { serverName: node.tls_server_name, hello: chrome } };
 }
 
 /** The data plane's refusal as an engine error (its messages name no address). */

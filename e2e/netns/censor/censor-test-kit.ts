@@ -34,7 +34,10 @@ export function startTcpServer(
   return net.spawn(host, `tcp-${mode}-${port}`, [process.execPath, '-e', script]);
 }
 
-/** Connects from `host` to address:port, writes `data`, and reports what happened. */
+/**
+ * Connects from `host` to address:port, writes `data`, and reports what happened: ends its side
+ * once an answer has come, or gives up after `timeoutMs`.
+ */
 export function tcpExchange(
   net: TestNetwork,
   host: string,
@@ -47,7 +50,7 @@ export function tcpExchange(
     const s = require('node:net').connect(${port}, '${address}');
     const r = { connected: false, bytes: 0, text: '', ended: 'timeout' };
     s.on('connect', () => { r.connected = true; s.write(Buffer.from('${data.toString('hex')}', 'hex')); });
-    s.on('data', (d) => { r.bytes += d.length; if (r.text.length < 200) r.text += d.toString('latin1'); });
+    s.on('data', (d) => { r.bytes += d.length; if (r.text.length < 200) r.text += d.toString('latin1'); s.end(); });
     s.on('end', () => { r.ended = 'fin'; s.end(); });
     s.on('error', (e) => { r.ended = e.code === 'ECONNRESET' ? 'reset' : 'error'; r.error = e.code; });
     s.on('close', () => { clearTimeout(t); process.stdout.write(JSON.stringify(r)); });

@@ -31,7 +31,12 @@ const prober = new Prober(s, {
     ]);
   },
 });
-const inspector = new Inspector(s, { event: emit, endpoint: (ep) => prober.consider(ep) });
+// The prober starts after the verdicts of this batch are written: its sockets and handshakes take
+// milliseconds, long enough for a client to retransmit a packet whose verdict waits.
+const inspector = new Inspector(s, {
+  event: emit,
+  endpoint: (ep) => setImmediate(() => prober.consider(ep)),
+});
 
 const shim = spawn(shimPath!, [String(s.queue)], { stdio: ['pipe', 'pipe', 'inherit'] });
 shim.on('exit', (code) => {

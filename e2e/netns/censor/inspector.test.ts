@@ -72,9 +72,14 @@ describe('inspector', () => {
     const v = i.handle(tcp(1, flaggedBytes()));
     expect(v).toEqual({ accept: true, mark: MARK.fetFlag | MARK.done });
     expect(events[0]).toMatchObject({ kind: 'fet-flag', client: HOME, server: ABROAD, port: 443 });
+    // Its retransmission is dropped with the connection; the block is not renewed by it.
+    expect(i.handle(tcp(1, flaggedBytes()))).toEqual({ accept: true, mark: MARK.drop | MARK.done });
     const http = i.handle(tcp(1000, HTTP_GET, { dport: 80 }));
     expect(http).toEqual({ accept: true, mark: MARK.done });
     expect(events[1]).toMatchObject({ kind: 'fet-pass', port: 80 });
+    // A retransmission queued before the connection's mark took hold: the same verdict, no flag.
+    expect(i.handle(tcp(1000, HTTP_GET, { dport: 80 }))).toEqual({ accept: true, mark: MARK.done });
+    expect(events).toHaveLength(2);
     // A pure ACK (no payload) says nothing.
     expect(i.handle(tcp(5, Buffer.alloc(0)))).toEqual({ accept: true, mark: 0 });
   });
@@ -107,6 +112,14 @@ describe('inspector', () => {
       serverName: 'www.blocked.example',
     });
     expect(endpoints[0]!.first.equals(record.subarray(0, 1000))).toBe(true);
+
+    // The second segment again (sent before its verdict arrived): the same reset, nothing new.
+    expect(i.handle(tcp(1100, record.subarray(1000)))).toEqual({
+      accept: true,
+      mark: MARK.done | MARK.reset,
+    });
+    expect(events).toHaveLength(1);
+    expect(endpoints).toHaveLength(1);
 
     const other = helloRecord('cover.example');
     expect(i.handle(tcp(7, other, { dport: 8443 }))).toEqual({ accept: true, mark: MARK.done });

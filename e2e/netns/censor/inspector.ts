@@ -22,7 +22,7 @@ export interface Verdict {
 
 /** What the censor did, for tests to assert on (this is the test internet's censor, not Ferry). */
 export type CensorEvent =
-  | { kind: 'fet-flag'; client: string; server: string; port: number }
+  | { kind: 'fet-flag'; client: string; server: string; port: number; length: number; head: string }
   | { kind: 'fet-pass'; client: string; server: string; port: number; exemptions: string[] }
   | { kind: 'sni-reset'; client: string; server: string; port: number; serverName: string }
   | { kind: 'quic-drop'; client: string; server: string; port: number; serverName: string }
@@ -68,7 +68,8 @@ interface TcpFlow {
   stream: Buffer;
   nextSeq: number;
   first: Buffer | undefined;
-  decided: boolean;
+  /** The verdict's mark once decided (undefined before). */
+  decided: number | undefined;
 }
 
 const ACCEPT: Verdict = { accept: true, mark: 0 };
@@ -118,10 +119,13 @@ export class Inspector {
         stream: Buffer.alloc(0),
         nextSeq: p.seq,
         first: undefined,
-        decided: false,
+        decided: undefined,
       });
+    // A packet queued before the connection's mark took hold (a retransmission sent while the
+    // verdict was on its way): the same verdict again, never a second "first packet".
+    if (flow.decided !== undefined) return { accept: true, mark: flow.decided };
     // Only the stream in order: a retransmission or a segment after a gap adds nothing.
-    if (flow.decided || p.seq !== flow.nextSeq) return ACCEPT;
+    if (p.seq !== flow.nextSeq) return ACCEPT;
     flow.nextSeq = (p.seq + p.payload.length) >>> 0;
     const ids = { client: p.src, server: p.dst, port: p.dport };
     if (flow.first === undefined) {
@@ -129,36 +133,43 @@ export class Inspector {
       if (this.on('fet')) {
         const v = classifyFirstPacket(p.payload);
         if (v.flagged) {
-          this.hooks.event({ kind: 'fet-flag', ...ids });
-          this.finish(key, flow);
+          this.hooks.event({
+            kind: 'fet-flag',
+            ...ids,
+            length: p.payload.length,
+            head: p.payload.subarray(0, 16).toString('hex'),
+          });
+          // This packet puts the 3-tuple into the timed block set; a later packet of this
+          // connection (a retransmission after the block ended) is dropped, and adds nothing.
+          this.decide(flow, MARK.drop | MARK.done);
           return { accept: true, mark: MARK.fetFlag | MARK.done };
         }
         this.hooks.event({ kind: 'fet-pass', ...ids, exemptions: v.exemptions });
       }
-      if (!this.readsHello) {
-        this.finish(key, flow);
-        return { accept: true, mark: MARK.done };
-      }
+      if (!this.readsHello) return this.decide(flow, MARK.done);
     }
     flow.stream = Buffer.concat([flow.stream, p.payload]);
     const scan = scanClientRecord(flow.stream);
     if (scan.kind === 'incomplete' && flow.stream.length < MAX_RECORD) return ACCEPT;
     const hello = scan.kind === 'hello' ? scan.hello : undefined;
-    this.finish(key, flow);
+    const first = flow.first;
+    const verdict = this.decide(flow, MARK.done | this.helloMarks(hello, ids));
     if (this.on('prober'))
       this.hooks.endpoint({
         server: p.dst,
         port: p.dport,
-        first: flow.first,
+        first,
         serverName: hello?.serverName,
       });
-    return { accept: true, mark: MARK.done | this.helloMarks(hello, ids) };
+    return verdict;
   }
 
-  private finish(key: string, flow: TcpFlow): void {
-    flow.decided = true;
+  /** The flow's verdict, kept (bounded with the flows) for packets that were queued meanwhile. */
+  private decide(flow: TcpFlow, mark: number): Verdict {
+    flow.decided = mark;
     flow.stream = Buffer.alloc(0);
-    this.tcp.delete(key);
+    flow.first = undefined;
+    return { accept: true, mark };
   }
 
   /** sni-block, tls-fingerprint and tcp-budget on a connection's hello (none: not TLS). */

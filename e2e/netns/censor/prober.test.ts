@@ -9,7 +9,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { selfSignedCertificate } from '../../../relay/ferry/testing/cover-server.js';
 import { helloMessage } from './censor-test-kit.js';
-import { difference, httpHead, observe, probeSet, swallowsEverything } from './prober.js';
+import dgram from 'node:dgram';
+
+import dnsPacket from 'dns-packet';
+
+import {
+  difference,
+  findRealServer,
+  httpHead,
+  observe,
+  probeSet,
+  swallowsEverything,
+} from './prober.js';
 
 const servers: Server[] = [];
 afterEach(() => {
@@ -74,5 +85,41 @@ describe('prober', () => {
     expect(silent.raw.every((r) => r.bytes === 0 && r.ended === 'timeout')).toBe(true);
     expect(swallowsEverything(silent)).toBe(true);
     expect(difference(silent, real)).toMatch(/^replay: the endpoint silent, stays open/);
+  });
+
+  it("finds a name's real server in the test's map, else with its own resolver", async () => {
+    const dns = dgram.createSocket('udp4');
+    dns.on('message', (m, from) => {
+      const q = dnsPacket.decode(m);
+      const name = q.questions?.[0]?.name ?? '';
+      const answers =
+        name === 'cover.example' ? [{ type: 'A' as const, name, ttl: 60, data: '192.0.2.7' }] : [];
+      dns.send(
+        dnsPacket.encode({
+          type: 'response',
+          id: q.id,
+          questions: q.questions,
+          answers,
+          flags: answers.length ? 0 : 3,
+        }),
+        from.port,
+        from.address,
+      );
+    });
+    await new Promise<void>((r) => dns.bind(0, '127.0.0.1', r));
+    const resolver = `127.0.0.1:${dns.address().port}`;
+    try {
+      const map = { realServers: { 'cover.example': '198.51.100.1:8443' }, realResolver: resolver };
+      expect(await findRealServer(map, 'cover.example', 443)).toBe('198.51.100.1:8443');
+      const own = { realServers: {}, realResolver: resolver };
+      expect(await findRealServer(own, 'cover.example', 443)).toBe('192.0.2.7:443');
+      expect(await findRealServer(own, 'nowhere.example', 443)).toBeUndefined();
+      expect(await findRealServer(own, undefined, 443)).toBeUndefined();
+      expect(
+        await findRealServer({ realServers: {}, realResolver: undefined }, 'cover.example', 443),
+      ).toBeUndefined();
+    } finally {
+      dns.close();
+    }
   });
 });

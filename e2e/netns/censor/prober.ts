@@ -6,6 +6,7 @@
 // no name to compare with, one that answers nothing at all (a proxy that swallows what it cannot
 // authenticate), is blocked for good.
 import { randomBytes, X509Certificate } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
 import { connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate } from 'node:tls';
 
@@ -236,9 +237,13 @@ export class Prober {
     );
   }
 
+  private realServer(ep: SeenEndpoint): Promise<string | undefined> {
+    return findRealServer(this.s, ep.serverName, ep.port);
+  }
+
   private async visit(ep: SeenEndpoint): Promise<void> {
     const set = probeSet(ep.first, ep.serverName);
-    const realAt = ep.serverName === undefined ? undefined : this.s.realServers[ep.serverName];
+    const realAt = await this.realServer(ep);
     const [endpoint, real] = await Promise.all([
       observe(ep.server, ep.port, set, this.s.probeTimeoutMs),
       realAt === undefined ? undefined : observeAt(realAt, set, this.s.probeTimeoutMs),
@@ -258,6 +263,25 @@ export class Prober {
       reason: reason ?? (real ? 'answers as the real server does' : 'answers like a server'),
       observations: { endpoint, real },
     });
+  }
+}
+
+/** Where the real server of a name is: the test's map, else the censor's own lookup. */
+export async function findRealServer(
+  s: Pick<Settings, 'realServers' | 'realResolver'>,
+  serverName: string | undefined,
+  port: number,
+): Promise<string | undefined> {
+  if (serverName === undefined) return undefined;
+  const known = s.realServers[serverName];
+  if (known !== undefined || s.realResolver === undefined) return known;
+  const resolver = new Resolver({ timeout: 1000, tries: 2 });
+  resolver.setServers([s.realResolver]);
+  try {
+    const [address] = await resolver.resolve4(serverName);
+    return address === undefined ? undefined : `${address}:${port}`;
+  } catch {
+    return undefined;
   }
 }
 

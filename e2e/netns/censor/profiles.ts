@@ -48,10 +48,13 @@ export interface CensorOptions {
   forgedAddress?: string;
   /**
    * prober: where the real server of a name is (`host:port`), to compare a probed endpoint's
-   * answers with. A name not here is looked up with the system resolver of the censor's
-   * namespace; an endpoint probed without a name must answer like some web server.
+   * answers with. A name not here is looked up at `realResolver` when given (the censor
+   * resolving it itself; the real server on the probed port). An endpoint with no real server to
+   * compare with (no name, or none found) must answer some probe, as every web server does.
    */
   realServers?: Readonly<Record<string, string>>;
+  /** prober: a DNS server (`address` or `address:port`) the censor resolves names with. */
+  realResolver?: string;
   /** prober: how long a probe waits for an answer. */
   probeTimeoutMs?: number;
 }
@@ -70,6 +73,7 @@ export interface Settings {
   tcpBudgetBytes: number;
   forgedAddress: string;
   realServers: Record<string, string>;
+  realResolver: string | undefined;
   probeTimeoutMs: number;
   /** The NFQUEUE number the inspector reads. */
   queue: number;
@@ -95,6 +99,7 @@ export function settings(o: CensorOptions, homeSubnet: string, queue: number): S
     tcpBudgetBytes: o.tcpBudgetBytes ?? 16_384,
     forgedAddress: o.forgedAddress ?? '198.51.100.66',
     realServers: { ...(o.realServers ?? {}) },
+    realResolver: o.realResolver,
     probeTimeoutMs: o.probeTimeoutMs ?? 3000,
     queue,
   };

@@ -544,7 +544,8 @@ ${process_.output()}`);
     host: string,
     device: Device,
     body: ConnectBody,
-    transport: 'udp' | 'tcp' = 'udp',
+    /** tls: the node's TLS port, with the name it registered in the hello. */
+    transport: 'udp' | 'tcp' | 'tls' = 'udp',
     /**
      * fwmark: a mark on the tunnel's own packets (`ferry-tun --fwmark`), for a policy rule; home:
      * the host is on the home network (see addClient).
@@ -559,6 +560,9 @@ ${process_.output()}`);
     const { ferry_port: ferryPort, ferry_public_key: serverKey } = answer.node;
     if (ferryPort === null || serverKey === null)
       throw new Error(`node ${answer.node.id} answered for Ferry without a Ferry port and key`);
+    const { tls_port: tlsPort, tls_server_name: tlsName } = answer.node;
+    if (transport === 'tls' && (tlsPort == null || tlsName == null))
+      throw new Error(`node ${answer.node.id} answered without a TLS port`);
     const interfaceName = `fy${this.net.id}c${this.nextIf++}`;
     const keyFile = path.join(this.net.dir, `${interfaceName}.ferry.key`);
     writeFileSync(keyFile, `${device.ferryPrivateKey}\n`, { mode: 0o600 });
@@ -571,7 +575,7 @@ ${process_.output()}`);
       '--address',
       `${answer.tunnel.ipv4}/32`,
       '--server',
-      `${answer.node.endpoint_host}:${ferryPort}`,
+      `${answer.node.endpoint_host}:${transport === 'tls' ? tlsPort : ferryPort}`,
       '--server-public-key',
       serverKey,
       '--private-key',
@@ -580,6 +584,7 @@ ${process_.output()}`);
       answer.cipher.toLowerCase(),
       '--transport',
       transport,
+      ...(transport === 'tls' ? ['--tls-server-name', tlsName!] : []),
       ...(opts.fwmark === undefined ? [] : ['--fwmark', String(opts.fwmark)]),
     ]);
     // ferry-tun creates the interface first and sets it up a moment later: routes need it up.

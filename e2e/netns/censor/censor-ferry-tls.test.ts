@@ -1,5 +1,5 @@
 // Ferry over TLS (ferry-tun --transport tls to a relay's TLS port, its cover site the nginx cover
-// site) from the home network through every profile but port-block on its port: it connects and
+// site) from the home network through every profile but port-block on its port (which stops it): it connects and
 // carries traffic (well past tcp-budget's 16 KB, iperf3 in the tunnel), fet does not flag it, its
 // hello's JA4 is the one computed from Debian's chromium, and the prober finds the relay's TLS
 // port answering as the cover site (certificate chain byte for byte, HTTPS status and headers)
@@ -97,4 +97,12 @@ it('crosses udp-block, udp-throttle, fet, sni-block, prober, tls-fingerprint and
     .events()
     .filter((e) => ['fet-flag', 'ja4-reset', 'sni-reset', 'quic-drop'].includes(e.kind));
   expect(refused).toEqual([]);
+
+  // port-block on its port is the one profile it does not cross (it must look like HTTPS).
+  await censor.stop();
+  censor = await Censor.start(net, {
+    profiles: ['port-block'],
+    port: { protocol: 'tcp', port: TLS_PORT },
+  });
+  expect(bed.echoFrom('ft', 2)).toBeUndefined();
 }, 120_000);

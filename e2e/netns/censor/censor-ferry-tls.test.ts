@@ -15,6 +15,7 @@ import { scanClientRecord } from './client-hello.js';
 import { startCoverSite } from './cover-site.js';
 import { ja4 } from './ja4.js';
 import type { Observations } from './prober.js';
+import { PROFILES } from './profiles.js';
 
 const TLS_PORT = 8443;
 let bed: Testbed | undefined;
@@ -45,15 +46,7 @@ it('crosses udp-block, udp-throttle, fet, sni-block, prober, tls-fingerprint and
     },
   });
   censor = await Censor.start(net, {
-    profiles: [
-      'udp-block',
-      'udp-throttle',
-      'fet',
-      'sni-block',
-      'prober',
-      'tls-fingerprint',
-      'tcp-budget',
-    ],
+    profiles: PROFILES.filter((p) => p !== 'port-block'),
     ja4Allow: [chrome],
     sniBlock: ['blocked.example'],
     // The relays' subnet is a hosting provider's: only allowlisted names get past 16 KB.

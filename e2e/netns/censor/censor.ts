@@ -16,6 +16,7 @@ import { INSPECTED, settings, type CensorOptions, type Settings } from './profil
 
 export type { CensorEvent } from './inspector.js';
 export type { CensorOptions, Profile } from './profiles.js';
+export { PROFILES } from './profiles.js';
 
 /** The queue number in the router's namespace (each network has its own router). */
 const QUEUE = 7;

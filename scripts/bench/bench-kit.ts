@@ -1,5 +1,8 @@
-// What the namespace benchmarks share: their figures (median, spread), their progress line on
-// stderr, how their main ends the process, and their network of two linked hosts.
+// What the namespace benchmarks share: their figures (median, spread), their Markdown tables, the
+// --runs option, their progress line on stderr, how their main ends the process, and their network
+// of two linked hosts.
+import { parseArgs } from 'node:util';
+
 import { CLIENT, SERVER } from '../../e2e/netns/ferry-process.js';
 import { TestNetwork, type Link } from '../../e2e/netns/test-network.js';
 
@@ -17,6 +20,44 @@ export function spread(
 ): string {
   if (xs.length === 0) return 'n/a';
   return `${format(median(xs))} [${format(Math.min(...xs))}–${format(Math.max(...xs))}]`;
+}
+
+/** A Markdown table of `rows` under `headers`. */
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/**
+ * The `--runs N` option of a benchmark's arguments (1..100; `fallback` without it), and the words
+ * after the options when `positionals` allows them; anything else is an error that ends with `usage`.
+ */
+export function parseRuns(
+  argv: readonly string[],
+  usage: string,
+  fallback: number,
+  positionals = false,
+): { runs: number; positionals: string[] } {
+  let parsed: { values: { runs?: string | undefined }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { runs: { type: 'string' } },
+      strict: true,
+      allowPositionals: positionals,
+    });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${usage}`);
+  }
+  const text = parsed.values.runs;
+  if (text === undefined) return { runs: fallback, positionals: parsed.positionals };
+  const runs = Number(text);
+  if (!/^\d+$/.test(text) || runs < 1 || runs > 100)
+    throw new Error(`--runs takes a whole number 1..100, not ${text}\n${usage}`);
+  return { runs, positionals: parsed.positionals };
 }
 
 /** Rewrites the one progress line on stderr; nothing when stderr is not a terminal. */

@@ -14,7 +14,7 @@ import { createUnixFetch } from '../../engine/host/unix-fetch.js';
 import { NetcliHost, NETCLI } from '../../e2e/netns/netcli-host.js';
 import { requireTools, sh } from '../../e2e/netns/test-network.js';
 import { Testbed } from '../../e2e/netns/testbed.js';
-import { median, spread } from './bench-kit.js';
+import { markdownTable as table, median, spread } from './bench-kit.js';
 
 /** Timed connects per protocol and per way of asking (netcli, the local API). */
 const CONNECT_RUNS = 10;
@@ -46,11 +46,6 @@ function verdict(xs: readonly number[], targetMs: number): string {
   return `< ${targetMs / 1000} s: ${m < targetMs ? 'holds' : '**missed**'}${
     m < targetMs && Math.max(...xs) >= targetMs ? ' (max over)' : ''
   }`;
-}
-
-function table(headers: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
 /** VmRSS and VmHWM of a process, in kB. */

@@ -7,14 +7,13 @@
 // asia-east and the region rule `work` over them; its stop() removes every namespace, process and
 // interface, also when a step fails or the run is interrupted.
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 
 import { createLocalClient, type LocalClient } from '../../contracts/index.js';
 import { createUnixFetch } from '../../engine/host/unix-fetch.js';
 import { ProtectionBed } from '../../e2e/netns/protection-kit.js';
 import { requireTools, type ManagedProcess } from '../../e2e/netns/test-network.js';
 import type { RelayHandle } from '../../e2e/netns/testbed.js';
-import { median, progress, runBench, spread } from './bench-kit.js';
+import { markdownTable, median, parseRuns, progress, runBench, spread } from './bench-kit.js';
 
 const USAGE = 'usage: failover [--runs N]   (N blackholes per protocol, default 5)';
 const DEFAULT_RUNS = 5;
@@ -49,25 +48,6 @@ function verdict(xs: readonly number[]): string {
   const limit = `< ${TARGET_MS / 1000} s`;
   if (m >= TARGET_MS) return `${limit}: **missed**`;
   return `${limit}: holds${Math.max(...xs) >= TARGET_MS ? ' (by the median; max over)' : ''}`;
-}
-
-function table(headers: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
-}
-
-function parseRuns(argv: string[]): number {
-  let values: { runs?: string | undefined };
-  try {
-    ({ values } = parseArgs({ args: argv, options: { runs: { type: 'string' } }, strict: true }));
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n${USAGE}`);
-  }
-  if (values.runs === undefined) return DEFAULT_RUNS;
-  const runs = Number(values.runs);
-  if (!/^\d+$/.test(values.runs) || runs < 1 || runs > 100)
-    throw new Error(`--runs takes a whole number 1..100, not ${values.runs}\n${USAGE}`);
-  return runs;
 }
 
 /** `ping -D` prints each reply as `[epoch.micros] 64 bytes from ADDRESS: icmp_seq=N ...`. */
@@ -299,7 +279,7 @@ async function relaysReady(p: ProtectionBed, observerToken: string): Promise<voi
 }
 
 async function main(): Promise<number> {
-  const runs = parseRuns(process.argv.slice(2));
+  const { runs } = parseRuns(process.argv.slice(2), USAGE, DEFAULT_RUNS);
   requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl', 'ping', 'tcpdump']);
   const started = Date.now();
   const loadAtStart = os.loadavg();
@@ -380,7 +360,7 @@ async function main(): Promise<number> {
     `${new Date().toISOString()}, ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model.trim() ?? ''}, Node ${process.version}; ` +
       `load average (1 / 5 / 15 min) ${load(loadAtStart)} at the start, ${load(os.loadavg())} at the end`,
     '',
-    table(
+    markdownTable(
       [
         'protocol',
         'runs',

@@ -45,6 +45,7 @@ import { ServiceTunnels } from './service-tunnels.js';
 import { DestinationSetStore, systemResolveIpv4 } from './services.js';
 import type { SessionStore } from './session-store.js';
 import { SettingsService } from './settings/settings.js';
+import { transportPort } from './transports/plan.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';
 import { TunnelKeyStore } from './tunnel-keys.js';
 
@@ -155,11 +156,11 @@ export class Engine implements EngineApi {
           ? {
               id: live.answer.node.id,
               region: live.answer.node.region,
-              endpoint: `${live.answer.node.endpoint_host}:${
-                live.answer.protocol === 'ferry'
-                  ? live.answer.node.ferry_port
-                  : live.answer.node.wireguard_port
-              }`,
+              endpoint: `${live.answer.node.endpoint_host}:${transportPort(
+                live.answer.node,
+                live.answer.protocol,
+                live.transport,
+              )}`,
             }
           : null,
       protocol: tunnel?.protocol ?? null,

@@ -57,7 +57,11 @@ else
   # renderer, scripts): all of vitest.config.ts's files but the namespace ones.
   run_vitest unit --exclude 'e2e/**'
   stage "namespace end-to-end tests, two at a time"
-  run_vitest e2e e2e/ $(printf -- '--exclude %s ' "${throughput[@]}")
+  run_vitest e2e e2e/ $(printf -- '--exclude %s ' "${throughput[@]}") --exclude 'e2e/netns/autopilot/**'
+  # The transport autopilot behind the censor, a case per file: each holds a connection through
+  # a minute of light traffic, so five run at a time.
+  stage "the transport autopilot behind the censor, five cases at a time"
+  run_vitest e2e-autopilot e2e/netns/autopilot/ --maxWorkers 5
   stage "namespace end-to-end tests that measure throughput, one at a time"
   run_vitest e2e-throughput "${throughput[@]}" --no-file-parallelism
   stage "all suites ran"

@@ -82,6 +82,13 @@ export class AppPage {
     return ((await status.textContent()) ?? '').trim();
   }
 
+  /** Why the tunnel runs over its transport, as Home says it; null when it says nothing. */
+  async transportReason(): Promise<string | null> {
+    const line = this.connection.getByLabel('Transport', { exact: true });
+    if ((await line.count()) === 0) return null;
+    return ((await line.textContent()) ?? '').trim();
+  }
+
   /** Waits until Home shows `state`. */
   async waitForState(state: ShownState, options: WaitOptions = {}): Promise<void> {
     await this.waitFor(

@@ -20,7 +20,12 @@ import { tunnelInterfaceName } from '../tunnel/names.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
 import { isPathFailure, transportReason, type FailedAttempt } from '../transports/autopilot.js';
 import { transportNotice } from '../transports/notices.js';
-import { transportPlan, type TransportAttempt, type TransportPlan } from '../transports/plan.js';
+import {
+  transportPlan,
+  transportPort,
+  type TransportAttempt,
+  type TransportPlan,
+} from '../transports/plan.js';
 import type { ConnectTarget } from './machine.js';
 import type { ConnectionMemory } from './memory.js';
 
@@ -80,12 +85,6 @@ export function planFor(
   };
 }
 
-/** The port of a node that an attempt's protocol and transport use. */
-function attemptPort(node: ConnectResponse['node'], attempt: TransportAttempt): number {
-  if (attempt.protocol === 'wireguard') return node.wireguard_port;
-  return attempt.transport === 'tls' ? node.tls_port! : node.ferry_port!;
-}
-
 /** The node endpoints the attempts use (the kill switch lets addresses out, not names). */
 export function attemptEndpoints(
   answer: ConnectResponse,
@@ -94,7 +93,7 @@ export function attemptEndpoints(
 ): Endpoint[] {
   return attempts.map((a) => ({
     address,
-    port: attemptPort(answer.node, a),
+    port: transportPort(answer.node, a.protocol, a.transport),
     // TLS is a TCP connection to the node's TLS port.
     protocol: a.transport === 'udp' ? ('udp' as const) : ('tcp' as const),
   }));

@@ -46,6 +46,16 @@ export function connectProtocol(
   return remembered === 'tcp' || remembered === 'tls' ? 'ferry' : asked;
 }
 
+/** The port of a node that a protocol and transport use (TLS: the node's TLS port). */
+export function transportPort(
+  node: ConnectResponse['node'],
+  protocol: Protocol,
+  transport: Transport,
+): number {
+  if (protocol === 'wireguard') return node.wireguard_port;
+  return transport === 'tls' ? node.tls_port! : node.ferry_port!;
+}
+
 /** The transports a node offers (from a connect answer's node). */
 export function nodeTransports(node: ConnectResponse['node']): Set<Transport> {
   const ferry = node.ferry_port !== null && node.ferry_public_key !== null;

@@ -1,0 +1,16 @@
+// The autopilot under udp-block: UDP to foreign addresses dropped, so WireGuard and Ferry over UDP
+// never answer; the autopilot moves to the TLS transport.
+import { describe } from 'vitest';
+
+import { autopilotCase } from './autopilot-kit.js';
+
+describe('the transport autopilot behind the censor', () => {
+  autopilotCase('udp-block', {
+    censor: { profiles: ['udp-block'] },
+    transport: 'tls',
+    screenshot: {
+      name: 'autopilot-udp-blocked',
+      reason: 'UDP looks blocked on this network: using TLS.',
+    },
+  });
+});

@@ -1,0 +1,11 @@
+// The autopilot under udp-throttle: UDP flows to foreign addresses cut to a trickle after 10 s: the tunnel's light traffic fits it, and the autopilot stays on UDP (it does not yet notice a throttled tunnel while connected).
+import { describe } from 'vitest';
+
+import { autopilotCase } from './autopilot-kit.js';
+
+describe('the transport autopilot behind the censor', () => {
+  autopilotCase('udp-throttle', {
+    censor: { profiles: ['udp-throttle'] },
+    transport: 'udp',
+  });
+});

@@ -1,6 +1,6 @@
 // The censor's profiles that nftables says alone: udp-block (net4people/bbs #274: WireGuard and
 // today's Ferry/UDP stop, the home resolver still answers), udp-throttle (HyNetworks/hysteria
-// #1267, #1380: a UDP flow is cut to a trickle after its grace period) and port-block
+// #1267, #1380: a UDP flow is cut to a trickle after its grace period; a WireGuard tunnel's too) and port-block
 // (net4people/bbs #511: one port dropped toward every foreign address).
 import { afterEach, expect, it } from 'vitest';
 
@@ -22,7 +22,7 @@ afterEach(async () => {
   net = undefined;
 });
 
-it('udp-block stops WireGuard and Ferry over UDP from home; the home resolver still answers', async () => {
+it('udp-block stops WireGuard and Ferry over UDP from home (the home resolver still answers); udp-throttle cuts WireGuard to a trickle', async () => {
   bed = await Testbed.start();
   const relay = await bed.addRelay('relay', 'eu-west', { ferry: true });
   const account = await bed.newAccount('premium');
@@ -56,7 +56,18 @@ it('udp-block stops WireGuard and Ferry over UDP from home; the home resolver st
   expect(await bed.net.waitFor('WireGuard again', 10_000, () => bed!.echoFrom('wg', 2))).toBe(
     relay.address,
   );
-}, 90_000);
+
+  // udp-throttle on the same tunnel: one long-lived flow, cut to 64 kbit/s once its grace period
+  // is over. iperf3 in it runs at full speed before and at a trickle (or not at all) after.
+  bed.startIperfServer(5201);
+  expect(await bed.iperf('wg', 5201, 2)).toBeGreaterThan(20e6);
+  censor = await Censor.start(bed.net, { profiles: ['udp-throttle'], udpGraceSeconds: 1 });
+  // The censor takes the tunnel for a new flow at its next packet (a keepalive each second):
+  // its grace period starts then.
+  await new Promise((r) => setTimeout(r, 2500));
+  const throttled = await bed.iperf('wg', 5201, 2).catch(() => 0);
+  expect(throttled).toBeLessThan(200e3);
+}, 120_000);
 
 it('udp-throttle cuts a long UDP flow to a trickle after its grace period', async () => {
   requireTools(['iperf3']);

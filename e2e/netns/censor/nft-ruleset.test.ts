@@ -27,6 +27,10 @@ describe('censor ruleset', () => {
     );
     expect(throttle).toContain('add @udp_young { ct id timeout 3s }');
     expect(throttle).toContain('limit rate over 8000 bytes/second');
+    // A flow begun abroad is throttled too (a relay's keepalive may open it).
+    expect(throttle).toMatch(
+      /ip daddr @home ip saddr != @home meta l4proto udp ct id != @udp_young meter udp_slow_in/,
+    );
     const budget = rules({ profiles: ['tcp-budget'], hosting: ['198.19.5.0/24'] }, true);
     expect(budget).toContain('ct reply bytes > 16384 drop');
     expect(budget).toContain(

@@ -62,10 +62,15 @@ export function censorRuleset(s: Settings, inspected: boolean): string {
     lines.push(`    ${out} meta l4proto ${s.port.protocol} th dport ${s.port.port} drop`);
   if (on('udp-throttle')) {
     const bytesPerSecond = Math.max(1, Math.round((s.udpRateKbit * 1000) / 8));
-    lines.push(
-      `    ${out} meta l4proto udp ct state new add @udp_young { ct id timeout ${s.udpGraceSeconds}s }`,
-      `    ct original ip saddr @home ct original ip daddr != @home meta l4proto udp ct id != @udp_young meter udp_slow { ct id limit rate over ${bytesPerSecond} bytes/second } drop`,
-    );
+    // Whichever end began the flow (a relay's keepalive may come first); each way at the rate.
+    for (const [way, match] of [
+      ['out', out],
+      ['in', inb],
+    ] as const)
+      lines.push(
+        `    ${match} meta l4proto udp ct state new add @udp_young { ct id timeout ${s.udpGraceSeconds}s }`,
+        `    ${match} meta l4proto udp ct id != @udp_young meter udp_slow_${way} { ct id limit rate over ${bytesPerSecond} bytes/second } drop`,
+      );
   }
   if (on('tcp-budget'))
     lines.push(

@@ -22,7 +22,7 @@ afterEach(async () => {
   net = undefined;
 });
 
-it('udp-block stops WireGuard and Ferry over UDP from home (the home resolver still answers); udp-throttle cuts WireGuard to a trickle', async () => {
+it('udp-block stops WireGuard and Ferry over UDP from home (the home resolver still answers); udp-throttle cuts both to a trickle', async () => {
   bed = await Testbed.start();
   const relay = await bed.addRelay('relay', 'eu-west', { ferry: true });
   const account = await bed.newAccount('premium');
@@ -58,15 +58,20 @@ it('udp-block stops WireGuard and Ferry over UDP from home (the home resolver st
   );
 
   // udp-throttle on the same tunnel: one long-lived flow, cut to 64 kbit/s once its grace period
-  // is over. iperf3 in it runs at full speed before and at a trickle (or not at all) after.
+  // is over (Ferry's likewise). iperf3 in them runs at full speed before and at a trickle (or not
+  // at all) after.
   bed.startIperfServer(5201);
   expect(await bed.iperf('wg', 5201, 2)).toBeGreaterThan(20e6);
+  expect(await bed.net.waitFor('Ferry again', 10_000, () => bed!.echoFrom('fu', 2))).toBe(
+    relay.address,
+  );
+  expect(await bed.iperf('fu', 5201, 2)).toBeGreaterThan(20e6);
   censor = await Censor.start(bed.net, { profiles: ['udp-throttle'], udpGraceSeconds: 1 });
   // The censor takes the tunnel for a new flow at its next packet (a keepalive each second):
   // its grace period starts then.
   await new Promise((r) => setTimeout(r, 2500));
-  const throttled = await bed.iperf('wg', 5201, 2).catch(() => 0);
-  expect(throttled).toBeLessThan(200e3);
+  for (const host of ['wg', 'fu'])
+    expect(await bed.iperf(host, 5201, 2).catch(() => 0), host).toBeLessThan(200e3);
 }, 120_000);
 
 it('udp-throttle cuts a long UDP flow to a trickle after its grace period', async () => {

@@ -19,8 +19,12 @@ import {
   type LeakWatchResult,
   type ProbeTargets,
 } from './leak-watch.js';
+import { startCoverSite } from './censor/cover-site.js';
 import { NetcliHost } from './netcli-host.js';
 import { Testbed, type RelayHandle } from './testbed.js';
+
+/** The relays' TLS transport port, when the bed has one (ProtectionBedOptions.tls). */
+export const TLS_PORT = 8443;
 
 /** The laptop's home country (the --geoip-file maps its address and the domestic server there). */
 export const HOME = 'DE';
@@ -33,6 +37,8 @@ const CONTROL_PORT = 8080;
 export interface ProtectionBedOptions {
   /** Extra options of netcli daemon. */
   daemonArgs?: readonly string[];
+  /** The relays serve the TLS transport too (on TLS_PORT, a real nginx as their cover site). */
+  tls?: boolean;
 }
 
 export class ProtectionBed {
@@ -65,9 +71,19 @@ export class ProtectionBed {
       ];
       await bed.stopControlPlane();
       await bed.startControlPlane();
+      const cover = opts.tls ? await startCoverSite(net, { serverName: 'cover.example' }) : null;
+      const tls = cover ? { tls: { port: TLS_PORT, cover } } : {};
       const relays = [
-        await bed.addRelay('tokyo', 'asia-east', { ferry: true, dnsUpstream: authority.address }),
-        await bed.addRelay('osaka', 'asia-east', { ferry: true, dnsUpstream: authority.address }),
+        await bed.addRelay('tokyo', 'asia-east', {
+          ferry: true,
+          dnsUpstream: authority.address,
+          ...tls,
+        }),
+        await bed.addRelay('osaka', 'asia-east', {
+          ferry: true,
+          dnsUpstream: authority.address,
+          ...tls,
+        }),
       ];
       const domestic = await bed.startEcho('domestic');
       const geoip = path.join(net.dir, 'geoip.csv');
@@ -145,6 +161,7 @@ export class ProtectionBed {
           { address: r.address, port: WG_PORT, protocol: 'udp' as const },
           { address: r.address, port: FERRY_PORT, protocol: 'udp' as const },
           { address: r.address, port: FERRY_PORT, protocol: 'tcp' as const },
+          ...(r.tls ? [{ address: r.address, port: r.tls.port, protocol: 'tcp' as const }] : []),
         ]),
         // The engine's own latency probes (authenticated), to the relays given only: while
         // connected no probe leaves for another node (it would give the tunnel away).

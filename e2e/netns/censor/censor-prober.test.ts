@@ -2,11 +2,14 @@
 // Wu et al.'s rule (its printable preamble) but its port answers no probe, so the prober blocks
 // it and the tunnel stops; a real HTTPS server (the nginx cover site) is probed, answers as the
 // real server of its name does, and is never blocked, while a stand-in that swallows everything
-// for the same name is.
+// for the same name is. And tcp-budget (net4people/bbs #490) stalls today's Ferry TCP to a
+// hosting prefix: it has no server name to allowlist.
+import { spawnSync } from 'node:child_process';
+
 import { afterEach, beforeAll, expect, it } from 'vitest';
 
 import { pingServerTunnel } from '../ferry-pair-kit.js';
-import { FERRY_TCP_PORT, FerryPair, requireFerryBuilt } from '../ferry-process.js';
+import { FERRY_TCP_PORT, FerryPair, SERVER_TUNNEL, requireFerryBuilt } from '../ferry-process.js';
 import { TestNetwork, requireTools } from '../test-network.js';
 import { Censor } from './censor.js';
 import { curlFrom, startTcpServer } from './censor-test-kit.js';
@@ -79,4 +82,40 @@ it('never blocks the real HTTPS server, and blocks a stand-in that swallows what
   const fakeProbe = await censor.waitEvent('probe', (e) => e.server === fake, 15_000);
   expect(fakeProbe.blocked).toBe(true);
   expect(censor.probeBlocked()).toEqual([`${fake} . 443`]);
+}, 60_000);
+
+it("tcp-budget stalls today's Ferry TCP to a hosting prefix after 16 KB from the relay", async () => {
+  net = TestNetwork.create();
+  const server = net.addAccessHost('server').address;
+  net.addHomeHost('client');
+  censor = await Censor.start(net, { profiles: ['tcp-budget'], hosting: [`${server}/32`] });
+  const ferry = FerryPair.create(net, { server: 'server', client: 'client' });
+  const srv = ferry.startServer(['--tcp-listen', `${server}:${FERRY_TCP_PORT}`]);
+  await srv.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'server up');
+  const client = ferry.startClient(['--transport', 'tcp'], `${server}:${FERRY_TCP_PORT}`);
+  await client.waitFor((e) => e.type === 'state' && e.state === 'connected', 10_000, 'connected');
+  // 30 echo replies of 1.4 KB each: some come back, then the relay's bytes pass 16 KB.
+  const out = spawnSync(
+    'ip',
+    [
+      'netns',
+      'exec',
+      net.host('client').ns,
+      'ping',
+      '-c',
+      '30',
+      '-s',
+      '1400',
+      '-i',
+      '0.05',
+      '-W',
+      '1',
+      SERVER_TUNNEL,
+    ],
+    { encoding: 'utf8' },
+  ).stdout;
+  const received = Number(/(\d+) received/.exec(out)?.[1]);
+  expect(received, out).toBeGreaterThan(0);
+  expect(received, out).toBeLessThan(15);
+  expect(pingServerTunnel(net, ['-c', '2', '-W', '1'])).not.toBe(0);
 }, 60_000);

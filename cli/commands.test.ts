@@ -255,7 +255,7 @@ describe('netcli commands', () => {
     await ok('connect');
     const status = await ok('status');
     expect(status.stdout).toBe(
-      'Connected to global (node zrh-1) over WireGuard, ChaCha20-Poly1305\nLatency 12ms · secure mode · interface ferry0\nKill switch on · everything tunneled · DNS 10.64.0.1 in the tunnel\n',
+      'Connected to global (node zrh-1) over WireGuard, ChaCha20-Poly1305\nLatency 12ms · secure mode · interface ferry0\nTransport: using UDP, the first the autopilot tried\nKill switch on · everything tunneled · DNS 10.64.0.1 in the tunnel\n',
     );
     expect(LocalStatus.parse(await json('status'))).toMatchObject({
       status: 'connected',

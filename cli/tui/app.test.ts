@@ -65,6 +65,7 @@ describe('terminal UI on a terminal', () => {
     terminal.keyboard.press('c');
     await sees(/● Connected {2}Global · node zrh-1 · WireGuard/);
     await sees(/Latency 12ms {2}▄/);
+    await sees('Transport: using UDP, the first the autopilot tried');
     expect(line('Global')).toContain('● connected');
     engine.measure(20);
     await sees(/Latency 20ms {2}▁█/);

@@ -66,10 +66,11 @@ async function main(): Promise<void> {
     say(`the laptop's own address: ${bed.echoFrom(LAPTOP)}`);
     netcli('init', '--protocol', 'wireguard', ...bed.endpointArgs('/api/v1'));
     netcli('account', 'create');
+    // Every node measured before connecting: once connected, no probe leaves beside the tunnel.
+    netcli('latency-check', '--all');
     netcli('connect', '--region', 'asia-east');
     say(`(the echo service now sees ${bed.echoFrom(LAPTOP)})`);
     netcli('status');
-    netcli('latency-check', '--all');
     netcli('config', 'set', 'protocol', 'ferry');
     netcli('connect', '--region', 'global');
     say(`(the echo service now sees ${bed.echoFrom(LAPTOP)})`);

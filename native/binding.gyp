@@ -32,6 +32,7 @@
           "src/core/packet-pipe.cc",
           "src/core/peer-registry.cc",
           "src/core/server-engine.cc",
+          "src/core/stream-outcome.cc",
           "src/core/tcp-conn.cc",
           "src/core/tls-stream.cc",
           "src/core/tun.linux.cc",

@@ -128,6 +128,8 @@ function formatEvent(e: TunnelEvent): string {
       return `peer ${e.peer} connected (${e.cipher})`;
     case 'warning':
       return `warning: ${e.message}`;
+    case 'transport':
+      return `${e.transport} connection attempt: ${e.outcome}`;
     case 'error':
       return `error: ${e.message}`;
     case 'counters':

@@ -8,7 +8,7 @@ import { connect, createServer, Socket, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 
 import { loadHelloTemplate } from './hello-template.js';
-import { NativeTunnelError, markedSocket, nativeDataPlane } from './index.js';
+import { NativeTunnelError, markedSocket, nativeDataPlane, type TunnelEvent } from './index.js';
 import { FakeDataPlane } from './tunnel.fake.js';
 
 const goodClient = () => ({
@@ -216,6 +216,45 @@ describe('the TLS transport through the addon (root: real TUN devices)', () => {
     } finally {
       client.close();
       server.close();
+    }
+  });
+
+  it('reports what a TLS connection attempt ran into: a listener that resets after the hello', async () => {
+    const hellos: number[] = [];
+    const listener = createServer((socket) => {
+      let got = 0;
+      socket.on('data', (d) => {
+        got += d.length;
+        // The hello is one write: once it has stopped arriving, answer it as a censor does, with a RST.
+        setTimeout(() => {
+          if (socket.destroyed) return;
+          hellos.push(got);
+          socket.resetAndDestroy();
+        }, 100);
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+    const events: TunnelEvent[] = [];
+    const client = nativeDataPlane.startClient(
+      {
+        ...goodClient(),
+        interfaceName: `ftls${tag}r`,
+        address: `10.${tag}.3.2/24`,
+        serverPort: (listener.address() as AddressInfo).port,
+        transport: 'tls',
+        tls: { serverName: 'www.example.com', hello: loadHelloTemplate() },
+      },
+      (e) => events.push(e),
+    );
+    try {
+      await expect
+        .poll(() => events.find((e) => e.type === 'transport'), { timeout: 5000 })
+        .toEqual({ type: 'transport', transport: 'tls', outcome: 'reset', eventDrops: 0 });
+      expect(hellos[0]).toBeGreaterThan(500);
+    } finally {
+      client.close();
+      await new Promise((r) => listener.close(r));
     }
   });
 

@@ -168,6 +168,21 @@ export const ZERO_COUNTERS: Readonly<TunnelCounters> = Object.freeze({
   handshakesDropped: 0,
 });
 
+/**
+ * What a TCP or TLS connection attempt ran into (native/src/core/stream-outcome.h):
+ * refused: the connect was refused (a RST, or an ICMP unreachable or prohibited, answered the SYN);
+ * connect-timeout: nothing answered the SYN within 3 s;
+ * reset: the connection was reset after the first flight went out (a censor's RST to a hello or a
+ * first packet: a socket error before any answer);
+ * closed: the node (or someone) closed it before any answer (a FIN; also bytes that were not the
+ * node's answer, on which the client dropped it);
+ * silent: nothing came back within the handshake timeout (5 s) after the first flight;
+ * answered: the node's first answer arrived (Ferry's handshake response over TCP; the TLS server
+ * flight over TLS).
+ */
+export type StreamOutcome =
+  'refused' | 'connect-timeout' | 'reset' | 'closed' | 'silent' | 'answered';
+
 interface EventBase {
   /** Events the native side could not queue (bounded queue, never blocks the data plane). */
   eventDrops: number;
@@ -187,6 +202,15 @@ export type TunnelEvent =
   | (EventBase & { type: 'peer'; state: 'connected'; peer: string; cipher: Cipher })
   /** Client: handshakes go unanswered (node unreachable, or this machine's clock is off). */
   | (EventBase & { type: 'warning'; code: 'handshake-unanswered'; message: string })
+  /**
+   * Client over TCP or TLS: what one connection attempt ran into, once per attempt (at most one a second),
+   * for the autopilot's classification. No address, port or time (no-logs rule).
+   */
+  | (EventBase & {
+      type: 'transport';
+      transport: 'tcp' | 'tls';
+      outcome: StreamOutcome;
+    })
   | (EventBase & { type: 'error'; message: string });
 
 export type TunnelEventListener = (event: TunnelEvent) => void;

@@ -41,6 +41,26 @@ describe('FakeDataPlane', () => {
     expect(() => plane.startClient(client(plane), () => undefined).close()).not.toThrow();
   });
 
+  it('reports connection attempts as the native client does: over tcp or tls only', async () => {
+    const plane = new FakeDataPlane();
+    const events: TunnelEvent[] = [];
+    const hello = loadHelloTemplate();
+    plane.startClient(
+      { ...client(plane), transport: 'tls', tls: { serverName: 'www.example.com', hello } },
+      (e) => events.push(e),
+    );
+    plane.tunnels[0]!.attemptOutcome('reset');
+    plane.startClient({ ...client(plane, 'ferryfake1'), transport: 'tcp' }, (e) => events.push(e));
+    plane.tunnels[1]!.attemptOutcome('answered');
+    await tick();
+    expect(events.filter((e) => e.type === 'transport')).toEqual([
+      { type: 'transport', transport: 'tls', outcome: 'reset', eventDrops: 0 },
+      { type: 'transport', transport: 'tcp', outcome: 'answered', eventDrops: 0 },
+    ]);
+    plane.startClient(client(plane, 'ferryfake2'), () => undefined);
+    expect(() => plane.tunnels[2]!.attemptOutcome('silent')).toThrow(/tcp or tls/);
+  });
+
   it('exposes counters set by the test', () => {
     const plane = new FakeDataPlane();
     const t = plane.startClient(client(plane), () => undefined);

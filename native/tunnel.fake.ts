@@ -15,6 +15,7 @@ import {
   type ServerPeer,
   type ServerTunnel,
   type ServerTunnelOptions,
+  type StreamOutcome,
   type Tunnel,
   type TunnelCounters,
   type TunnelEvent,
@@ -42,6 +43,17 @@ export class FakeTunnel implements ServerTunnel {
   emit(event: WithoutDrops<TunnelEvent>): void {
     if (this.closed) return;
     queueMicrotask(() => this.onEvent({ ...event, eventDrops: 0 } as TunnelEvent));
+  }
+
+  /**
+   * Reports a connection attempt's outcome as the native client does over TCP or TLS (the transport from
+   * the start options); a UDP client or a server never reports one, so asking for it is a test's bug.
+   */
+  attemptOutcome(outcome: StreamOutcome): void {
+    const transport = (this.options as ClientTunnelOptions).transport;
+    if (this.kind !== 'client' || (transport !== 'tcp' && transport !== 'tls'))
+      throw new Error('only a client over tcp or tls reports connection attempts');
+    this.emit({ type: 'transport', transport, outcome });
   }
 
   setCounters(c: Partial<TunnelCounters>): void {

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include "../src/core/protocol.h"
 #include "../src/core/tcp-framing.h"
@@ -159,6 +160,17 @@ std::vector<ferry::Event> Recorder::snapshot() {
 }
 
 Node::~Node() { close(); }
+
+Node& Node::operator=(Node&& o) noexcept {
+  if (this == &o) return *this;
+  close();
+  tunnel = std::move(o.tunnel);
+  events = std::move(o.events);
+  pipe = std::exchange(o.pipe, -1);
+  priv = o.priv;
+  pub = o.pub;
+  return *this;
+}
 
 void Node::close() {
   if (tunnel) tunnel->close();

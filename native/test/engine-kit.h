@@ -93,8 +93,9 @@ struct Node {
   Key32 priv{}, pub{};
   ~Node();
   Node() = default;
-  Node(Node&&) = default;
-  Node& operator=(Node&&) = default;
+  // A moved-from node owns nothing (its destructor must not close the pipe or the tunnel it gave away).
+  Node(Node&& o) noexcept { *this = std::move(o); }
+  Node& operator=(Node&& o) noexcept;
 
   void send(const Bytes& pkt);
   // Reads packets until one satisfies pred (others are discarded); false on timeout.

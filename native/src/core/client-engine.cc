@@ -11,6 +11,7 @@
 #include "engine-base.h"
 #include "engines.h"
 #include "secret.h"
+#include "stream-outcome.h"
 #include "tls-stream.h"
 
 namespace ferry {
@@ -138,6 +139,7 @@ class ClientEngine final : public EngineBase {
   // node insists that the first record is an initiation).
   void tcp_connect(RandomPool& rng) {
     tcp_attempt_ = Clock::now();
+    attempt_open_ = false;  // an attempt that never reaches the network has nothing to report
     int fd = socket(server_.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return;
     try {
@@ -145,20 +147,13 @@ class ClientEngine final : public EngineBase {
     } catch (const std::exception&) {
       return;
     }
-    int rc = connect(fd, reinterpret_cast<const sockaddr*>(&server_.addr), server_.len);
-    if (rc < 0 && errno == EINPROGRESS) {
-      pollfd p[2] = {{fd, POLLOUT, 0}, {stop_fd_, POLLIN, 0}};
-      int err = 0;
-      socklen_t el = sizeof err;
-      if (poll(p, 2, kTcpConnectTimeoutMs) <= 0 || (p[1].revents & POLLIN) ||
-          getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
-        ::close(fd);
-        return;
-      }
-    } else if (rc < 0) {
+    if (const char* failed = connect_stream(fd, server_, stop_fd_, kTcpConnectTimeoutMs)) {
       ::close(fd);
+      attempt_open_ = *failed != 0;
+      attempt_ended(failed);
       return;
     }
+    attempt_open_ = true;
     set_tcp_options(fd);
     auto conn = std::make_shared<TcpConn>(fd, Clock::now(), false, attention_);
     conn->set_stop_fd(stop_fd_);
@@ -168,8 +163,10 @@ class ClientEngine final : public EngineBase {
       SystemBytes rnd;
       tls_awaiting_ = true;
       tls_sent_ = Clock::now();
-      if (!begin_client_stream(*conn, tls_template_, tls_name_, server_pub_, uint32_t(system_ms() / 1000), rnd))
+      if (!begin_client_stream(*conn, tls_template_, tls_name_, server_pub_, uint32_t(system_ms() / 1000), rnd)) {
+        attempt_ended(ended_outcome(*conn));
         return;
+      }
       conn->grow_rx();
       std::lock_guard<std::mutex> lock(mu_);
       conn_ = conn;
@@ -180,14 +177,27 @@ class ClientEngine final : public EngineBase {
         std::make_unique<RecordMasks>(server_pub_, reinterpret_cast<const uint8_t*>(pre.data()), pre.size()));
     uint8_t rec[kRecordLenBytes + kInitMaxLen];
     const size_t len = build_init(rng, rec + kRecordLenBytes);
-    if (!len) return;
+    if (!len) {
+      attempt_open_ = false;
+      return;
+    }
     rec[0] = uint8_t(len >> 8);
     rec[1] = uint8_t(len);
-    if (!conn->send_records(rec, kRecordLenBytes + len, reinterpret_cast<const uint8_t*>(pre.data()), pre.size()))
+    if (!conn->send_records(rec, kRecordLenBytes + len, reinterpret_cast<const uint8_t*>(pre.data()), pre.size())) {
+      attempt_ended(ended_outcome(*conn));
       return;
+    }
     conn->grow_rx();
     std::lock_guard<std::mutex> lock(mu_);
     conn_ = conn;
+  }
+
+  // Reports the open connection attempt's outcome (outcome::*), once: the first word about an attempt is what it
+  // ran into; what happens later on a connection the node answered is not the attempt's.
+  void attempt_ended(const char* what) {
+    if (!attempt_open_) return;
+    attempt_open_ = false;
+    emit(transport_event(tls_, what));
   }
 
   // The node's flight has arrived: change_cipher_spec and Finished, then the initiation, in one send.
@@ -250,6 +260,7 @@ class ClientEngine final : public EngineBase {
     }
     hs_in_flight_ = false;
     *hs_ = InitiatorState();  // the handshake's secrets are not needed any more
+    attempt_ended(outcome::kAnswered);  // over TCP (over TLS the node's flight was the answer)
     const auto now = Clock::now();
     last_recv_ = now;
     unanswered_since_ = {};
@@ -384,10 +395,14 @@ class ClientEngine final : public EngineBase {
     if (tcp_) {
       TcpConnPtr conn = connection();
       // Over TCP nothing is lost in transit: an unanswered initiation means the connection is bad.
-      if (conn && hs_in_flight_ && now - hs_sent_ >= kTcpHandshakeTimeout) conn->set_broken();
-      if (conn && tls_awaiting_ && now - tls_sent_ >= kTcpHandshakeTimeout) conn->set_broken();
+      if (conn && !conn->broken() && ((hs_in_flight_ && now - hs_sent_ >= kTcpHandshakeTimeout) ||
+                                      (tls_awaiting_ && now - tls_sent_ >= kTcpHandshakeTimeout))) {
+        attempt_ended(outcome::kSilent);
+        conn->set_broken();
+      }
       if ((!conn || conn->broken()) && now - tcp_attempt_ >= milliseconds(1000)) {
         if (conn) {
+          attempt_ended(ended_outcome(*conn));  // broken by a send (the TUN thread's, a flush) before any answer
           std::lock_guard<std::mutex> lock(mu_);
           conn_.reset();
         }
@@ -438,7 +453,7 @@ class ClientEngine final : public EngineBase {
           receive_burst([&](uint8_t* d, size_t len, const Endpoint&) { dispatch(d, len, rng); });
         }
       } else if (conn && fd >= 0) {
-        if (p[2].revents & POLLOUT) conn->flush();
+        if ((p[2].revents & POLLOUT) && !conn->flush()) attempt_ended(ended_outcome(*conn));
         if (p[2].revents & (POLLIN | POLLHUP | POLLERR)) {
           bool ok = tcp_receive(*conn, [&](uint8_t* d, size_t avail, size_t& consumed) {
             return parse_record(
@@ -449,8 +464,14 @@ class ClientEngine final : public EngineBase {
                   return true;
                 });
           });
-          if (ok && tls_awaiting_ && conn->tls_reader()->flight_done()) ok = tls_finish(*conn, rng);
-          if (!ok) conn->set_broken();
+          if (tls_awaiting_ && conn->tls_reader()->flight_done()) {
+            attempt_ended(outcome::kAnswered);  // also when the connection ended right behind the flight
+            if (ok) ok = tls_finish(*conn, rng);
+          }
+          if (!ok) {
+            attempt_ended(ended_outcome(*conn));
+            conn->set_broken();
+          }
         }
       }
       flush_deliveries();
@@ -484,6 +505,7 @@ class ClientEngine final : public EngineBase {
   Secret<InitiatorState> hs_;
   bool hs_in_flight_ = false;
   bool tls_awaiting_ = false;  // the hello went out; the node's flight has not arrived whole yet
+  bool attempt_open_ = false;  // the current TCP/TLS connection attempt's outcome is not reported yet
   Clock::time_point tls_sent_{};
   bool need_handshake_now_ = false;
   Clock::time_point hs_sent_{}, last_recv_{}, next_ping_{}, ping_sent_{}, last_reopen_{}, tcp_attempt_{};

@@ -162,8 +162,8 @@ class EngineBase : public Tunnel {
   }
 
   // Reads what the connection has and hands each complete record to f(p, avail, consumed). Returns false
-  // when the connection ended or sent an impossible length (the caller closes it). Stops without reading
-  // while c.paused.
+  // when the connection ended (noted on c: end_cause) or sent an impossible length (the caller closes it).
+  // Stops without reading while c.paused.
   // With TLS, record headers are stripped as the bytes arrive (the peer's handshake flight is skipped first).
   template <typename F>
   bool tcp_receive(TcpConn& c, F f) {
@@ -172,8 +172,15 @@ class EngineBase : public Tunnel {
       if (c.rx_len == c.rx_cap()) return false;  // cannot happen with valid lengths
       const size_t space = c.rx_cap() - c.rx_len;
       ssize_t n = recv(c.fd, c.rx() + c.rx_len, tls ? tls->read_size(space) : space, MSG_DONTWAIT);
-      if (n == 0) return false;
-      if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+      if (n == 0) {
+        c.note_end(TcpConn::kPeerClosed);
+        return false;
+      }
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return true;
+        c.note_end(errno);
+        return false;
+      }
       size_t kept = size_t(n);
       if (tls && !tls->take(c.rx() + c.rx_len, size_t(n), kept)) return false;
       c.rx_len += kept;

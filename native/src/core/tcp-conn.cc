@@ -127,6 +127,7 @@ bool TcpConn::send_records(uint8_t* buf, size_t len, const uint8_t* prefix, size
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+          note_end(errno);
           failed = true;
           break;
         }
@@ -168,6 +169,7 @@ bool TcpConn::flush() {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      note_end(errno);
       broken_ = true;  // the caller (the network thread) closes it
       return false;
     }

@@ -56,6 +56,16 @@ class TcpConn : public std::enable_shared_from_this<TcpConn> {
   // Marks the connection failed (any thread); the network thread then closes it.
   void set_broken();
 
+  // What ended the connection as its own reads and writes saw it (the first one counts, any thread): the errno
+  // of a failed send or receive, kPeerClosed when the peer's FIN arrived, 0 while neither happened (also when
+  // the owner ends it for what it read or for silence). The client reports it (stream-outcome.h).
+  static constexpr int kPeerClosed = -1;
+  int end_cause() const { return end_cause_.load(); }
+  void note_end(int cause) {
+    int none = 0;
+    end_cause_.compare_exchange_strong(none, cause);
+  }
+
   // Must be called before the connection is shared between threads.
   void set_masks(std::unique_ptr<RecordMasks> masks) { masks_ = std::move(masks); }
   // The TLS transport: from now on sends are cut into TLS application-data records, and the reader strips
@@ -97,6 +107,7 @@ class TcpConn : public std::enable_shared_from_this<TcpConn> {
   const std::shared_ptr<TcpAttention> attention_;
   int stop_fd_ = -1;
   std::atomic<bool> broken_{false};
+  std::atomic<int> end_cause_{0};
   std::mutex send_mu_;
   std::vector<uint8_t> out_;  // guarded by send_mu_: queued bytes from out_head_ on
   size_t out_head_ = 0;       // guarded by send_mu_

@@ -25,13 +25,15 @@ struct Counters {
 // Events leave the data-plane threads through this seam. emit() must never block (the napi side
 // counts drops when its queue is full) and never throw. Events carry no keys and no addresses.
 struct Event {
-  std::string type;     // "state" | "rtt" | "counters" | "rekey" | "error" | "peer" | "warning"
+  std::string type;     // "state" | "rtt" | "counters" | "rekey" | "error" | "peer" | "warning" | "transport"
   std::string state;    // state: "connecting" | "connected" | "closed" | "failed"; peer: "connected"
   std::string message;  // error and warning text
   std::string code;     // warning: a stable code ("handshake-unanswered")
   std::string cipher;   // rekey: cipher in effect
   double rtt_ms = 0;
-  std::string peer;  // server: the peer's id (as given in its PeerConfig)
+  std::string peer;       // server: the peer's id (as given in its PeerConfig)
+  std::string transport;  // transport (client, once per TCP/TLS connection attempt): "tcp" | "tls"
+  std::string outcome;    // transport: what the attempt ran into (stream-outcome.h)
   Counters counters;
 };
 

@@ -83,6 +83,8 @@ class NapiSink final : public ferry::EventSink {
     if (!e.cipher.empty()) o.Set("cipher", e.cipher);
     if (e.type == "rtt") o.Set("rttMs", e.rtt_ms);
     if (!e.peer.empty()) o.Set("peer", e.peer);
+    if (!e.transport.empty()) o.Set("transport", e.transport);
+    if (!e.outcome.empty()) o.Set("outcome", e.outcome);
     if (e.type == "counters" || (e.type == "state" && (e.state == "closed" || e.state == "failed")))
       o.Set("counters", counters_to_js(env, e.counters));
     o.Set("eventDrops", double(drops));

@@ -9,7 +9,12 @@ import { z } from 'zod';
 
 import { TRANSPORTS, type Transport } from '../../contracts/index.js';
 import type { NetworkIdentity, NetworkIdentityReader } from '../../platform/os/network-identity.js';
-import { readStateFile, writeStateFile, type StateFileErrors } from '../state-dir.js';
+import {
+  readStateFile,
+  settingsFileErrors,
+  writeStateFile,
+  type StateFileErrors,
+} from '../state-dir.js';
 
 /** Networks remembered at most; the one used longest ago goes first. */
 export const REMEMBERED_NETWORKS = 32;
@@ -34,19 +39,9 @@ const Secret = z.strictObject({
   secret: z.string().regex(/^[0-9a-f]{64}$/),
 });
 
+/** A settings file's failures, and those of one that others may read (the secret's key). */
 const errors = (what: string): StateFileErrors => ({
-  unreadable: {
-    code: 'config-unreadable',
-    message: (file, errno) => `cannot read the ${what} ${file} (${errno})`,
-  },
-  corrupt: {
-    code: 'config-corrupt',
-    message: (file) => `the ${what} file ${file} is damaged and was left as it is`,
-  },
-  writeFailed: {
-    code: 'config-write-failed',
-    message: (dir, errno) => `cannot save the ${what} in ${dir} (${errno})`,
-  },
+  ...settingsFileErrors(what),
   insecure: {
     code: 'state-dir-insecure',
     message: (file, mode) =>

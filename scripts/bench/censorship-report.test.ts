@@ -17,6 +17,7 @@ describe('caseRow', () => {
   it('keeps the first connect apart from the remembered ones (median [min–max])', () => {
     const row = caseRow({
       name: 'udp-block',
+      planned: 4,
       runs: [
         run(3_400, 'tls', 'UDP looks blocked on this network: using TLS', 90),
         run(900, 'tls', 'TLS worked on this network before', 120),
@@ -38,6 +39,7 @@ describe('caseRow', () => {
   it('says a failed first run, a change of transport, small throughput and a missing reason', () => {
     const row = caseRow({
       name: 'udp-throttle',
+      planned: 3,
       runs: [
         { failed: 'netcli connect exited 1\nmore' },
         run(500, 'udp', undefined, 0.061),
@@ -56,16 +58,17 @@ describe('caseRow', () => {
   });
 
   it('says why a case failed as a whole, on one line without pipes', () => {
-    const c = { name: 'fet', runs: [], failed: 'nginx | missing\nstack' };
-    expect(caseRow(c)).toEqual(['fet', '-', '0 of 0', '-', '-', '-', 'failed: nginx / missing']);
-    expect(failures([c, { name: 'prober', runs: [run(1), { failed: 'no answer' }] }])).toEqual([
-      'fet: nginx / missing',
-      'prober run 2: no answer',
-    ]);
+    const c = { name: 'fet', planned: 3, runs: [], failed: 'nginx | missing\nstack' };
+    expect(caseRow(c)).toEqual(['fet', '-', '0 of 3', '-', '-', '-', 'failed: nginx / missing']);
+    expect(
+      failures([c, { name: 'prober', planned: 2, runs: [run(1), { failed: 'no answer' }] }]),
+    ).toEqual(['fet: nginx / missing', 'prober run 2: no answer']);
   });
 
   it('makes one table row per case under the headers', () => {
-    const lines = caseTable([{ name: 'no censor', runs: [run(1_000, 'udp')] }]).split('\n');
+    const lines = caseTable([{ name: 'no censor', planned: 1, runs: [run(1_000, 'udp')] }]).split(
+      '\n',
+    );
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe(
       '| no censor | UDP (WireGuard) | 1 of 1 | 1.0 | n/a | 100 | (none given) |',

@@ -22,6 +22,8 @@ export type RunOutcome = RunSample | { failed: string };
 export interface CaseOutcome {
   /** The censor's profile(s), as the table's first column says them. */
   name: string;
+  /** The runs asked for. */
+  planned: number;
   /** The runs in order (the first on a network the autopilot had not seen). */
   runs: RunOutcome[];
   /** Why the case as a whole failed (its test internet did not start, the laptop did not sign up). */
@@ -57,7 +59,7 @@ export function oneLine(why: string): string {
 /** One case as a row of HEADERS. */
 export function caseRow(c: CaseOutcome): string[] {
   if (c.failed !== undefined)
-    return [c.name, '-', `0 of ${c.runs.length}`, '-', '-', '-', `failed: ${oneLine(c.failed)}`];
+    return [c.name, '-', `0 of ${c.planned}`, '-', '-', '-', `failed: ${oneLine(c.failed)}`];
   const samples = c.runs.filter(ok);
   const [first, ...rest] = c.runs;
   const remembered = rest.filter(ok).map((r) => r.connectMs);
@@ -66,7 +68,7 @@ export function caseRow(c: CaseOutcome): string[] {
   return [
     c.name,
     transports.join(', then ') || '-',
-    `${samples.length} of ${c.runs.length}`,
+    `${samples.length} of ${c.planned}`,
     first && ok(first) ? seconds(first.connectMs) : 'failed',
     spread(remembered, seconds),
     samples.length ? mbit(median(samples.map((r) => r.mbps))) : '-',

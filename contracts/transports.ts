@@ -13,9 +13,11 @@ export const BLOCKAGES = [
   'udp-unanswered',
   /** UDP worked, then fell to a trickle (a throttled flow). */
   'udp-throttled',
+  /** The TCP connection's first packet (its SYN) got no answer: the port looks blocked. */
+  'tcp-unanswered',
   /** The TCP connection was refused or reset. */
   'tcp-reset',
-  /** TCP connected, and nothing came back after the first data. */
+  /** TCP connected, and nothing came back after the first data (or it was closed). */
   'tcp-silenced',
   /** The connection carried a few kilobytes, then stalled. */
   'tcp-stalled',

@@ -10,6 +10,7 @@ export const TRANSPORT_NAMES: Readonly<Record<Transport, string>> = {
 const BLOCKAGE_WORDS: Readonly<Record<Blockage, string>> = {
   'udp-unanswered': 'UDP looks blocked on this network',
   'udp-throttled': 'UDP is throttled on this network',
+  'tcp-unanswered': 'TCP to the server’s port gets no answer',
   'tcp-reset': 'TCP to the server was reset',
   'tcp-silenced': 'TCP to the server went silent after its first packet',
   'tcp-stalled': 'TCP to the server stalled after a few kilobytes',

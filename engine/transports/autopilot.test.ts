@@ -30,6 +30,16 @@ describe('the autopilot’s judgement', () => {
     expect(blockageOf({ attempt: tcp, error: unanswered })).toBe('tcp-silenced');
     expect(blockageOf({ attempt: tls, error: nothingCrossed })).toBe('tcp-stalled');
     expect(blockageOf({ attempt: tls, error: new Error('boom') })).toBe('failed');
+    // What the data plane saw of the last TCP or TLS connection.
+    const saw = (outcome: string) =>
+      new FerryError('node-unreachable', 'no answer', { extra: { stream_outcome: outcome } });
+    expect(blockageOf({ attempt: tls, error: saw('reset') })).toBe('tls-reset');
+    expect(blockageOf({ attempt: tcp, error: saw('reset') })).toBe('tcp-reset');
+    expect(blockageOf({ attempt: tcp, error: saw('refused') })).toBe('tcp-reset');
+    expect(blockageOf({ attempt: tls, error: saw('connect-timeout') })).toBe('tcp-unanswered');
+    expect(blockageOf({ attempt: tls, error: saw('silent') })).toBe('tcp-silenced');
+    expect(blockageOf({ attempt: tls, error: saw('closed') })).toBe('tcp-silenced');
+    expect(blockageOf({ attempt: tls, error: saw('answered') })).toBe('failed');
   });
 
   it('says why, in codes and in words', () => {

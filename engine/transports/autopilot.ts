@@ -28,6 +28,12 @@ export function isPathFailure(error: unknown): boolean {
   );
 }
 
+/** What the data plane saw of the failed attempt's last TCP or TLS connection, if it said. */
+function streamOutcome(error: unknown): string | null {
+  const o = error instanceof FerryError ? error.extra?.['stream_outcome'] : undefined;
+  return typeof o === 'string' ? o : null;
+}
+
 /** What a failed attempt looks like from here. */
 export function blockageOf(failed: FailedAttempt): Blockage {
   const { attempt, error } = failed;
@@ -35,7 +41,21 @@ export function blockageOf(failed: FailedAttempt): Blockage {
   const answered = error instanceof FerryError && error.code === 'tunnel-timeout';
   if (attempt.transport === 'udp') return answered ? 'udp-throttled' : 'udp-unanswered';
   // A node that answered a stream transport's handshake, then carried nothing: stalled.
-  return answered ? 'tcp-stalled' : 'tcp-silenced';
+  if (answered) return 'tcp-stalled';
+  switch (streamOutcome(error)) {
+    case 'connect-timeout':
+      return 'tcp-unanswered';
+    case 'refused':
+      return 'tcp-reset';
+    case 'reset':
+      // A reset right after the hello: a censor that judged the hello.
+      return attempt.transport === 'tls' ? 'tls-reset' : 'tcp-reset';
+    case 'answered':
+      // The TLS flight came back but no Ferry handshake: not the node (a stranger's answer).
+      return 'failed';
+    default:
+      return 'tcp-silenced';
+  }
 }
 
 /** Why the tunnel runs over `transport`, after the attempts that failed before it. */

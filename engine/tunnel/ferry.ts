@@ -8,6 +8,7 @@ import {
   type ClientTlsOptions,
   type ClientTunnelOptions,
   type DataPlane,
+  type StreamOutcome,
   type Tunnel,
   type TunnelEvent as NativeEvent,
 } from '../../native/tunnel-types.js';
@@ -116,6 +117,8 @@ class FerrySession implements ProtocolSession {
   private readonly waiters = new Set<Waiter>();
   private lastAnswer = 0;
   private watchdog: NodeJS.Timeout | null = null;
+  /** What the last TCP or TLS connection attempt ran into (the autopilot's evidence). */
+  private outcome: StreamOutcome | null = null;
 
   constructor(
     readonly interfaceName: string,
@@ -128,6 +131,10 @@ class FerrySession implements ProtocolSession {
 
   handshakeSeen(): boolean {
     return this.everConnected;
+  }
+
+  streamOutcome(): StreamOutcome | null {
+    return this.outcome;
   }
 
   onNative(e: NativeEvent): void {
@@ -171,6 +178,9 @@ class FerrySession implements ProtocolSession {
         return;
       case 'error':
         this.lastError = e.message;
+        return;
+      case 'transport':
+        this.outcome = e.outcome;
         return;
       default:
         return;

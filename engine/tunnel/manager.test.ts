@@ -150,6 +150,19 @@ describe('a Ferry tunnel', () => {
     expect(leftovers()).toEqual(NOTHING);
   });
 
+  it('over TCP or TLS, says what the last connection ran into (the autopilot’s evidence)', async () => {
+    manager = make({ upTimeoutMs: 200 });
+    const up = manager.up(testPlan('ferry', { transport: 'tcp' })).catch((x: unknown) => x);
+    const t = await ferryTunnel();
+    t.attemptOutcome('reset');
+    const e = await up;
+    expect(e).toMatchObject({ code: 'node-unreachable', extra: { stream_outcome: 'reset' } });
+    expect((e as FerryError).message).toBe(
+      'the node did not answer within 0.2 s (the connection was reset after its first packet)',
+    );
+    expect(leftovers()).toEqual(NOTHING);
+  });
+
   it('gives up after the plan’s own time limit (obfuscation auto tries UDP briefly)', async () => {
     manager = make({ upTimeoutMs: 60_000 });
     const started = Date.now();

@@ -1,7 +1,7 @@
 // The real TunnelManager: brings up a WireGuard (wireguard-go) or Ferry (native data plane) tunnel
 // from a connect answer, routes it, resolves only once traffic has crossed it, reports its health,
 // and takes down exactly what it made: on close, on a failed up(), and after a crash.
-import type { DataPlane } from '../../native/tunnel-types.js';
+import type { DataPlane, StreamOutcome } from '../../native/tunnel-types.js';
 import { FerryError } from '../errors.js';
 import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import type { OsEffects } from '../os/effects.js';
@@ -44,16 +44,34 @@ export const DEFAULT_UP_TIMEOUT_MS = 10_000;
 
 const TIMEOUT = Symbol('tunnel up timeout');
 
-/** The error up() rejects with when its time ran out, by how far the tunnel got. */
+/** How a stream transport's last connection attempt ended, in words (the timeout's message). */
+const OUTCOME_WORDS: Readonly<Record<StreamOutcome, string>> = {
+  refused: 'the connection was refused',
+  'connect-timeout': 'the connection got no answer',
+  reset: 'the connection was reset after its first packet',
+  closed: 'the connection was closed after its first packet',
+  silent: 'nothing came back after its first packet',
+  answered: 'the node answered, then nothing more',
+};
+
+/**
+ * The error up() rejects with when its time ran out, by how far the tunnel got; over TCP or TLS
+ * it says what the last connection ran into (`extra.stream_outcome`: the autopilot's evidence).
+ */
 function timeoutError(session: ProtocolSession | null, ms: number): FerryError {
+  const outcome = session?.streamOutcome?.() ?? null;
+  const extra = outcome ? { extra: { stream_outcome: outcome } } : {};
+  const seen = outcome ? ` (${OUTCOME_WORDS[outcome]})` : '';
   if (session?.handshakeSeen())
     return new FerryError(
       'tunnel-timeout',
-      `the node answered, but no traffic crossed the tunnel within ${ms / 1000} s`,
+      `the node answered, but no traffic crossed the tunnel within ${ms / 1000} s${seen}`,
+      extra,
     );
   return new FerryError(
     'node-unreachable',
-    `the node did not answer within ${ms / 1000} s (unreachable from here, this device unknown to it, or this machine's clock is off)`,
+    `the node did not answer within ${ms / 1000} s${seen || " (unreachable from here, this device unknown to it, or this machine's clock is off)"}`,
+    extra,
   );
 }
 
@@ -107,7 +125,11 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
       throw new TypeError('tunnel interface names come from tunnelInterfaceName()');
     if (plan.timeoutMs !== undefined && !(plan.timeoutMs > 0 && plan.timeoutMs <= 120_000))
       throw new TypeError('a tunnel timeout is 1..120000 ms');
-    if (plan.answer.protocol === 'wireguard' && plan.transport !== undefined && plan.transport !== 'udp')
+    if (
+      plan.answer.protocol === 'wireguard' &&
+      plan.transport !== undefined &&
+      plan.transport !== 'udp'
+    )
       throw new TypeError('WireGuard has UDP only (Ferry over TCP or TLS stands in for it)');
     // Refused before anything is made, so that nothing of another tunnel is taken down.
     const steps = routingPlan(plan, plan.answer.protocol === 'wireguard');

@@ -1,5 +1,6 @@
 // What the manager needs from one protocol's tunnel (WireGuard through wireguard-go, Ferry through
 // the native data plane) once its link exists: proof of traffic, health events, and an end.
+import type { StreamOutcome } from '../../native/tunnel-types.js';
 import type { TunnelEvent } from './tunnel.js';
 
 export interface ProtocolSession {
@@ -12,6 +13,11 @@ export interface ProtocolSession {
   waitForTraffic(signal: AbortSignal): Promise<number>;
   /** Whether the node has answered a handshake: tells node-unreachable from tunnel-timeout. */
   handshakeSeen(): boolean;
+  /**
+   * A stream transport's (TCP, TLS) last connection attempt as the data plane saw it (refused,
+   * reset, silent, ...); null over UDP or before any attempt ended.
+   */
+  streamOutcome?(): StreamOutcome | null;
   /**
    * From now on reports latency, lost, restored and rekey through `emit` (called once, after
    * waitForTraffic resolved). Nothing is emitted after close().

@@ -339,6 +339,15 @@ describe('obfuscation', () => {
     expect(fx.tunnels.plans.map((p) => p.transport)).toEqual(['udp']);
   });
 
+  it('on, in a region of WireGuard-only nodes: Ferry is asked for at once, then WireGuard over UDP as before', async () => {
+    await fx.controlPlane.addHealthyNode('asia-southeast', 0.1, { ferry: false });
+    const account = await fx.signIn();
+    await fx.controlPlane.setPlan(account, 'premium');
+    await fx.engine.setConfigKey('obfuscation', 'on');
+    const answer = await fx.engine.connect({ region: 'asia-southeast' });
+    expect(answer).toMatchObject({ status: 'connected', protocol: 'wireguard', transport: 'udp' });
+  });
+
   it('tls: refused with what to do when the node serves no TLS port', async () => {
     await fx.signIn();
     await fx.engine.setConfigKey('obfuscation', 'tls');

@@ -124,8 +124,8 @@ describe('one connect, on the normal path, with the kill switch on', () => {
 describe('latency probes, which could give the tunnel away', () => {
   it('measure the region’s nodes only while a connect on a network known to pass UDP starts with UDP, never once connected', async () => {
     // Two more nodes with probe responders: one of the region connected to, one of another.
-    await fx.controlPlane.addHealthyNode('asia-east', 0.9, 51884);
-    await fx.controlPlane.addHealthyNode('global', 0.9, 51884);
+    await fx.controlPlane.addHealthyNode('asia-east', 0.9, { probePort: 51884 });
+    await fx.controlPlane.addHealthyNode('global', 0.9, { probePort: 51884 });
     await fx.signIn();
     const refresh = vi.spyOn(NodeLatencies.prototype, 'refresh');
     try {

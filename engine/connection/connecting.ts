@@ -4,7 +4,12 @@
 // with its whole policy in one nftables transaction (blocking but the control plane and the
 // node's transports), then the tunnel. One call to the control plane on this path; a fallback
 // from WireGuard to Ferry over TCP adds one.
-import type { ClientConfig, ControlClient, Usage } from '../../contracts/index.js';
+import {
+  ApiError,
+  type ClientConfig,
+  type ControlClient,
+  type Usage,
+} from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
 import { isThisMachine } from '../local-node.js';
@@ -79,21 +84,29 @@ export async function connecting(
   const switching = mem.live !== null;
   // Which network this is, and what got through here before (the autopilot starts with it).
   const here = await ctx.networks.here();
-  const answer = await control.connect({
-    body: {
-      protocol: connectProtocol(target.protocol, config.obfuscation, here.remembered),
-      encryption: target.encryption,
-      region: target.region,
-      usage: c.usage,
-      ...(Object.keys(ctx.latencies.smoothed).length > 0
-        ? { latencies: { ...ctx.latencies.smoothed } }
-        : {}),
-      // The nodes to measure only when the last round is old: a small answer otherwise.
-      ...(ctx.latencies.stale() ? { probe_nodes: true } : {}),
-      ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
-      ...(target.platform ? { platform: target.platform } : {}),
-    },
-    signal,
+  const ask = (protocol: ClientConfig['protocol']) =>
+    control.connect({
+      body: {
+        protocol,
+        encryption: target.encryption,
+        region: target.region,
+        usage: c.usage,
+        ...(Object.keys(ctx.latencies.smoothed).length > 0
+          ? { latencies: { ...ctx.latencies.smoothed } }
+          : {}),
+        // The nodes to measure only when the last round is old: a small answer otherwise.
+        ...(ctx.latencies.stale() ? { probe_nodes: true } : {}),
+        ...(opts.unreachable?.length ? { unreachable: opts.unreachable } : {}),
+        ...(target.platform ? { platform: target.platform } : {}),
+      },
+      signal,
+    });
+  const protocol = connectProtocol(target.protocol, config.obfuscation, here.remembered);
+  const answer = await ask(protocol).catch((e: unknown) => {
+    // Ferry asked for at once, where the region has no Ferry node: the user's protocol then.
+    if (protocol !== target.protocol && e instanceof ApiError && e.code === 'no-node-available')
+      return ask(target.protocol);
+    throw e;
   });
   throwIfAborted(signal);
   mem.attemptNode = answer.node.id;

@@ -71,11 +71,14 @@ export interface Harness {
   ): Promise<{ token: string; device: any; reply: Reply }>;
   addNode(region: string, extra?: Record<string, unknown>): Promise<{ id: string; token: string }>;
   /** Adds a node, registers its keys and sends a first heartbeat: a healthy node. */
-  /** `probePort`: the node registers a latency probe responder there. */
+  /**
+   * `probePort`: the node registers a latency probe responder there; `ferry: false`: a
+   * WireGuard-only node (no Ferry port or key).
+   */
   addHealthyNode(
     region: string,
     load?: number,
-    probePort?: number,
+    opts?: { probePort?: number; ferry?: boolean },
   ): Promise<{ id: string; token: string }>;
   heartbeat(nodeToken: string, body?: Record<string, unknown>): Promise<Reply>;
   setPlan(accountNumber: string, plan: string): Promise<Reply>;
@@ -209,13 +212,14 @@ export async function startControlPlane(
       });
       return { id: node.id, token: node.token };
     },
-    async addHealthyNode(region, load = 0.1, probePort) {
-      const node = await h.addNode(region);
+    async addHealthyNode(region, load = 0.1, opts = {}) {
+      const ferry = opts.ferry ?? true;
+      const node = await h.addNode(region, ferry ? {} : { ferry_port: null });
       await client(node.token).nodeRegister({
         body: {
           wireguard_public_key: newPublicKey(),
-          ferry_public_key: newPublicKey(),
-          ...(probePort === undefined ? {} : { probe_port: probePort }),
+          ...(ferry ? { ferry_public_key: newPublicKey() } : {}),
+          ...(opts.probePort === undefined ? {} : { probe_port: opts.probePort }),
         },
       });
       expectStatus(await h.heartbeat(node.token, { load }), 200, 'heartbeat');

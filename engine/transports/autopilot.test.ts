@@ -12,6 +12,7 @@ const nothingCrossed = new FerryError('tunnel-timeout', 'answered, nothing cross
 const auto = (remembered: TransportPlan['remembered'] = null): TransportPlan => ({
   attempts: [udp, tls, tcp],
   by: 'autopilot',
+  obfuscation: 'auto',
   remembered,
 });
 

@@ -19,7 +19,7 @@ export function transportNotice(
       ? `; WireGuard has no ${attempt.transport.toUpperCase()} transport: ${carriage} stands in for it, and your protocol setting stays wireguard`
       : '';
   if (plan.by === 'setting') {
-    const setting = attempt.transport === 'tls' ? 'tls' : 'on';
+    const setting = plan.obfuscation;
     return asked === 'wireguard'
       ? {
           code: 'obfuscated',

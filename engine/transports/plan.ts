@@ -22,6 +22,8 @@ export interface TransportPlan {
   attempts: TransportAttempt[];
   /** `setting`: the obfuscation setting named the transport; `autopilot`: obfuscation auto. */
   by: 'setting' | 'autopilot';
+  /** The obfuscation setting the plan follows. */
+  obfuscation: ObfuscationMode;
   /** What worked on this network before (the plan's first attempt then). */
   remembered: Transport | null;
 }
@@ -88,10 +90,10 @@ export function transportPlan(input: PlanInput): TransportPlan {
   if (obfuscation !== 'auto') {
     const wanted: Transport = obfuscation === 'off' ? 'udp' : obfuscation === 'tls' ? 'tls' : 'tcp';
     if (offered.has(wanted))
-      return { attempts: [attempt(wanted)], by: 'setting', remembered: null };
+      return { attempts: [attempt(wanted)], by: 'setting', obfuscation, remembered: null };
     // WireGuard on a node without Ferry has UDP only (as before obfuscation had values).
     if (wanted === 'tcp' && protocol === 'wireguard' && !offered.has('tcp'))
-      return { attempts: [attempt('udp')], by: 'setting', remembered: null };
+      return { attempts: [attempt('udp')], by: 'setting', obfuscation, remembered: null };
     throw new FerryError(
       'not-supported',
       `node ${node.id} offers no ${wanted === 'tls' ? 'TLS' : 'TCP'} transport: set obfuscation to auto, or pick another region`,
@@ -111,6 +113,7 @@ export function transportPlan(input: PlanInput): TransportPlan {
       i === order.length - 1 ? attempt(t) : { ...attempt(t), timeoutMs: limit(t) },
     ),
     by: 'autopilot',
+    obfuscation,
     remembered,
   };
 }

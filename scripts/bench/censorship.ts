@@ -258,7 +258,8 @@ async function runCase(c: BenchCase, runs: number, session: Session): Promise<Ca
 function chosen(names: readonly string[]): BenchCase[] {
   if (names.length === 0) return [...CASES];
   return names.map((n) => {
-    const c = CASES.find((x) => x.name === n);
+    // A name may leave off its parenthesis: `udp-throttle`, `port-block`.
+    const c = CASES.find((x) => x.name === n || x.name.split(' (')[0] === n);
     if (!c)
       throw new Error(
         `no case ${JSON.stringify(n)}; the cases: ${CASES.map((x) => JSON.stringify(x.name)).join(', ')}`,

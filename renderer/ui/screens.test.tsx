@@ -166,6 +166,19 @@ describe('Settings', () => {
     expect(html).toContain('>Saving…<');
   });
 
+  it('obfuscation: the autopilot, TLS, TCP (on is TCP too), UDP only', () => {
+    const shown = (obfuscation: typeof CONFIG.obfuscation) =>
+      render(<SettingsScreen />, { status: statusOf(), config: { ...CONFIG, obfuscation } });
+    const auto = shown('auto');
+    for (const label of ['Automatic', 'TLS', 'TCP', 'UDP only'])
+      expect(labelled(auto, label)).toMatch(/type="radio"/);
+    expect(labelled(auto, 'Automatic')).toMatch(/checked=""/);
+    expect(labelled(shown('tls'), 'TLS')).toMatch(/checked=""/);
+    expect(labelled(shown('on'), 'TCP')).toMatch(/checked=""/);
+    expect(labelled(shown('tcp'), 'TCP')).toMatch(/checked=""/);
+    expect(labelled(shown('off'), 'UDP only')).toMatch(/checked=""/);
+  });
+
   it('DNS: a custom server in its labelled field; a refusal beside it, tied to it', () => {
     const html = render(<SettingsScreen />, {
       status: statusOf(),

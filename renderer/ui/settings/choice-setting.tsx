@@ -11,6 +11,8 @@ export interface Choice<V extends string> {
   value: V;
   label: string;
   hint?: string;
+  /** Other values of the setting that mean the same (shown as this choice). */
+  aliases?: readonly V[];
 }
 
 export function ChoiceSetting<K extends ChoiceKey>(props: {
@@ -35,7 +37,7 @@ export function ChoiceSetting<K extends ChoiceKey>(props: {
             type="radio"
             name={`${id}-${props.name}`}
             value={c.value}
-            checked={value === c.value}
+            checked={value === c.value || (value !== undefined && !!c.aliases?.includes(value))}
             aria-describedby={c.hint ? `${id}-${c.value}-hint` : undefined}
             onChange={() => void patchConfig({ [props.name]: c.value })}
           />

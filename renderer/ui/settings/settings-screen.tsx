@@ -116,10 +116,15 @@ export function SettingsScreen() {
               {
                 value: 'auto',
                 label: 'Automatic',
-                hint: 'Disguises the tunnel when UDP is blocked.',
+                hint: 'Finds the transport that gets through on this network, and remembers it.',
               },
-              { value: 'on', label: 'Always' },
-              { value: 'off', label: 'Never' },
+              {
+                value: 'tls',
+                label: 'TLS',
+                hint: 'Looks like a browser visiting a web site.',
+              },
+              { value: 'tcp', label: 'TCP', aliases: ['on'] },
+              { value: 'off', label: 'UDP only' },
             ]}
           />
         </section>

@@ -12,12 +12,9 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 import type { LocalStatus } from '../../contracts/index.js';
-import {
-  WIREGUARD_PORT,
-  startAutopilotBed,
-  type AutopilotBed,
-} from '../../e2e/netns/autopilot/autopilot-kit.js';
-import { PROFILES, type CensorOptions } from '../../e2e/netns/censor/censor.js';
+import { startAutopilotBed, type AutopilotBed } from '../../e2e/netns/autopilot/autopilot-kit.js';
+import { AUTOPILOT_CASES } from '../../e2e/netns/autopilot/cases.js';
+import type { CensorOptions } from '../../e2e/netns/censor/censor.js';
 import { receivedBitsPerSecond, runIperf } from '../../e2e/netns/ferry-iperf.js';
 import { NETCLI } from '../../e2e/netns/netcli-host.js';
 import { parseRuns, progress, runBench } from './bench-kit.js';
@@ -47,47 +44,26 @@ const PAST_GRACE_S = UDP_GRACE_S + 2;
 
 interface BenchCase {
   name: string;
-  censor: CensorOptions;
+  censor: Readonly<CensorOptions>;
   /** iperf3 starts this long after the connect's start (else at once): past a throttle's grace. */
   iperfAfterS?: number;
 }
 
-/** The autopilot's namespace test cases (e2e/netns/autopilot/*.test.ts), and no censor at all. */
+/**
+ * The autopilot's namespace test cases (e2e/netns/autopilot/cases.ts), and no censor at all;
+ * udp-throttle measured past its grace (right after the connect the flow runs at full speed).
+ */
 const CASES: readonly BenchCase[] = [
   { name: 'no censor', censor: { profiles: [] } },
-  { name: 'udp-block', censor: { profiles: ['udp-block'] } },
-  {
-    // Right after the connect the flow is in its grace and runs at full speed: measured past it.
-    name: `udp-throttle (iperf3 from ${PAST_GRACE_S} s after the connect)`,
-    censor: { profiles: ['udp-throttle'], udpGraceSeconds: UDP_GRACE_S },
-    iperfAfterS: PAST_GRACE_S,
-  },
-  { name: 'fet', censor: { profiles: ['fet'] } },
-  { name: 'sni-block', censor: { profiles: ['sni-block'], sniBlock: ['blocked.example'] } },
-  { name: 'prober', censor: { profiles: ['prober'] } },
-  { name: 'tls-fingerprint', censor: { profiles: ['tls-fingerprint'] } },
-  {
-    name: 'tcp-budget',
-    censor: { profiles: ['tcp-budget'], hosting: ['198.18.0.0/15'], sniAllow: ['cover.example'] },
-  },
-  {
-    name: `port-block (UDP ${WIREGUARD_PORT})`,
-    censor: { profiles: ['port-block'], port: { protocol: 'udp', port: WIREGUARD_PORT } },
-  },
-  {
-    name: 'udp-block + fet + prober + tls-fingerprint',
-    censor: { profiles: ['udp-block', 'fet', 'prober', 'tls-fingerprint'] },
-  },
-  {
-    name: `all but port-block on the TLS port (it takes UDP ${WIREGUARD_PORT})`,
-    censor: {
-      profiles: [...PROFILES],
-      sniBlock: ['blocked.example'],
-      hosting: ['198.18.0.0/15'],
-      sniAllow: ['cover.example'],
-      port: { protocol: 'udp', port: WIREGUARD_PORT },
-    },
-  },
+  ...Object.entries(AUTOPILOT_CASES).map(([name, c]): BenchCase =>
+    name === 'udp-throttle'
+      ? {
+          name: `udp-throttle (iperf3 from ${PAST_GRACE_S} s after the connect)`,
+          censor: { ...c.censor, udpGraceSeconds: UDP_GRACE_S },
+          iperfAfterS: PAST_GRACE_S,
+        }
+      : { name, censor: c.censor },
+  ),
 ];
 
 const log = (msg: string) => {

@@ -2,18 +2,12 @@
 // WireGuard's UDP port): the TLS transport, allowlisted by its cover site's name, gets through.
 import { describe } from 'vitest';
 
-import { PROFILES } from '../censor/profiles.js';
-import { WIREGUARD_PORT, autopilotCase } from './autopilot-kit.js';
+import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
-  autopilotCase('every profile but port-block on the TLS port', {
-    censor: {
-      profiles: PROFILES,
-      sniBlock: ['blocked.example'],
-      hosting: ['198.18.0.0/15'],
-      sniAllow: ['cover.example'],
-      port: { protocol: 'udp', port: WIREGUARD_PORT },
-    },
-    transport: 'tls',
-  });
+  autopilotCase(
+    'every profile but port-block on the TLS port (it takes UDP 51820)',
+    AUTOPILOT_CASES['every profile but port-block on the TLS port (it takes UDP 51820)'],
+  );
 });

@@ -22,17 +22,15 @@ import { CHROMIUM, captureChromeHello } from '../censor/chrome-hello.js';
 import { scanClientRecord } from '../censor/client-hello.js';
 import { startCoverSite, type CoverSite } from '../censor/cover-site.js';
 import { ja4 } from '../censor/ja4.js';
+import { TLS_PORT } from './cases.js';
 
-/** The relay's TLS port (the web's), and the WireGuard port a case may block. */
-export const TLS_PORT = 443;
-export const WIREGUARD_PORT = 51820;
 const REGION = 'asia-east';
 /** How long the connection carries traffic before the second connect (done-when 2: a minute). */
 const HOLD_MS = 60_000;
 
 export interface AutopilotCase {
   /** The censor's options; the case's fixed parts (home, JA4 allowlist, real servers) are added. */
-  censor: CensorOptions;
+  censor: Readonly<CensorOptions>;
   /** The transport the autopilot ends up on. */
   transport: Transport;
   /** What the first connect's reason says (default: that it uses the transport). */

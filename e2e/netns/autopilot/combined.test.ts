@@ -2,10 +2,11 @@
 import { describe } from 'vitest';
 
 import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
-  autopilotCase('udp-block + fet + prober + tls-fingerprint', {
-    censor: { profiles: ['udp-block', 'fet', 'prober', 'tls-fingerprint'] },
-    transport: 'tls',
-  });
+  autopilotCase(
+    'udp-block + fet + prober + tls-fingerprint',
+    AUTOPILOT_CASES['udp-block + fet + prober + tls-fingerprint'],
+  );
 });

@@ -2,10 +2,8 @@
 import { describe } from 'vitest';
 
 import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
-  autopilotCase('fet', {
-    censor: { profiles: ['fet'] },
-    transport: 'udp',
-  });
+  autopilotCase('fet', AUTOPILOT_CASES['fet']);
 });

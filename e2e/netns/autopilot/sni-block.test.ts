@@ -2,10 +2,8 @@
 import { describe } from 'vitest';
 
 import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
-  autopilotCase('sni-block', {
-    censor: { profiles: ['sni-block'], sniBlock: ['blocked.example'] },
-    transport: 'udp',
-  });
+  autopilotCase('sni-block', AUTOPILOT_CASES['sni-block']);
 });

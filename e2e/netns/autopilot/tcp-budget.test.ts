@@ -2,10 +2,8 @@
 import { describe } from 'vitest';
 
 import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
-  autopilotCase('tcp-budget', {
-    censor: { profiles: ['tcp-budget'], hosting: ['198.18.0.0/15'], sniAllow: ['cover.example'] },
-    transport: 'udp',
-  });
+  autopilotCase('tcp-budget', AUTOPILOT_CASES['tcp-budget']);
 });

@@ -3,13 +3,12 @@
 // TCP, which neither profile touches.
 import { describe } from 'vitest';
 
-import { TLS_PORT, autopilotCase } from './autopilot-kit.js';
+import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
-  autopilotCase('udp-block + port-block on the TLS port', {
-    censor: { profiles: ['udp-block', 'port-block'], port: { protocol: 'tcp', port: TLS_PORT } },
-    transport: 'tcp',
-    reason:
-      /^UDP looks blocked on this network; TCP to the server’s port gets no answer: using TCP$/,
-  });
+  autopilotCase(
+    'udp-block + port-block on the TLS port',
+    AUTOPILOT_CASES['udp-block + port-block on the TLS port'],
+  );
 });

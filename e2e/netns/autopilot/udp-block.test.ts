@@ -3,11 +3,11 @@
 import { describe } from 'vitest';
 
 import { autopilotCase } from './autopilot-kit.js';
+import { AUTOPILOT_CASES } from './cases.js';
 
 describe('the transport autopilot behind the censor', () => {
   autopilotCase('udp-block', {
-    censor: { profiles: ['udp-block'] },
-    transport: 'tls',
+    ...AUTOPILOT_CASES['udp-block'],
     screenshot: {
       name: 'autopilot-udp-blocked',
       reason: 'UDP looks blocked on this network: using TLS.',

@@ -5,7 +5,7 @@ import { X509Certificate, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { selfSignedCertificate } from '../../../relay/ferry/testing/cover-server.js';
+import { selfSignedCertificate } from '../../../platform/tls/testing/self-signed.js';
 import type { ManagedProcess, TestNetwork } from '../test-network.js';
 
 export interface CoverSite {

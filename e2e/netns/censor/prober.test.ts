@@ -7,7 +7,7 @@ import net, { type AddressInfo, type Server } from 'node:net';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { selfSignedCertificate } from '../../../relay/ferry/testing/cover-server.js';
+import { selfSignedCertificate } from '../../../platform/tls/testing/self-signed.js';
 import { helloMessage } from './censor-test-kit.js';
 import dgram from 'node:dgram';
 

@@ -2,13 +2,11 @@
 // openssl, for a name such as cover.example), and a stand-in for the TLS port's handover: a
 // TCP server that reads a connection's first bytes and hands it, with them, to a splice, as
 // the native server hands a stranger's connection to the relay.
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+
+import { selfSignedCertificate } from '../../../platform/tls/testing/self-signed.js';
 
 export interface TestCoverSite {
   port: number;
@@ -16,42 +14,6 @@ export interface TestCoverSite {
   /** The certificate (DER) the site presents. */
   certDer: Buffer;
   close(): Promise<void>;
-}
-
-/** A self-signed certificate and key for `name` (P-256), PEM. */
-export function selfSignedCertificate(name: string): { cert: string; key: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ferry-cover-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        `/CN=${name}`,
-        '-addext',
-        `subjectAltName=DNS:${name}`,
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return {
-      cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
-      key: readFileSync(path.join(dir, 'key.pem'), 'utf8'),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** An HTTPS site on loopback: `/` answers a page with a header of its own; others 404. */

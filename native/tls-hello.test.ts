@@ -18,14 +18,31 @@ const chrome = readFileSync(join(dir, 'chrome-captures.txt'), 'utf8')
   .split('\n')
   .map((h) => parseClientHello(Buffer.from(h, 'hex')));
 
-/** Extension data with GREASE pairs written as `gg` (they vary per connection, in Chrome too). */
+/**
+ * Where an extension's list of 2-byte items starts: after a 2-byte or a 1-byte length prefix
+ * that covers the rest of its data (supported_groups, signature_algorithms; supported_versions),
+ * else at 0.
+ */
+function itemsStart(data: Buffer): number {
+  if (data.length >= 2 && data.readUInt16BE(0) === data.length - 2) return 2;
+  if (data.length >= 1 && data[0] === data.length - 1) return 1;
+  return 0;
+}
+
+/**
+ * Extension data with GREASE pairs written as `gggg` (they vary per connection, in Chrome too):
+ * only whole items of the extension's list count, never a pair across an item's edge (a length
+ * of 0x0a before the GREASE value 0x0a0a reads as 0x0a0a too).
+ */
 function normalised(h: ParsedClientHello): Map<number, string> {
   const m = new Map<number, string>();
   for (const e of h.extensions) {
     if (isGrease(e.type) || [0x0000, 0x0033, 0xfe0d].includes(e.type)) continue;
+    const start = itemsStart(e.data);
     let s = '';
     for (let i = 0; i < e.data.length;) {
-      if (i + 1 < e.data.length && isGrease(e.data.readUInt16BE(i))) {
+      const aligned = i >= start && (i - start) % 2 === 0;
+      if (aligned && i + 1 < e.data.length && isGrease(e.data.readUInt16BE(i))) {
         s += 'gggg';
         i += 2;
       } else s += e.data[i++]!.toString(16).padStart(2, '0');
@@ -34,6 +51,16 @@ function normalised(h: ParsedClientHello): Map<number, string> {
   }
   return m;
 }
+
+describe('the hellos’ normal form', () => {
+  it('counts GREASE in whole items only, whatever value it took', () => {
+    const hello = (groups: string) =>
+      ({ extensions: [{ type: 10, data: Buffer.from(groups, 'hex') }] }) as ParsedClientHello;
+    // The length 0x000a, then GREASE 0x0a0a: not a GREASE pair at offset 1.
+    expect(normalised(hello('000a0a0a11ec001d00170018')).get(10)).toBe('000agggg11ec001d00170018');
+    expect(normalised(hello('000a3a3a11ec001d00170018')).get(10)).toBe('000agggg11ec001d00170018');
+  });
+});
 
 /** The first records of the first `n` connections to a local listener while a TLS client keeps trying. */
 async function captureHellos(n: number): Promise<Buffer[]> {

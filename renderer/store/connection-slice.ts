@@ -25,6 +25,11 @@ export interface ConnectionReplica {
   /** Notices the engine announced since the connection began (the status holds its own). */
   notices: Notice[];
   lastConnect: ConnectFacts | null;
+  /**
+   * What the last latency check said of the nodes it left out (while connected only the one in
+   * use is measured); null when it measured every one.
+   */
+  latencyNote: string | null;
 }
 
 export interface ConnectionActions {
@@ -41,7 +46,8 @@ export interface ConnectionActions {
   streamFor(platform: string): Promise<void>;
   /**
    * Has the engine probe every node the plan allows (it keeps the results), then reads the
-   * regions again: each shows its latency.
+   * regions again: each shows its latency. While connected the engine measures the node in use
+   * only, and says why (latencyNote).
    */
   measureLatencies(): Promise<void>;
 }
@@ -51,6 +57,7 @@ export const EMPTY_CONNECTION: ConnectionReplica = {
   regions: null,
   notices: [],
   lastConnect: null,
+  latencyNote: null,
 };
 
 export interface ConnectionDeps extends SliceDeps {
@@ -125,9 +132,10 @@ export const createConnectionSlice =
 
         async measureLatencies() {
           await calls.exclusive('latencyCheck', async () => {
-            set({ error: null });
+            set({ error: null, latencyNote: null });
             try {
-              await transport.call('latencyCheck', { body: { all: true } });
+              const answer = await transport.call('latencyCheck', { body: { all: true } });
+              set({ latencyNote: answer.note ?? null });
             } catch (e) {
               calls.fail(e);
               return;

@@ -580,6 +580,22 @@ describe('regions and their latencies', () => {
     ]);
     expect(store.getState().regions).toEqual(measured);
     expect(store.getState().busy.latencyCheck).toBeUndefined();
+    expect(store.getState().latencyNote).toBeNull();
+  });
+
+  it('keeps what the engine said of the nodes it left out (connected: the one in use only)', async () => {
+    const note = 'only the node in use is measured while connected';
+    const engine = signedInEngine().answer('latencyCheck', () => ({
+      results: [],
+      duration_ms: 300,
+      note,
+    }));
+    const store = await upAndRead(engine);
+    await store.getState().actions.measureLatencies();
+    expect(store.getState().latencyNote).toBe(note);
+    engine.answer('latencyCheck', () => ({ results: [], duration_ms: 300 }));
+    await store.getState().actions.measureLatencies();
+    expect(store.getState().latencyNote).toBeNull();
   });
 
   it('measures once at a time', async () => {

@@ -113,6 +113,14 @@ describe('Home', () => {
     const busy = render(<HomeScreen />, { status: statusOf(), busy: { latencyCheck: true } });
     expect(busy.match(button)![0]).toMatch(/aria-busy="true" aria-disabled="true"/);
     expect(busy).toContain('Measuring…');
+    // While connected the engine measured the server in use only, and said why.
+    const noted = render(<HomeScreen />, {
+      ...connected,
+      latencyNote: 'only the node in use is measured while connected, through the tunnel',
+    });
+    expect(noted).toContain(
+      '<span aria-live="polite" class="hint region__progress">Only the node in use is measured while connected, through the tunnel.</span>',
+    );
   });
 
   it('connecting: Cancel; disconnected: Connect and no latency readout', () => {

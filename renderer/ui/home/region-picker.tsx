@@ -6,6 +6,7 @@ import { regionOptions } from '../words/region-options.js';
 import { RegionOptions } from '../forms/region-options.js';
 import { useActions, useEngine } from '../store-context.js';
 import { useSetting } from '../settings/use-setting.js';
+import { sentence } from '../../store/error-words.js';
 
 export function RegionPicker() {
   const id = useId();
@@ -45,6 +46,7 @@ export function RegionPicker() {
  */
 function MeasureLatencyButton() {
   const measuring = useEngine((s) => s.busy.latencyCheck === true);
+  const note = useEngine((s) => s.latencyNote);
   const { measureLatencies } = useActions();
   return (
     <>
@@ -59,7 +61,7 @@ function MeasureLatencyButton() {
       </button>
       {/* Announced, but not a role="status": the connection state is this card's status. */}
       <span aria-live="polite" className="hint region__progress">
-        {measuring ? 'Measuring…' : ''}
+        {measuring ? 'Measuring…' : note ? sentence(note) : ''}
       </span>
     </>
   );

@@ -1,7 +1,12 @@
 // The notice of a connect whose tunnel is not what the user's settings alone would give: a
 // transport other than UDP that the autopilot fell back to or remembered, one the obfuscation
 // setting names, and WireGuard standing aside for Ferry (the protocol setting stays).
-import type { Notice, Protocol, TransportReason } from '../../contracts/index.js';
+import {
+  TRANSPORT_NAMES,
+  type Notice,
+  type Protocol,
+  type TransportReason,
+} from '../../contracts/index.js';
 import type { TransportAttempt, TransportPlan } from './plan.js';
 
 const CARRIAGE = { tcp: 'Ferry over TCP', tls: 'Ferry inside TLS' } as const;
@@ -16,7 +21,7 @@ export function transportNotice(
   const carriage = CARRIAGE[attempt.transport];
   const standIn =
     asked === 'wireguard'
-      ? `; WireGuard has no ${attempt.transport.toUpperCase()} transport: ${carriage} stands in for it, and your protocol setting stays wireguard`
+      ? `; WireGuard has no ${TRANSPORT_NAMES[attempt.transport]} transport: ${carriage} stands in for it, and your protocol setting stays wireguard`
       : '';
   if (plan.by === 'setting') {
     const setting = plan.obfuscation;

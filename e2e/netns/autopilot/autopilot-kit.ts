@@ -18,10 +18,8 @@ import {
   signInFrom,
 } from '../../gui/browser-kit.js';
 import { Censor, type CensorOptions } from '../censor/censor.js';
-import { CHROMIUM, captureChromeHello } from '../censor/chrome-hello.js';
-import { scanClientRecord } from '../censor/client-hello.js';
+import { CHROMIUM, captureChromeJa4 } from '../censor/chrome-hello.js';
 import { startCoverSite, type CoverSite } from '../censor/cover-site.js';
-import { ja4 } from '../censor/ja4.js';
 import { TLS_PORT } from './cases.js';
 
 const REGION = 'asia-east';
@@ -71,17 +69,10 @@ export interface AutopilotBed {
   stop(): Promise<void>;
 }
 
-/** The Chrome JA4 the tls-fingerprint profile lets through: from a hello of Debian's chromium. */
-async function chromeJa4(): Promise<string> {
-  const scan = scanClientRecord(await captureChromeHello());
-  if (scan.kind !== 'hello') throw new Error('no ClientHello from chromium');
-  return ja4(scan.hello);
-}
-
 /** Builds a case's test internet (the laptop not yet set up: no init, no account). */
 export async function startAutopilotBed(c: Pick<AutopilotCase, 'censor'>): Promise<AutopilotBed> {
   requireTools(['iperf3', 'nginx', CHROMIUM]);
-  const allow = await chromeJa4();
+  const allow = await captureChromeJa4();
   const bed = await Testbed.start();
   try {
     const net = bed.net;

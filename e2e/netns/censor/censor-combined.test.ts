@@ -8,10 +8,8 @@ import { requireTools } from '../test-network.js';
 import { Testbed } from '../testbed.js';
 import { Censor } from './censor.js';
 import { curlFrom } from './censor-test-kit.js';
-import { CHROMIUM, captureChromeHello, chromiumDom } from './chrome-hello.js';
-import { scanClientRecord } from './client-hello.js';
+import { CHROMIUM, chromiumDom, captureChromeJa4 } from './chrome-hello.js';
 import { startCoverSite } from './cover-site.js';
-import { ja4 } from './ja4.js';
 
 let bed: Testbed | undefined;
 let censor: Censor | undefined;
@@ -24,15 +22,14 @@ afterEach(async () => {
 });
 
 it("udp-block + fet + prober + tls-fingerprint stop today's tunnels, not the web", async () => {
-  const scan = scanClientRecord(await captureChromeHello());
-  if (scan.kind !== 'hello') throw new Error('no hello from chromium');
+  const chrome = await captureChromeJa4();
   bed = await Testbed.start();
   const net = bed.net;
   const relay = await bed.addRelay('relay', 'eu-west', { ferry: true });
   const cover = await startCoverSite(net);
   censor = await Censor.start(net, {
     profiles: ['udp-block', 'fet', 'prober', 'tls-fingerprint'],
-    ja4Allow: [ja4(scan.hello)],
+    ja4Allow: [chrome],
     realServers: { [cover.serverName]: `${cover.address}:443` },
     probeTimeoutMs: 2000,
   });

@@ -10,10 +10,8 @@ import { requireFerryBuilt } from '../ferry-process.js';
 import { requireTools } from '../test-network.js';
 import { Testbed } from '../testbed.js';
 import { Censor } from './censor.js';
-import { CHROMIUM, captureChromeHello } from './chrome-hello.js';
-import { scanClientRecord } from './client-hello.js';
+import { CHROMIUM, captureChromeJa4 } from './chrome-hello.js';
 import { startCoverSite } from './cover-site.js';
-import { ja4 } from './ja4.js';
 import type { Observations } from './prober.js';
 import { PROFILES } from './profiles.js';
 
@@ -32,9 +30,7 @@ afterEach(async () => {
 });
 
 it('crosses udp-block, udp-throttle, fet, sni-block, prober, tls-fingerprint and tcp-budget', async () => {
-  const scan = scanClientRecord(await captureChromeHello());
-  if (scan.kind !== 'hello') throw new Error('no hello from chromium');
-  const chrome = ja4(scan.hello);
+  const chrome = await captureChromeJa4();
   bed = await Testbed.start();
   const net = bed.net;
   const cover = await startCoverSite(net);

@@ -17,10 +17,8 @@ import {
   sendUdp,
   startUdpCounter,
 } from './censor-test-kit.js';
-import { CHROMIUM, captureChromeHello, chromiumDom } from './chrome-hello.js';
-import { scanClientRecord } from './client-hello.js';
+import { CHROMIUM, chromiumDom, captureChromeJa4 } from './chrome-hello.js';
 import { startCoverSite, type CoverSite } from './cover-site.js';
-import { ja4 } from './ja4.js';
 import { sealInitial } from './quic-initial.js';
 import { lookup, startResolver } from './resolver.js';
 
@@ -76,9 +74,7 @@ it('sni-block resets a TLS hello, drops a QUIC Initial and forges a DNS answer f
 }, 60_000);
 
 it('tls-fingerprint passes chromium, whose JA4 it allowlists, and resets curl, openssl and Node', async () => {
-  const captured = scanClientRecord(await captureChromeHello());
-  if (captured.kind !== 'hello') throw new Error('no hello from chromium');
-  const chrome = ja4(captured.hello);
+  const chrome = await captureChromeJa4();
   expect(chrome).toMatch(/^t13d\d{4}h2_/);
   censor = await Censor.start(net, { profiles: ['tls-fingerprint'], ja4Allow: [chrome] });
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { scanClientRecord } from './client-hello.js';
+import { ja4 } from './ja4.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -111,4 +112,11 @@ export function chromiumDom(
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
+}
+
+/** The JA4 of a hello of Debian's Chromium (captureChromeHello): what tls-fingerprint lets through. */
+export async function captureChromeJa4(serverName?: string): Promise<string> {
+  const scan = scanClientRecord(await captureChromeHello(serverName));
+  if (scan.kind !== 'hello') throw new Error('no ClientHello from chromium');
+  return ja4(scan.hello);
 }

@@ -40,13 +40,18 @@ export const TRANSPORT_REASON_CODES = [
   'fallback',
   /** The node offers no other. */
   'only-offered',
+  /** A faster transport tried again while connected (the autopilot now and then), and it worked. */
+  'retried',
 ] as const;
 export type TransportReasonCode = (typeof TRANSPORT_REASON_CODES)[number];
 
 export const TransportReason = z
   .object({
     code: z.enum(TRANSPORT_REASON_CODES),
-    /** What the faster transports ran into on this connect (fallback), in order tried. */
+    /**
+     * What the faster transports ran into (fallback), in order seen: on this connect, or, for a
+     * switch while connected, on the tunnel it replaced (UDP throttled).
+     */
     blocked: z.array(z.object({ transport: z.enum(TRANSPORTS), blockage: z.enum(BLOCKAGES) })),
     message: z
       .string()

@@ -9,6 +9,7 @@ import type { Datagrams } from './probes/index.js';
 import type { NetworkWatch } from './os/network-watch.js';
 import type { NetworkIdentityReader } from '../platform/os/network-identity.js';
 import type { RecoveryTiming } from './connection/recovery.js';
+import type { TransportWatchTiming } from './connection/transport-watch.js';
 import type { ResolveIpv4 } from './services.js';
 import type { SplitTunnelSource } from './split/split-tunnel.js';
 import type { TunnelManager } from './tunnel/tunnel.js';
@@ -59,6 +60,8 @@ export interface EngineDeps {
   udpAttemptMs?: number;
   /** The pauses of failover's attempts. */
   recovery?: Partial<RecoveryTiming>;
+  /** The transport autopilot's watch while connected (throttled UDP, UDP tried again). */
+  transportWatch?: Partial<TransportWatchTiming>;
   /** Changes of the host's network (default: none are watched). */
   networkWatch?: NetworkWatch;
   /**

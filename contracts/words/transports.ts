@@ -39,6 +39,8 @@ export function transportReasonText(
       return `${name} worked on this network before: using it`;
     case 'only-offered':
       return `using ${name}, the only transport the server offers here`;
+    case 'retried':
+      return `${name} gets through on this network again: using it`;
     case 'fallback': {
       const seen = [...new Set(blocked.map((b) => BLOCKAGE_WORDS[b.blockage]))];
       return `${seen.length > 0 ? seen.join('; ') : 'the faster transports failed'}: using ${name}`;

@@ -24,6 +24,7 @@ import {
   transportPlan,
   transportPort,
   type TransportAttempt,
+  type TransportChange,
   type TransportPlan,
 } from '../transports/plan.js';
 import type { ConnectTarget } from './machine.js';
@@ -66,15 +67,17 @@ export function planFor(
   ctx: EngineContext,
   answer: ConnectResponse,
   config: ClientConfig,
-  recovering: boolean,
+  opts: { recovering?: boolean; change?: TransportChange },
   remembered: Transport | null,
 ): TransportPlan {
+  const recovering = opts.recovering ?? false;
   const plan = transportPlan({
     protocol: answer.protocol,
     node: answer.node,
     obfuscation: config.obfuscation,
     remembered,
     ...(ctx.deps.udpAttemptMs === undefined ? {} : { udpAttemptMs: ctx.deps.udpAttemptMs }),
+    ...(opts.change ? { change: opts.change } : {}),
   });
   return {
     ...plan,

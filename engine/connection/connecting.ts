@@ -18,7 +18,7 @@ import type { GuardFacts } from '../protection/connection-guard.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
 import { probeEndpoints } from '../catalog/node-latencies.js';
 import type { SplitSets } from '../split/split-tunnel.js';
-import { connectProtocol } from '../transports/plan.js';
+import { connectProtocol, type TransportChange } from '../transports/plan.js';
 import { attemptEndpoints, bringUp, nodeAddress, planFor, type TunnelUp } from './bring-up.js';
 import type { ConnectReason, ConnectTarget } from './machine.js';
 import type { ConnectionMemory } from './memory.js';
@@ -32,6 +32,8 @@ export interface ConnectOptions {
   unreachable?: string[];
   /** Part of a recovery: a failure leaves the engine reconnecting (the recovery goes on). */
   recovering?: boolean;
+  /** A switch of the tunnel's transport while connected (the transport watch's). */
+  change?: TransportChange;
 }
 
 export interface Connecting {
@@ -65,10 +67,15 @@ export function enterConnecting(
   mem: ConnectionMemory,
   target: ConnectTarget,
   reason: ConnectReason,
+  change?: TransportChange,
 ): void {
   const state = mem.machine.state;
   if (state === 'connected')
-    mem.machine.dispatch({ type: 'tunnel-lost', reason: 'settings-changed', target });
+    mem.machine.dispatch({
+      type: 'tunnel-lost',
+      reason: change ? 'transport-changed' : 'settings-changed',
+      target,
+    });
   else if (state === 'disconnected' || state === 'error')
     mem.machine.dispatch({ type: 'connect', reason, target });
 }
@@ -101,7 +108,12 @@ export async function connecting(
       },
       signal,
     });
-  const protocol = connectProtocol(target.protocol, config.obfuscation, here.remembered);
+  const protocol = connectProtocol(
+    target.protocol,
+    config.obfuscation,
+    here.remembered,
+    opts.change,
+  );
   const answer = await ask(protocol).catch((e: unknown) => {
     // Ferry asked for at once, where the region has no Ferry node: the user's protocol then.
     if (protocol !== target.protocol && e instanceof ApiError && e.code === 'no-node-available')
@@ -124,7 +136,7 @@ export async function connecting(
   const before = switching ? mem.exitAfter : (answer.client_ip ?? null);
   const split = await ctx.split.setsFor(config, switching ? mem.exitBefore : before);
   if (!switching) mem.exitBefore = before;
-  const plan = planFor(ctx, answer, config, opts.recovering ?? false, here.remembered);
+  const plan = planFor(ctx, answer, config, opts, here.remembered);
   const endpoint = await nodeAddress(ctx, answer);
   const controlPlane = await ctx.controlEndpoints(config);
   // A new connection is connecting; a switch or a failover's attempt is reconnecting.
@@ -151,13 +163,13 @@ export async function connecting(
   // The old tunnel goes before the new one comes: one default route at a time (reconnecting,
   // under the connected state's policy, which blocks with the kill switch).
   if (mem.live) {
-    enterConnecting(mem, target, opts.reason);
+    enterConnecting(mem, target, opts.reason, opts.change);
     await teardown(ctx, mem, mem.live);
   }
   // Every transport this connect may use is let out now: one change of the table, not one per
   // try; the state is said once its policy holds.
   await allowNodes(nodes);
-  enterConnecting(mem, target, opts.reason);
+  enterConnecting(mem, target, opts.reason, opts.change);
   const [up] = await Promise.all([
     bringUp(
       ctx,

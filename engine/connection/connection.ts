@@ -29,6 +29,8 @@ import { attemptFailed, tunnelLost, tunnelRestored } from './reconnecting.js';
 import { Recovery } from './recovery.js';
 import { connectTarget } from './target.js';
 import { teardown, endControlSession } from './teardown.js';
+import { TransportWatch } from './transport-watch.js';
+import type { TransportChange } from '../transports/plan.js';
 
 type TunnelEvent = Parameters<Parameters<ActiveTunnel['on']>[0]>[0];
 
@@ -36,6 +38,7 @@ export class MainConnection {
   readonly mem = new ConnectionMemory();
   readonly #intent: IntentStore;
   readonly #recovery: Recovery;
+  readonly #watch: TransportWatch;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -46,6 +49,10 @@ export class MainConnection {
       attempt: (unreachable) => this.recoverOnce(unreachable),
       ...(ctx.deps.recovery ? { timing: ctx.deps.recovery } : {}),
     });
+    this.#watch = new TransportWatch(
+      (live, change) => this.switchTransport(live, change),
+      ctx.deps.transportWatch,
+    );
     this.mem.machine.on(() => onChange());
   }
 
@@ -77,6 +84,7 @@ export class MainConnection {
   ): Promise<Pick<LocalConnectResponse, 'exit_ip' | 'routing'>> {
     // The user (or a start after a crash) decides now: a recovery under way ends.
     this.#recovery.stop();
+    this.#watch.reset();
     return this.ctx.ops.run(async (opSignal) => {
       await this.#intent.save({ overrides: { ...request } as Record<string, string> });
       return this.connectNow(request, opSignal, { reason });
@@ -85,17 +93,20 @@ export class MainConnection {
 
   disconnect(reason: DisconnectReason): Promise<void> {
     this.#recovery.stop();
+    this.#watch.stop();
     return this.ctx.ops.run(() => this.disconnectNow(reason));
   }
 
   /** A disconnect from inside an operation under way (sign-out). */
   disconnectNow(reason: DisconnectReason): Promise<void> {
+    this.#watch.stop();
     return disconnecting(this.ctx, this.mem, reason, () => this.#intent.clear());
   }
 
   /** The engine stops: no recovery, no watching. */
   stop(): void {
     this.#recovery.stop();
+    this.#watch.stop();
   }
 
   /**
@@ -135,8 +146,10 @@ export class MainConnection {
         this.onTunnelEvent(live, e),
       );
       this.#recovery.forgetUnreachable();
+      if (mem.live) this.#watch.follow(config, mem.live);
       return result;
     } catch (e) {
+      this.#watch.stop();
       const tunnel = est?.up.tunnel ?? null;
       if (mem.live && mem.live.tunnel !== tunnel) {
         // The previous tunnel is still up when the control plane refused: it goes too, so the
@@ -159,6 +172,31 @@ export class MainConnection {
       }
       throw error;
     }
+  }
+
+  /**
+   * The transport watch's switch (a throttled UDP left, UDP tried again): a reconnect to the same
+   * region in turn with the user's commands, unless the tunnel it was about is gone already. One
+   * that fails leaves the engine reconnecting, and the recovery takes over.
+   */
+  private switchTransport(live: LiveTunnel, change: TransportChange): Promise<void> {
+    return this.ctx.ops
+      .run(async (signal) => {
+        if (this.mem.live !== live || this.mem.machine.state !== 'connected') return;
+        try {
+          await this.connectNow({ ...this.mem.overrides }, signal, {
+            reason: 'retry',
+            recovering: true,
+            change,
+          });
+        } catch {
+          if (signal.aborted) return;
+          if (this.mem.machine.state === 'connected')
+            this.mem.machine.dispatch({ type: 'tunnel-lost', reason: 'transport-changed' });
+          void this.#recovery.start();
+        }
+      })
+      .catch(() => undefined);
   }
 
   /** One failover attempt of the recovery, in turn with the user's commands. */

@@ -42,7 +42,13 @@ export interface EngineFailure {
 
 export type ConnectReason = 'user-connect' | 'auto-connect' | 'retry';
 export type ReconnectReason =
-  'node-unreachable' | 'tunnel-failed' | 'network-changed' | 'settings-changed' | 'keys-rotated';
+  | 'node-unreachable'
+  | 'tunnel-failed'
+  | 'network-changed'
+  | 'settings-changed'
+  | 'keys-rotated'
+  /** The transport autopilot moves the tunnel to another transport (engine/connection/transport-watch.ts). */
+  | 'transport-changed';
 export type DisconnectReason = 'user-disconnect' | 'signed-out' | 'device-revoked' | 'shutdown';
 
 /** Why the machine is in its current state: stable codes that the faces put into words. */

@@ -14,6 +14,8 @@ const auto = (remembered: TransportPlan['remembered'] = null): TransportPlan => 
   by: 'autopilot',
   obfuscation: 'auto',
   remembered,
+  retried: null,
+  seen: [],
 });
 
 describe('the autopilot’s judgement', () => {
@@ -71,5 +73,18 @@ describe('the autopilot’s judgement', () => {
       'chosen',
     );
     expect(transportReason({ ...auto(), attempts: [udp] }, 'udp', []).code).toBe('only-offered');
+    // UDP tried again while connected, and through: said so.
+    expect(transportReason({ ...auto('tls'), retried: 'udp' }, 'udp', [])).toEqual({
+      code: 'retried',
+      blocked: [],
+      message: 'UDP gets through on this network again: using it',
+    });
+    // Away from a throttled UDP: what the tunnel it replaces ran into comes first.
+    const seen = [{ transport: 'udp' as const, blockage: 'udp-throttled' as const }];
+    expect(transportReason({ ...auto(), attempts: [tls, tcp], seen }, 'tls', [])).toEqual({
+      code: 'fallback',
+      blocked: seen,
+      message: 'UDP is throttled on this network: using TLS',
+    });
   });
 });

@@ -64,16 +64,21 @@ export function transportReason(
   transport: Transport,
   failed: readonly FailedAttempt[],
 ): TransportReason {
-  const blocked = failed.map((f) => ({ transport: f.attempt.transport, blockage: blockageOf(f) }));
+  const blocked = [
+    ...plan.seen,
+    ...failed.map((f) => ({ transport: f.attempt.transport, blockage: blockageOf(f) })),
+  ];
   const code: TransportReason['code'] =
     plan.by === 'setting'
       ? 'chosen'
       : blocked.length > 0
         ? 'fallback'
-        : plan.attempts.length === 1
-          ? 'only-offered'
-          : plan.remembered === transport
-            ? 'remembered'
-            : 'first-choice';
+        : plan.retried === transport
+          ? 'retried'
+          : plan.attempts.length === 1
+            ? 'only-offered'
+            : plan.remembered === transport
+              ? 'remembered'
+              : 'first-choice';
   return { code, blocked, message: transportReasonText(transport, code, blocked) };
 }

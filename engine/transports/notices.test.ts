@@ -14,12 +14,16 @@ const setting = (
   by: 'setting',
   obfuscation,
   remembered: null,
+  retried: null,
+  seen: [],
 });
 const auto: TransportPlan = {
   attempts: [udp, tls, tcp],
   by: 'autopilot',
   obfuscation: 'auto',
   remembered: null,
+  retried: null,
+  seen: [],
 };
 const chosen = { code: 'chosen' as const, blocked: [], message: 'x' };
 

@@ -56,6 +56,41 @@ describe('transportPlan', () => {
     expect(plan.remembered).toBe('tls');
   });
 
+  it('a switch while connected: a throttled UDP left out (what it ran into kept), or UDP first again', () => {
+    const seen = [{ transport: 'udp' as const, blockage: 'udp-throttled' as const }];
+    const leave = transportPlan({
+      protocol: 'wireguard',
+      node: node(),
+      obfuscation: 'auto',
+      remembered: 'udp',
+      change: { kind: 'leave-udp', seen },
+    });
+    expect(order(leave)).toEqual([`ferry/tls@${STREAM_ATTEMPT_MS}`, 'ferry/tcp']);
+    expect(leave).toMatchObject({ remembered: 'udp', retried: null, seen });
+    // A node with UDP only keeps it: a trickle is better than nothing.
+    const udpOnly = transportPlan({
+      protocol: 'wireguard',
+      node: node({ ferry_port: null, ferry_public_key: null }),
+      obfuscation: 'auto',
+      remembered: null,
+      change: { kind: 'leave-udp', seen },
+    });
+    expect(order(udpOnly)).toEqual(['wireguard/udp']);
+    const retry = transportPlan({
+      protocol: 'wireguard',
+      node: node(),
+      obfuscation: 'auto',
+      remembered: 'tls',
+      change: { kind: 'retry-udp' },
+    });
+    expect(order(retry)).toEqual([
+      `wireguard/udp@${UDP_ATTEMPT_MS}`,
+      `ferry/tls@${STREAM_ATTEMPT_MS}`,
+      'ferry/tcp',
+    ]);
+    expect(retry).toMatchObject({ remembered: null, retried: 'udp', seen: [] });
+  });
+
   it('auto: only what the node offers; a remembered transport it lacks is passed over', () => {
     const noTls = node({ tls_port: null, tls_server_name: null });
     const plan = transportPlan({
@@ -125,5 +160,10 @@ describe('connectProtocol', () => {
     expect(connectProtocol('wireguard', 'tls', null)).toBe('ferry');
     expect(connectProtocol('wireguard', 'off', 'tls')).toBe('wireguard');
     expect(connectProtocol('ferry', 'off', null)).toBe('ferry');
+    // Away from a throttled UDP: Ferry; UDP again: the user's protocol.
+    expect(connectProtocol('wireguard', 'auto', 'udp', { kind: 'leave-udp', seen: [] })).toBe(
+      'ferry',
+    );
+    expect(connectProtocol('wireguard', 'auto', 'tls', { kind: 'retry-udp' })).toBe('wireguard');
   });
 });

@@ -9,6 +9,7 @@ import {
   type ObfuscationMode,
   type Protocol,
   type Transport,
+  type TransportReason,
 } from '../../contracts/index.js';
 
 export interface TransportAttempt {
@@ -26,7 +27,18 @@ export interface TransportPlan {
   obfuscation: ObfuscationMode;
   /** What worked on this network before (the plan's first attempt then). */
   remembered: Transport | null;
+  /** A faster transport tried first again while connected (the plan's first attempt then). */
+  retried: Transport | null;
+  /** What the tunnel this plan replaces ran into (a switch away from a throttled UDP). */
+  seen: TransportReason['blocked'];
 }
+
+/**
+ * A change of transport while connected (engine/connection/transport-watch.ts): UDP left out
+ * after the tunnel over it was throttled, or UDP tried first again now and then.
+ */
+export type TransportChange =
+  { kind: 'leave-udp'; seen: TransportReason['blocked'] } | { kind: 'retry-udp' };
 
 /** About how long UDP gets under `auto` before the next transport is tried (design.md: "~2 s"). */
 export const UDP_ATTEMPT_MS = 2_500;
@@ -42,9 +54,11 @@ export function connectProtocol(
   asked: Protocol,
   obfuscation: ObfuscationMode,
   remembered: Transport | null,
+  change?: TransportChange,
 ): Protocol {
   if (asked === 'ferry' || obfuscation === 'off') return asked;
-  if (obfuscation !== 'auto') return 'ferry';
+  if (obfuscation !== 'auto' || change?.kind === 'leave-udp') return 'ferry';
+  if (change?.kind === 'retry-udp') return asked;
   return remembered === 'tcp' || remembered === 'tls' ? 'ferry' : asked;
 }
 
@@ -75,6 +89,8 @@ export interface PlanInput {
   remembered: Transport | null;
   udpAttemptMs?: number;
   streamAttemptMs?: number;
+  /** A change of transport while connected (autopilot only). */
+  change?: TransportChange;
 }
 
 /** The autopilot's order before what it remembers: fastest first, then the web's look-alike. */
@@ -89,21 +105,35 @@ export function transportPlan(input: PlanInput): TransportPlan {
   });
   if (obfuscation !== 'auto') {
     const wanted: Transport = obfuscation === 'off' ? 'udp' : obfuscation === 'tls' ? 'tls' : 'tcp';
-    if (offered.has(wanted))
-      return { attempts: [attempt(wanted)], by: 'setting', obfuscation, remembered: null };
+    const chosen = (t: Transport): TransportPlan => ({
+      attempts: [attempt(t)],
+      by: 'setting',
+      obfuscation,
+      remembered: null,
+      retried: null,
+      seen: [],
+    });
+    if (offered.has(wanted)) return chosen(wanted);
     // WireGuard on a node without Ferry has UDP only (as before obfuscation had values).
-    if (wanted === 'tcp' && protocol === 'wireguard' && !offered.has('tcp'))
-      return { attempts: [attempt('udp')], by: 'setting', obfuscation, remembered: null };
+    if (wanted === 'tcp' && protocol === 'wireguard' && !offered.has('tcp')) return chosen('udp');
     throw new FerryError(
       'not-supported',
       `node ${node.id} offers no ${wanted === 'tls' ? 'TLS' : 'TCP'} transport: set obfuscation to auto, or pick another region`,
     );
   }
+  const change = input.change;
+  const retried = change?.kind === 'retry-udp' ? ('udp' as const) : null;
   const remembered =
-    input.remembered !== null && offered.has(input.remembered) ? input.remembered : null;
-  const order = [...new Set([...(remembered ? [remembered] : []), ...AUTOPILOT_ORDER])].filter(
-    (t) => offered.has(t),
+    retried === null && input.remembered !== null && offered.has(input.remembered)
+      ? input.remembered
+      : null;
+  const first = retried ?? remembered;
+  let order = [...new Set([...(first ? [first] : []), ...AUTOPILOT_ORDER])].filter((t) =>
+    offered.has(t),
   );
+  // A throttled UDP is left out while another transport is offered.
+  if (change?.kind === 'leave-udp' && order.some((t) => t !== 'udp'))
+    order = order.filter((t) => t !== 'udp');
   const limit = (t: Transport) =>
     t === 'udp'
       ? (input.udpAttemptMs ?? UDP_ATTEMPT_MS)
@@ -115,5 +145,7 @@ export function transportPlan(input: PlanInput): TransportPlan {
     by: 'autopilot',
     obfuscation,
     remembered,
+    retried,
+    seen: change?.kind === 'leave-udp' ? change.seen : [],
   };
 }

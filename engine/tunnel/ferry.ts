@@ -14,7 +14,7 @@ import {
 } from '../../native/tunnel-types.js';
 import { loadHelloTemplate, type HelloTemplate } from '../../native/hello-template.js';
 import { FerryError } from '../errors.js';
-import type { ProtocolSession } from './session.js';
+import type { ProtocolSession, TunnelHealth } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';
 
 const CIPHERS: Record<ConnectResponse['cipher'], Cipher> = {
@@ -135,6 +135,12 @@ class FerrySession implements ProtocolSession {
 
   streamOutcome(): StreamOutcome | null {
     return this.outcome;
+  }
+
+  health(): Promise<TunnelHealth | null> {
+    if (!this.tunnel || this.closed) return Promise.resolve(null);
+    const c = this.tunnel.counters();
+    return Promise.resolve({ bytes: c.rxBytes + c.txBytes });
   }
 
   onNative(e: NativeEvent): void {

@@ -4,13 +4,25 @@
 // in use is refused, a cancelled up() rejects with `cancelled`, close() is idempotent.
 import { FerryError } from '../errors.js';
 import { isTunnelInterfaceName } from './names.js';
-import type { ActiveTunnel, TunnelEvent, TunnelManager, TunnelPlan } from './tunnel.js';
+import type {
+  ActiveTunnel,
+  BurstResult,
+  TunnelEvent,
+  TunnelHealth,
+  TunnelManager,
+  TunnelPlan,
+} from './tunnel.js';
 
 export class FakeActiveTunnel implements ActiveTunnel {
   readonly interfaceName: string;
   readonly protocol: TunnelPlan['answer']['protocol'];
   closed = false;
   closeCalls = 0;
+  /** What health() reports: the bytes carried so far (carry() adds). */
+  totals: TunnelHealth = { bytes: 0 };
+  /** The share of a burst's echoes answered (1: a healthy path), and the bursts sent. */
+  burstAnswers = 1;
+  bursts = 0;
   private latency: number;
   private readonly listeners = new Set<(e: TunnelEvent) => void>();
 
@@ -26,6 +38,21 @@ export class FakeActiveTunnel implements ActiveTunnel {
 
   latencyMs(): number {
     return this.latency;
+  }
+
+  health(): Promise<TunnelHealth | null> {
+    return Promise.resolve(this.closed ? null : { ...this.totals });
+  }
+
+  /** Adds traffic to the totals. */
+  carry(bytes: number): void {
+    this.totals = { bytes: this.totals.bytes + bytes };
+  }
+
+  burst(count: number): Promise<BurstResult | null> {
+    if (this.closed) return Promise.resolve(null);
+    this.bursts += 1;
+    return Promise.resolve({ sent: count, answered: Math.round(count * this.burstAnswers) });
   }
 
   on(listener: (e: TunnelEvent) => void): () => void {

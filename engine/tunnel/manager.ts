@@ -6,6 +6,7 @@ import { FerryError } from '../errors.js';
 import { runCommand, type CommandRunner } from '../../platform/os/command.js';
 import type { OsEffects } from '../os/effects.js';
 import { removeLeftovers } from './cleanup.js';
+import { burstThrough, gatewayOf } from './probe.js';
 import { startFerry } from './ferry.js';
 import { FERRY_FWMARK, isTunnelInterfaceName } from './names.js';
 import {
@@ -209,6 +210,9 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
       interfaceName: name,
       protocol: plan.answer.protocol,
       latencyMs: () => latency,
+      health: () => session.health(),
+      burst: (count, size) =>
+        burstThrough(run, name, gatewayOf(plan.answer), count, size).catch(() => null),
       on(listener) {
         listeners.add(listener);
         return () => listeners.delete(listener);

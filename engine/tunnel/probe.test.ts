@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 
 import { FerryError } from '../errors.js';
 import { testAnswer } from './plans.fake.js';
-import { gatewayOf, parsePingRtt, pingArgs, probeRoundTrip } from './probe.js';
+import {
+  burstArgs,
+  gatewayOf,
+  parseBurst,
+  parsePingRtt,
+  pingArgs,
+  probeRoundTrip,
+} from './probe.js';
 
 describe('the probe', () => {
   it('pings once, with a one-second wait, on the tunnel interface', () => {
@@ -52,5 +59,40 @@ rtt min/avg/max/mdev = 0.412/0.412/0.412/0.000 ms
     expect(gatewayOf(other)).toBe('172.16.0.1');
     other.tunnel.dns = [];
     expect(() => gatewayOf(other)).toThrow(FerryError);
+  });
+
+  it('a burst: echoes 10 ms apart on the tunnel interface, bounded, and its summary read', () => {
+    expect(burstArgs('fytmain0a1b2c', '10.64.0.1', 20, 1000)).toEqual([
+      '-n',
+      '-q',
+      '-c',
+      '20',
+      '-i',
+      '0.01',
+      '-s',
+      '1000',
+      '-W',
+      '1',
+      '-w',
+      '3',
+      '-I',
+      'fytmain0a1b2c',
+      '10.64.0.1',
+    ]);
+    expect(() => burstArgs('fytmain0a1b2c', '10.64.0.1', 1000, 1000)).toThrow(TypeError);
+    expect(() => burstArgs('fytmain0a1b2c', '10.64.0.1', 20, 9000)).toThrow(TypeError);
+    expect(() => burstArgs('-x', '10.64.0.1', 20, 1000)).toThrow(TypeError);
+    const lossy = `PING 10.64.0.1 (10.64.0.1) from 10.64.0.7 fytmain0a1b2c: 1000(1028) bytes of data.
+
+--- 10.64.0.1 ping statistics ---
+20 packets transmitted, 3 received, 85% packet loss, time 193ms
+rtt min/avg/max/mdev = 0.310/0.402/0.512/0.081 ms
+`;
+    expect(parseBurst(lossy)).toEqual({ sent: 20, answered: 3 });
+    expect(parseBurst('20 packets transmitted, 0 received, 100% packet loss')).toEqual({
+      sent: 20,
+      answered: 0,
+    });
+    expect(parseBurst('ping: connect: Network is unreachable')).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 // A round trip through a tunnel: one ICMP echo to the node's gateway address, sent on the tunnel
 // interface itself (ping -I), timed by ping. WireGuard's proof of traffic and its latency readout.
+// And a burst of echoes, whose share answered tells a throttled path from a quiet one.
 import { GATEWAY_IPV4, TUNNEL_IPV4_CIDR, tunnelOffset } from '../../contracts/tunnel-addresses.js';
 import type { ConnectResponse } from '../../contracts/control-api.js';
 import { FerryError } from '../errors.js';
@@ -67,4 +68,63 @@ export async function probeRoundTrip(
     );
   }
   return out.exitCode === 0 ? parsePingRtt(out.stdout) : null;
+}
+
+/** What a burst of echoes through the tunnel came back with. */
+export interface BurstResult {
+  sent: number;
+  answered: number;
+}
+
+/** ping's argv for a burst: `count` echoes of `size` bytes 10 ms apart, 3 s at most, quiet. */
+export function burstArgs(
+  interfaceName: string,
+  gateway: string,
+  count: number,
+  size: number,
+): string[] {
+  checkInterfaceName(interfaceName);
+  if (addressFamily(gateway, 'gateway') !== 4) throw new TypeError('the gateway is IPv4');
+  if (!(Number.isInteger(count) && count >= 1 && count <= 100))
+    throw new TypeError('a burst is 1..100 echoes');
+  if (!(Number.isInteger(size) && size >= 16 && size <= 1400))
+    throw new TypeError('a burst echo is 16..1400 bytes');
+  return [
+    '-n',
+    '-q',
+    '-c',
+    String(count),
+    '-i',
+    '0.01',
+    '-s',
+    String(size),
+    '-W',
+    '1',
+    '-w',
+    '3',
+    '-I',
+    interfaceName,
+    gateway,
+  ];
+}
+
+/** "20 packets transmitted, 7 received" from ping's summary, or null. */
+export function parseBurst(stdout: string): BurstResult | null {
+  const m = /(\d+) packets transmitted, (\d+) (?:packets )?received/.exec(stdout);
+  return m ? { sent: Number(m[1]), answered: Number(m[2]) } : null;
+}
+
+/**
+ * A burst of echoes to the node through the tunnel (a few dozen kB, well within any path a user
+ * would keep, far over a censor's trickle). Null when ping gave no summary.
+ */
+export async function burstThrough(
+  run: CommandRunner,
+  interfaceName: string,
+  gateway: string,
+  count: number,
+  size: number,
+): Promise<BurstResult | null> {
+  const out = await run('ping', burstArgs(interfaceName, gateway, count, size));
+  return parseBurst(out.stdout);
 }

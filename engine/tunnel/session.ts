@@ -3,6 +3,11 @@
 import type { StreamOutcome } from '../../native/tunnel-types.js';
 import type { TunnelEvent } from './tunnel.js';
 
+/** A tunnel's totals since it came up (the transport watch's evidence): bytes both ways. */
+export interface TunnelHealth {
+  bytes: number;
+}
+
 export interface ProtocolSession {
   readonly interfaceName: string;
   /**
@@ -18,6 +23,8 @@ export interface ProtocolSession {
    * reset, silent, ...); null over UDP or before any attempt ended.
    */
   streamOutcome?(): StreamOutcome | null;
+  /** The totals so far; null when they cannot be read right now. */
+  health(): Promise<TunnelHealth | null>;
   /**
    * From now on reports latency, lost, restored and rekey through `emit` (called once, after
    * waitForTraffic resolved). Nothing is emitted after close().

@@ -2,6 +2,11 @@
 // running one tells the engine. Implemented by engine/tunnel/manager.ts (WireGuard and Ferry, real OS
 // effects) and by engine/tunnel/manager.fake.ts (unit tests of the connect flow).
 import type { ConnectResponse, Transport } from '../../contracts/index.js';
+import type { BurstResult } from './probe.js';
+import type { TunnelHealth } from './session.js';
+
+export type { BurstResult } from './probe.js';
+export type { TunnelHealth } from './session.js';
 
 /** Everything one tunnel needs: the control plane's connect answer and this device's key for it. */
 export interface TunnelPlan {
@@ -51,6 +56,13 @@ export interface ActiveTunnel {
   /** The last latency measured through the tunnel, in ms; up() resolves only once there is one. */
   latencyMs(): number;
   on(listener: (e: TunnelEvent) => void): () => void;
+  /** The bytes it carried so far (the transport watch's evidence); null when unreadable. */
+  health(): Promise<TunnelHealth | null>;
+  /**
+   * Sends `count` echoes of `size` bytes to the node through the tunnel at once and counts the
+   * answers (the transport watch's test of a trickle); null when it could not be sent.
+   */
+  burst(count: number, size: number): Promise<BurstResult | null>;
   /** Takes the tunnel down and removes every interface, route and rule it made. Idempotent. */
   close(): Promise<void>;
 }

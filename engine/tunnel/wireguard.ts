@@ -10,7 +10,7 @@ import { UapiClient, uapiEndpoint } from '../../platform/os/uapi.js';
 import type { WireguardProcess, WireguardSystem } from '../../platform/os/wireguard-go.js';
 import { FerryError } from '../errors.js';
 import { gatewayOf, probeRoundTrip } from './probe.js';
-import { delay, unlessAborted, type ProtocolSession } from './session.js';
+import { delay, unlessAborted, type ProtocolSession, type TunnelHealth } from './session.js';
 import type { TunnelEvent, TunnelPlan } from './tunnel.js';
 
 export interface WireguardTiming {
@@ -180,6 +180,13 @@ class WireguardSession implements ProtocolSession {
     } catch {
       return null;
     }
+  }
+
+  async health(): Promise<TunnelHealth | null> {
+    if (this.closed) return null;
+    const peer = await this.peer();
+    if (!peer) return null;
+    return { bytes: peer.rxBytes + peer.txBytes };
   }
 
   async waitForTraffic(signal: AbortSignal): Promise<number> {

@@ -12,9 +12,14 @@ export const WIREGUARD_PORT = 51820;
 
 export const AUTOPILOT_CASES = {
   'udp-block': { censor: { profiles: ['udp-block'] }, transport: 'tls' },
-  // Light traffic fits the trickle: the autopilot stays on UDP (it does not yet notice a tunnel
-  // throttled while connected).
-  'udp-throttle': { censor: { profiles: ['udp-throttle'] }, transport: 'udp' },
+  // UDP gets through, then a download past the grace falls to the trickle: the autopilot notices
+  // and moves the tunnel to TLS.
+  'udp-throttle': {
+    censor: { profiles: ['udp-throttle'] },
+    startsOn: 'udp',
+    transport: 'tls',
+    reason: /^UDP is throttled on this network: using TLS$/,
+  },
   fet: { censor: { profiles: ['fet'] }, transport: 'udp' },
   'sni-block': {
     censor: { profiles: ['sni-block'], sniBlock: ['blocked.example'] },

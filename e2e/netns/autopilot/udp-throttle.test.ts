@@ -1,4 +1,6 @@
-// The autopilot under udp-throttle: UDP flows to foreign addresses cut to a trickle after 10 s: the tunnel's light traffic fits it, and the autopilot stays on UDP (it does not yet notice a throttled tunnel while connected).
+// The autopilot under udp-throttle: UDP flows to foreign addresses cut to a trickle after 10 s.
+// The first connect gets through over UDP; a download past the grace falls to the trickle, and
+// the autopilot moves the tunnel to TLS while connected.
 import { describe } from 'vitest';
 
 import { autopilotCase } from './autopilot-kit.js';

@@ -130,6 +130,8 @@ function formatEvent(e: TunnelEvent): string {
       return `warning: ${e.message}`;
     case 'transport':
       return `${e.transport} connection attempt: ${e.outcome}`;
+    case 'path':
+      return `the race chose ${e.transport}`;
     case 'error':
       return `error: ${e.message}`;
     case 'counters':
@@ -317,6 +319,11 @@ export function buildProgram(plane: DataPlane): Command {
       '--tls-server-name <name>',
       "the name in the TLS hello (the node's cover site); required with --transport tls",
     )
+    .option(
+      '--race-udp <port>',
+      "with --transport tcp or tls: race a UDP path to the server's UDP port beside it; the first answered wins",
+      intIn(1, 65535),
+    )
     .addOption(
       new Option('--cipher <c>', 'data cipher')
         .choices(['aes-256-gcm', 'chacha20-poly1305'])
@@ -346,6 +353,7 @@ export function buildProgram(plane: DataPlane): Command {
         privateKey: string;
         transport: Transport;
         tlsServerName?: string;
+        raceUdp?: number;
         cipher: Cipher;
         rekeySeconds: number;
         rekeyPackets?: number;
@@ -363,6 +371,11 @@ export function buildProgram(plane: DataPlane): Command {
           throw new NativeTunnelError(
             'ERR_FERRY_OPTIONS',
             '--tls-server-name goes with --transport tls, and only with it',
+          );
+        if (o.raceUdp !== undefined && o.transport === 'udp')
+          throw new NativeTunnelError(
+            'ERR_FERRY_OPTIONS',
+            '--race-udp races UDP beside --transport tcp or tls',
           );
         const privateKey = readPrivateKey(o.privateKey);
         const tls =
@@ -386,6 +399,7 @@ export function buildProgram(plane: DataPlane): Command {
                 keepaliveSeconds: o.keepaliveSeconds,
                 transport: o.transport,
                 ...(tls ? { tls } : {}),
+                ...(o.raceUdp !== undefined ? { raceUdpPort: o.raceUdp } : {}),
                 ...(o.fwmark !== undefined ? { fwmark: o.fwmark } : {}),
               },
               onEvent,

@@ -31,6 +31,12 @@ export interface ClientTunnelOptions {
   transport?: Transport;
   /** The TLS transport's first flight (required with transport tls, refused without it). */
   tls?: ClientTlsOptions;
+  /**
+   * Over tcp or tls: race a UDP path to this port of the server (its Ferry UDP port). The first
+   * initiation goes over UDP at once, the stream starts 250 ms later with the same initiation,
+   * and the path whose answer arrives first carries the tunnel (a `path` event says which).
+   */
+  raceUdpPort?: number;
   /** TUN TSO and UDP GSO/GRO (default true); off only to measure their effect. */
   offload?: boolean;
   /** The largest IP packet the path to the server carries (576..65535, default 1500); bounds padding. */
@@ -211,6 +217,8 @@ export type TunnelEvent =
       transport: 'tcp' | 'tls';
       outcome: StreamOutcome;
     })
+  /** Client racing UDP beside a stream: the path the first answered handshake chose, once. */
+  | (EventBase & { type: 'path'; transport: Transport })
   | (EventBase & { type: 'error'; message: string });
 
 export type TunnelEventListener = (event: TunnelEvent) => void;
@@ -323,6 +331,11 @@ export function validateClientOptions(o: ClientTunnelOptions): void {
     bad('transport must be udp, tcp or tls');
   if ((o.transport === 'tls') !== (o.tls !== undefined))
     bad('the tls option goes with transport tls, and only with it');
+  if (o.raceUdpPort !== undefined) {
+    checkInt('raceUdpPort', o.raceUdpPort, 1, 65535);
+    if (o.transport !== 'tcp' && o.transport !== 'tls')
+      bad('raceUdpPort races UDP beside transport tcp or tls');
+  }
   if (o.tls !== undefined) {
     if (typeof o.tls.serverName !== 'string' || !isTlsServerName(o.tls.serverName))
       bad('tls.serverName must be a DNS name (not an IP address)');

@@ -16,6 +16,7 @@ import type {
 } from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
 import type { Endpoint } from '../protection/firewall-policy.js';
+import { FerryError } from '../errors.js';
 import { tunnelInterfaceName } from '../tunnel/names.js';
 import type { ActiveTunnel } from '../tunnel/tunnel.js';
 import { isPathFailure, transportReason, type FailedAttempt } from '../transports/autopilot.js';
@@ -35,6 +36,12 @@ import type { ConnectionMemory } from './memory.js';
  * noticed within about two of them, and failover starts at once.
  */
 const LIVENESS_KEEPALIVE_SECONDS = 1;
+
+/** What a race's UDP ran into when the stream beside it won (UDP had the head start). */
+const LOST_RACE = new FerryError(
+  'node-unreachable',
+  'UDP went unanswered while the stream got through',
+);
 
 /** How long a failover's attempt waits for a node (a user's connect waits the manager's 10 s). */
 const RECOVERY_ATTEMPT_MS = 4_000;
@@ -94,12 +101,17 @@ export function attemptEndpoints(
   address: string,
   attempts: readonly TransportAttempt[],
 ): Endpoint[] {
-  return attempts.map((a) => ({
+  const endpoint = (a: TransportAttempt): Endpoint => ({
     address,
     port: transportPort(answer.node, a.protocol, a.transport),
     // TLS is a TCP connection to the node's TLS port.
-    protocol: a.transport === 'udp' ? ('udp' as const) : ('tcp' as const),
-  }));
+    protocol: a.transport === 'udp' ? 'udp' : 'tcp',
+  });
+  return attempts.flatMap((a) =>
+    a.race === 'udp'
+      ? [endpoint({ protocol: a.protocol, transport: 'udp' }), endpoint(a)]
+      : [endpoint(a)],
+  );
 }
 
 export async function bringUp(
@@ -138,6 +150,7 @@ export async function bringUp(
           },
           privateKey: await ctx.keys.privateKey(answer.protocol),
           transport: attempt.transport,
+          ...(attempt.race === 'udp' ? { raceUdp: true } : {}),
           routes: { kind: 'all' },
           interfaceName: ctx.deps.interfaceName?.() ?? tunnelInterfaceName('main'),
           keepaliveSeconds: LIVENESS_KEEPALIVE_SECONDS,
@@ -145,16 +158,17 @@ export async function bringUp(
         },
         b.signal,
       );
-      const reason = transportReason(plan, attempt.transport, failed);
+      // A race's winner; a stream that won it means UDP went unanswered meanwhile.
+      const transport = tunnel.transport();
+      if (attempt.race === 'udp' && transport !== 'udp')
+        failed.push({
+          attempt: { protocol: attempt.protocol, transport: 'udp' },
+          error: LOST_RACE,
+        });
+      const reason = transportReason(plan, transport, failed);
       // Said when the tunnel is not what the user chose: WireGuard became Ferry, or UDP another.
-      const notice = transportNotice(b.target.protocol, attempt, plan, reason);
-      return {
-        tunnel,
-        answer,
-        transport: attempt.transport,
-        reason,
-        notices: notice ? [notice] : [],
-      };
+      const notice = transportNotice(b.target.protocol, { ...attempt, transport }, plan, reason);
+      return { tunnel, answer, transport, reason, notices: notice ? [notice] : [] };
     } catch (e) {
       // Only a path that failed is worth another transport: a local failure ends the connect.
       if (!isPathFailure(e) || i === attempts.length - 1 || b.signal.aborted) throw e;

@@ -150,7 +150,8 @@ export async function connecting(
   // UDP (the probes are UDP: where the tunnel hides in TCP or TLS they would give it away), and
   // never once connected.
   const round =
-    here.remembered === 'udp' && plan.attempts[0]?.transport === 'udp'
+    here.remembered === 'udp' &&
+    (plan.attempts[0]?.transport === 'udp' || plan.attempts[0]?.race === 'udp')
       ? ctx.latencies.due(answer.region)
       : [];
   const probes = probeEndpoints(round);

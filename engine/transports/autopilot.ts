@@ -75,7 +75,7 @@ export function transportReason(
         ? 'fallback'
         : plan.retried === transport
           ? 'retried'
-          : plan.attempts.length === 1
+          : plan.attempts.length === 1 && plan.attempts[0]?.race === undefined
             ? 'only-offered'
             : plan.remembered === transport
               ? 'remembered'

@@ -23,22 +23,55 @@ const node = (extra: Partial<Node> = {}): Node => ({
   ...extra,
 });
 const order = (p: ReturnType<typeof transportPlan>) =>
-  p.attempts.map((a) => `${a.protocol}/${a.transport}${a.timeoutMs ? `@${a.timeoutMs}` : ''}`);
+  p.attempts.map(
+    (a) =>
+      `${a.protocol}/${a.transport}${a.race ? `+${a.race}` : ''}${a.timeoutMs ? `@${a.timeoutMs}` : ''}`,
+  );
 
 describe('transportPlan', () => {
   it('auto: UDP first, then the web’s look-alike, then Ferry over TCP; each but the last bounded', () => {
     const plan = transportPlan({
-      protocol: 'ferry',
+      protocol: 'wireguard',
       node: node(),
       obfuscation: 'auto',
       remembered: null,
     });
     expect(order(plan)).toEqual([
-      `ferry/udp@${UDP_ATTEMPT_MS}`,
+      `wireguard/udp@${UDP_ATTEMPT_MS}`,
       `ferry/tls@${STREAM_ATTEMPT_MS}`,
       'ferry/tcp',
     ]);
     expect(plan).toMatchObject({ by: 'autopilot', remembered: null });
+  });
+
+  it('auto, Ferry: UDP raced beside TLS in one session (also where UDP worked before), then TCP', () => {
+    for (const remembered of [null, 'udp'] as const) {
+      const plan = transportPlan({
+        protocol: 'ferry',
+        node: node(),
+        obfuscation: 'auto',
+        remembered,
+      });
+      expect(order(plan)).toEqual([`ferry/tls+udp@${STREAM_ATTEMPT_MS}`, 'ferry/tcp']);
+    }
+    // Where TLS worked before: TLS alone first (UDP is tried again while connected, now and then).
+    const tls = transportPlan({
+      protocol: 'ferry',
+      node: node(),
+      obfuscation: 'auto',
+      remembered: 'tls',
+    });
+    expect(order(tls)).toEqual([
+      `ferry/tls@${STREAM_ATTEMPT_MS}`,
+      `ferry/udp@${UDP_ATTEMPT_MS}`,
+      'ferry/tcp',
+    ]);
+    // A setting names one transport: no race.
+    expect(
+      order(
+        transportPlan({ protocol: 'ferry', node: node(), obfuscation: 'tls', remembered: null }),
+      ),
+    ).toEqual(['ferry/tls']);
   });
 
   it('auto: starts with what worked on this network, then the rest in their order', () => {
@@ -99,7 +132,7 @@ describe('transportPlan', () => {
       obfuscation: 'auto',
       remembered: 'tls',
     });
-    expect(order(plan)).toEqual([`ferry/udp@${UDP_ATTEMPT_MS}`, 'ferry/tcp']);
+    expect(order(plan)).toEqual(['ferry/tcp+udp']);
     expect(plan.remembered).toBeNull();
     const wgOnly = node({ ferry_port: null, ferry_public_key: null });
     expect(

@@ -1,8 +1,10 @@
 // Which transports a connect tries, in which order and for how long: the transport autopilot's
 // plan (obfuscation auto) or the one the setting names (off: UDP; on and tcp: Ferry over TCP;
 // tls: Ferry inside TLS). The autopilot starts with what worked on this network before, then
-// the fastest (UDP), then the one that looks like the web (TLS), then Ferry over TCP. WireGuard
-// has no TCP or TLS: Ferry stands in for it (a second connect answer, for Ferry).
+// the fastest (UDP), then the one that looks like the web (TLS), then Ferry over TCP. Ferry races
+// UDP and its first stream transport in one session (UDP with a head start: where it gets
+// through nothing else goes out); WireGuard has no TCP or TLS: Ferry stands in for it (a second
+// connect answer, for Ferry).
 import {
   FerryError,
   type ConnectResponse,
@@ -15,6 +17,8 @@ import {
 export interface TransportAttempt {
   protocol: Protocol;
   transport: Transport;
+  /** Ferry over TCP or TLS: race UDP beside it in the same session (the first answered wins). */
+  race?: 'udp';
   /** How long this attempt may take before the next one is tried (undefined: the whole limit). */
   timeoutMs?: number;
 }
@@ -134,14 +138,21 @@ export function transportPlan(input: PlanInput): TransportPlan {
   // A throttled UDP is left out while another transport is offered.
   if (change?.kind === 'leave-udp' && order.some((t) => t !== 'udp'))
     order = order.filter((t) => t !== 'udp');
+  // Ferry starting with UDP races it beside the first stream transport (a UDP tried again
+  // while connected stays alone: it is tried, not raced).
+  const race =
+    protocol === 'ferry' && order[0] === 'udp' && order.length > 1 && change === undefined;
+  if (race) order = order.slice(1);
   const limit = (t: Transport) =>
     t === 'udp'
       ? (input.udpAttemptMs ?? UDP_ATTEMPT_MS)
       : (input.streamAttemptMs ?? STREAM_ATTEMPT_MS);
   return {
-    attempts: order.map((t, i) =>
-      i === order.length - 1 ? attempt(t) : { ...attempt(t), timeoutMs: limit(t) },
-    ),
+    attempts: order.map((t, i) => ({
+      ...attempt(t),
+      ...(race && i === 0 ? { race: 'udp' as const } : {}),
+      ...(i === order.length - 1 ? {} : { timeoutMs: limit(t) }),
+    })),
     by: 'autopilot',
     obfuscation,
     remembered,

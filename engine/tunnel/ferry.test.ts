@@ -46,6 +46,16 @@ describe('the Ferry client options', () => {
     expect(o.tls?.serverName).toBe('cover.example');
     expect(o.tls?.hello).toEqual(loadHelloTemplate());
     expect(() => validateClientOptions(o)).not.toThrow();
+    // Raced: UDP to the node's Ferry port beside it.
+    const raced = ferryClientOptions(
+      testPlan('ferry', { answer, transport: 'tls', raceUdp: true }),
+      0x6665,
+    );
+    expect(raced).toMatchObject({ serverPort: 443, raceUdpPort: answer.node.ferry_port });
+    expect(() => validateClientOptions(raced)).not.toThrow();
+    expect(() => validateClientOptions({ ...raced, transport: 'udp', tls: undefined })).toThrow(
+      /raceUdpPort races UDP beside transport tcp or tls/,
+    );
     // A node without a TLS port cannot be reached over TLS (the plan never asks it to).
     const plain = testPlan('ferry', { transport: 'tls' });
     expect(() => ferryClientOptions(plain, 1)).toThrow(/offers no TLS endpoint/);

@@ -9,6 +9,7 @@ import {
   type ClientTunnelOptions,
   type DataPlane,
   type StreamOutcome,
+  type Transport,
   type Tunnel,
   type TunnelEvent as NativeEvent,
 } from '../../native/tunnel-types.js';
@@ -45,6 +46,9 @@ export function ferryClientOptions(plan: TunnelPlan, fwmark: number): ClientTunn
     cipher: CIPHERS[plan.answer.cipher],
     transport: plan.transport ?? 'udp',
     ...(tls ? { tls: tls.options } : {}),
+    ...(plan.raceUdp && plan.transport !== undefined && plan.transport !== 'udp'
+      ? { raceUdpPort: node.ferry_port }
+      : {}),
     // The data plane's ranges: keepalives 1..60 s, session keys at most every 120 s.
     keepaliveSeconds: clamp(Math.min(plan.keepaliveSeconds ?? Infinity, tunnel.keepalive), 1, 60),
     rekeySeconds: clamp(rotation.session_key_seconds, 1, 120),
@@ -119,6 +123,8 @@ class FerrySession implements ProtocolSession {
   private watchdog: NodeJS.Timeout | null = null;
   /** What the last TCP or TLS connection attempt ran into (the autopilot's evidence). */
   private outcome: StreamOutcome | null = null;
+  /** The path a race chose. */
+  private raced: Transport | null = null;
 
   constructor(
     readonly interfaceName: string,
@@ -135,6 +141,10 @@ class FerrySession implements ProtocolSession {
 
   streamOutcome(): StreamOutcome | null {
     return this.outcome;
+  }
+
+  racedTransport(): Transport | null {
+    return this.raced;
   }
 
   health(): Promise<TunnelHealth | null> {
@@ -187,6 +197,9 @@ class FerrySession implements ProtocolSession {
         return;
       case 'transport':
         this.outcome = e.outcome;
+        return;
+      case 'path':
+        this.raced = e.transport;
         return;
       default:
         return;

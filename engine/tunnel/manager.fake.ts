@@ -2,6 +2,7 @@
 // fails with a given error, or waits at a hold until released or cancelled; each tunnel it hands
 // out emits latency, lost, restored and rekey on demand. The same rules as the real one: a name
 // in use is refused, a cancelled up() rejects with `cancelled`, close() is idempotent.
+import type { Transport } from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import { isTunnelInterfaceName } from './names.js';
 import type {
@@ -38,6 +39,13 @@ export class FakeActiveTunnel implements ActiveTunnel {
 
   latencyMs(): number {
     return this.latency;
+  }
+
+  /** The plan's transport, or UDP when a race was won by it (FakeTunnelManager.up decides). */
+  raceWonByUdp = false;
+
+  transport(): Transport {
+    return this.raceWonByUdp ? 'udp' : (this.plan.transport ?? 'udp');
   }
 
   health(): Promise<TunnelHealth | null> {
@@ -149,7 +157,10 @@ export class FakeTunnelManager implements TunnelManager {
     if (!isTunnelInterfaceName(plan.interfaceName))
       throw new TypeError('tunnel interface names come from tunnelInterfaceName()');
     const hold = this.holds.shift();
-    const failure = this.failNext ?? this.refuse?.(plan) ?? null;
+    // A race: UDP wins where it is not refused; else the stream's own fate.
+    const { raceUdp: _race, ...alone } = plan;
+    const udpWins = plan.raceUdp === true && !this.refuse?.({ ...alone, transport: 'udp' });
+    const failure = this.failNext ?? (udpWins ? null : this.refuse?.(plan)) ?? null;
     this.failNext = null;
     const cancelled = () => new FerryError('cancelled', 'connecting was cancelled');
     if (signal?.aborted) throw cancelled();
@@ -166,6 +177,7 @@ export class FakeTunnelManager implements TunnelManager {
     const t = new FakeActiveTunnel(plan, this.latencyMs, (closed) =>
       this.active.delete(closed.interfaceName),
     );
+    t.raceWonByUdp = udpWins;
     this.active.set(plan.interfaceName, t);
     this.tunnels.push(t);
     return t;

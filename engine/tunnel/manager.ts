@@ -132,6 +132,8 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
       plan.transport !== 'udp'
     )
       throw new TypeError('WireGuard has UDP only (Ferry over TCP or TLS stands in for it)');
+    if (plan.raceUdp && (plan.transport === undefined || plan.transport === 'udp'))
+      throw new TypeError('a UDP race runs beside Ferry over TCP or TLS');
     // Refused before anything is made, so that nothing of another tunnel is taken down.
     const steps = routingPlan(plan, plan.answer.protocol === 'wireguard');
     if (held.has(name) || (await links.get(name)) !== null)
@@ -210,6 +212,7 @@ export function createTunnelManager(deps: TunnelManagerDeps): TunnelManager {
       interfaceName: name,
       protocol: plan.answer.protocol,
       latencyMs: () => latency,
+      transport: () => session.racedTransport?.() ?? plan.transport ?? 'udp',
       health: () => session.health(),
       burst: (count, size) =>
         burstThrough(run, name, gatewayOf(plan.answer), count, size).catch(() => null),

@@ -1,6 +1,6 @@
 // What the manager needs from one protocol's tunnel (WireGuard through wireguard-go, Ferry through
 // the native data plane) once its link exists: proof of traffic, health events, and an end.
-import type { StreamOutcome } from '../../native/tunnel-types.js';
+import type { StreamOutcome, Transport } from '../../native/tunnel-types.js';
 import type { TunnelEvent } from './tunnel.js';
 
 /** A tunnel's totals since it came up (the transport watch's evidence): bytes both ways. */
@@ -23,6 +23,8 @@ export interface ProtocolSession {
    * reset, silent, ...); null over UDP or before any attempt ended.
    */
   streamOutcome?(): StreamOutcome | null;
+  /** The transport a race chose (null: no race, or not decided yet). */
+  racedTransport?(): Transport | null;
   /** The totals so far; null when they cannot be read right now. */
   health(): Promise<TunnelHealth | null>;
   /**

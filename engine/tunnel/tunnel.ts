@@ -19,6 +19,11 @@ export interface TunnelPlan {
    */
   transport?: Transport;
   /**
+   * Ferry over TCP or TLS: race a UDP path to the node's Ferry port beside the stream (UDP first,
+   * the stream 250 ms later); the first handshake answered picks the transport (`transport()`).
+   */
+  raceUdp?: boolean;
+  /**
    * Send all traffic through the tunnel (the main tunnel), or only the given destinations (a
    * service tunnel). Split tunnelling and the kill switch are a later layer on top of this.
    */
@@ -53,6 +58,8 @@ export type TunnelEvent =
 export interface ActiveTunnel {
   readonly interfaceName: string;
   readonly protocol: ConnectResponse['protocol'];
+  /** The transport it runs over: the plan's, or the one that won the plan's race. */
+  transport(): Transport;
   /** The last latency measured through the tunnel, in ms; up() resolves only once there is one. */
   latencyMs(): number;
   on(listener: (e: TunnelEvent) => void): () => void;

@@ -276,6 +276,7 @@ Node start_client(const Server& s, const Peer& me, const ClientOptions& o) {
   c.tls = o.tls;
   c.tls_server_name = kTlsServerName;
   c.tls_hello = test_templates::kChromeLike;
+  c.race_udp_port = o.race_udp;
   auto pipe = std::make_unique<ferry::PacketPipe>(c.interface_name);
   n.pipe = take_pipe(*pipe);
   n.events = std::make_shared<Recorder>();

@@ -129,6 +129,7 @@ struct ClientOptions {
   bool tcp = false;
   bool tls = false;  // the TLS transport (to the server's TLS port), with the Chrome-shaped test template
   uint16_t port = 0;  // connect here instead of the server's own port (a WireTap in between)
+  uint16_t race_udp = 0;  // over tcp or tls: race a UDP path to this port (ClientConfig::race_udp_port)
   int rekey_seconds = 120;
   int keepalive_seconds = 1;
   ferry::Cipher cipher = ferry::Cipher::kAes256Gcm;

@@ -247,7 +247,86 @@ void test_tls_strangers_closed_without_taker() {
   s.close();
 }
 
+// The chosen path of a client, from its "path" event ("" before one).
+std::string path_of(Node& c, int timeout_ms) {
+  std::string path;
+  c.events->wait_for(
+      [&](const ferry::Event& e) {
+        if (e.type != "path") return false;
+        path = e.transport;
+        return true;
+      },
+      timeout_ms);
+  return path;
+}
+
+// A server with UDP and a TLS listener for peer a, its strangers going to st.
+Server race_server(Strangers& st, const Peer& a) {
+  ServerOptions so;
+  so.peers = {a};
+  so.tls = true;
+  so.on_stranger = st.taker();
+  return start_server(so);
+}
+
+// A race where UDP gets through: UDP answers within its head start, and the stream is never opened (nothing of
+// it on the wire: no connection reaches the TLS port).
+void test_race_udp_wins() {
+  Strangers st;
+  const Peer a = make_peer("a", "10.99.0.2");
+  Server s = race_server(st, a);
+  ClientOptions co;
+  co.tls = true;
+  co.race_udp = s.udp_port;
+  Node c = start_client(s, a, co);
+  CHECK(wait_connected(c));
+  CHECK(path_of(c, 1000) == "udp");
+  int ok = 0;
+  for (int i = 0; i < 20; ++i) ok += round_trip(c, s, a, 2000) >= 0 ? 1 : 0;
+  CHECK_MSG(ok == 20, "%d of 20 round trips over UDP", ok);
+  sleep_ms(500);
+  CHECK(c.events->count([](const ferry::Event& e) { return e.type == "transport"; }) == 0);
+  int fd = -1;
+  Bytes head;
+  CHECK(!st.wait(0, 100, fd, head));
+  c.close();
+  s.close();
+}
+
+// A race where UDP goes unanswered (a port that swallows datagrams): the stream starts after UDP's head start,
+// carries the same initiation, and its answer picks TLS.
+void test_race_tls_wins_when_udp_is_dropped() {
+  Strangers st;
+  const Peer a = make_peer("a", "10.99.0.2");
+  Server s = race_server(st, a);
+  const int sink = socket(AF_INET, SOCK_DGRAM, 0);  // bound, never read: no ICMP, no answer
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof sa;
+  CHECK(bind(sink, reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0);
+  CHECK(getsockname(sink, reinterpret_cast<sockaddr*>(&sa), &len) == 0);
+  ClientOptions co;
+  co.tls = true;
+  co.race_udp = ntohs(sa.sin_port);
+  const int64_t t0 = now_ms();
+  Node c = start_client(s, a, co);
+  CHECK(wait_connected(c));
+  const int64_t took = now_ms() - t0;
+  CHECK(path_of(c, 1000) == "tls");
+  // UDP's head start, then the TLS flight: well within the seconds a ladder would have given UDP alone.
+  CHECK_MSG(took >= 200 && took < 2000, "connected after %lld ms", (long long)took);
+  int ok = 0;
+  for (int i = 0; i < 20; ++i) ok += round_trip(c, s, a, 2000) >= 0 ? 1 : 0;
+  CHECK_MSG(ok == 20, "%d of 20 round trips over TLS", ok);
+  c.close();
+  s.close();
+  ::close(sink);
+}
+
 const TestCase kTests[] = {
+    {"race-udp-wins", test_race_udp_wins},
+    {"race-tls-wins-when-udp-is-dropped", test_race_tls_wins_when_udp_is_dropped},
     {"tls-handshake-and-data", test_tls_handshake_and_data},
     {"tls-strangers-handed-over", test_tls_strangers_handed_over},
     {"tls-over-limit-handed-over", test_tls_over_limit_handed_over},

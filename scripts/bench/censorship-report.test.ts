@@ -57,6 +57,22 @@ describe('caseRow', () => {
     ]);
   });
 
+  it('says a move while connected: both carriers, and the download that ran until it', () => {
+    const moved = {
+      ...run(800, 'tls', 'UDP is throttled on this network: using TLS', 900),
+      moved: { from: 'UDP (WireGuard)', ms: 9_400 },
+    };
+    const row = caseRow({
+      name: 'udp-throttle',
+      planned: 2,
+      runs: [moved, run(600, 'tls', 'TLS worked on this network before: using it', 1_000)],
+    });
+    expect(row[1]).toBe('UDP (WireGuard), then TLS (Ferry)');
+    expect(row[6]).toBe(
+      'UDP is throttled on this network: using TLS (moved off UDP (WireGuard) after 9.4 s of a download); later: TLS worked on this network before: using it',
+    );
+  });
+
   it('says why a case failed as a whole, on one line without pipes', () => {
     const c = { name: 'fet', planned: 3, runs: [], failed: 'nginx | missing\nstack' };
     expect(caseRow(c)).toEqual(['fet', '-', '0 of 3', '-', '-', '-', 'failed: nginx / missing']);

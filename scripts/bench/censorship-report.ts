@@ -14,6 +14,11 @@ export interface RunSample {
   reason: string | undefined;
   /** iperf3 from the laptop to the foreign server through the tunnel, Mbit/s. */
   mbps: number;
+  /**
+   * The autopilot moved the tunnel while connected (a throttled UDP): the carrier before ("UDP
+   * (WireGuard)") and how long a download ran until the move.
+   */
+  moved?: { from: string; ms: number };
 }
 
 /** A run is a sample, or why it failed. */
@@ -46,8 +51,11 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const mbit = (x: number) => (x < 10 ? x.toFixed(2) : x.toFixed(0));
 const PROTOCOL_NAME: Record<string, string> = { wireguard: 'WireGuard', ferry: 'Ferry' };
 /** "TLS (Ferry)": the transport and the protocol over it. */
-const carrier = (r: RunSample) =>
+export const carrier = (r: Pick<RunSample, 'transport' | 'protocol'>) =>
   `${r.transport.toUpperCase()}${r.protocol ? ` (${PROTOCOL_NAME[r.protocol] ?? r.protocol})` : ''}`;
+/** The reason, and the move while connected when there was one. */
+const why = (r: RunSample) =>
+  `${r.reason ?? '(none given)'}${r.moved ? ` (moved off ${r.moved.from} after ${seconds(r.moved.ms)} s of a download)` : ''}`;
 /** The distinct values of `xs` in the order they first came. */
 const distinct = (xs: readonly string[]) => [...new Set(xs)];
 
@@ -63,8 +71,10 @@ export function caseRow(c: CaseOutcome): string[] {
   const samples = c.runs.filter(ok);
   const [first, ...rest] = c.runs;
   const remembered = rest.filter(ok).map((r) => r.connectMs);
-  const transports = distinct(samples.map(carrier));
-  const reasons = distinct(samples.map((r) => r.reason ?? '(none given)'));
+  const transports = distinct(
+    samples.flatMap((r) => (r.moved ? [r.moved.from, carrier(r)] : [carrier(r)])),
+  );
+  const reasons = distinct(samples.map(why));
   return [
     c.name,
     transports.join(', then ') || '-',

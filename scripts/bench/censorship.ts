@@ -11,14 +11,19 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 
-import type { LocalStatus } from '../../contracts/index.js';
-import { startAutopilotBed, type AutopilotBed } from '../../e2e/netns/autopilot/autopilot-kit.js';
+import type { LocalStatus, Protocol, Transport } from '../../contracts/index.js';
+import {
+  movedUnderLoad,
+  startAutopilotBed,
+  type AutopilotBed,
+} from '../../e2e/netns/autopilot/autopilot-kit.js';
 import { AUTOPILOT_CASES } from '../../e2e/netns/autopilot/cases.js';
 import type { CensorOptions } from '../../e2e/netns/censor/censor.js';
 import { receivedBitsPerSecond, runIperf } from '../../e2e/netns/ferry-iperf.js';
 import { NETCLI } from '../../e2e/netns/netcli-host.js';
 import { parseRuns, progress, runBench } from './bench-kit.js';
 import {
+  carrier,
   caseTable,
   failures,
   oneLine,
@@ -47,6 +52,13 @@ interface BenchCase {
   censor: Readonly<CensorOptions>;
   /** iperf3 starts this long after the connect's start (else at once): past a throttle's grace. */
   iperfAfterS?: number;
+  /**
+   * A tunnel on `from` is moved to `to` while connected (a throttled UDP): a download past the
+   * grace until the move, timed, before iperf3 measures the transport moved to.
+   */
+  moves?: { from: Transport; to: Transport };
+  /** The laptop's protocol setting (default wireguard). */
+  protocol?: Protocol;
 }
 
 /**
@@ -61,8 +73,9 @@ const CASES: readonly BenchCase[] = [
           name: `udp-throttle (iperf3 from ${PAST_GRACE_S} s after the connect)`,
           censor: { ...c.censor, udpGraceSeconds: UDP_GRACE_S },
           iperfAfterS: PAST_GRACE_S,
+          moves: { from: 'udp', to: 'tls' },
         }
-      : { name, censor: c.censor },
+      : { name, censor: c.censor, ...('protocol' in c ? { protocol: c.protocol } : {}) },
   ),
 ];
 
@@ -125,14 +138,24 @@ async function oneRun(b: AutopilotBed, c: BenchCase, label: string): Promise<Run
     await connect(b);
     await trafficFlows(b);
     const connectMs = performance.now() - t0;
-    const status = b.laptop.json('status') as LocalStatus;
+    let status = b.laptop.json('status') as LocalStatus;
     if (status.status !== 'connected' || !status.transport)
       throw new Error(`status says ${status.status} after traffic flowed`);
     if (c.iperfAfterS !== undefined) {
       progress(`${label}: connected, iperf3 from ${c.iperfAfterS} s after the connect`);
       await sleep(Math.max(0, t0 + c.iperfAfterS * 1000 - performance.now()));
     }
-    progress(`${label}: iperf3 over ${status.transport}`);
+    let moved: RunSample['moved'];
+    if (c.moves && status.transport === c.moves.from) {
+      progress(`${label}: a download over ${status.transport} until the autopilot moves it`);
+      const from = carrier({ transport: status.transport, protocol: status.protocol });
+      const move = await movedUnderLoad(b, c.moves.to);
+      status = move.status;
+      moved = { from, ms: move.ms };
+    }
+    const transport = status.transport;
+    if (transport === null) throw new Error(`status says ${status.status} and no transport`);
+    progress(`${label}: iperf3 over ${transport}`);
     const iperf = await bounded(
       runIperf(b.bed.net, { server: 'abroad', client: 'laptop', bind: b.abroad }, [
         '-t',
@@ -145,10 +168,11 @@ async function oneRun(b: AutopilotBed, c: BenchCase, label: string): Promise<Run
       throw new Error(`iperf3 exited ${iperf.code}: ${iperf.report.error ?? 'no error given'}`);
     return {
       connectMs,
-      transport: status.transport,
+      transport,
       protocol: status.protocol,
       reason: status.transport_reason?.message,
       mbps: receivedBitsPerSecond(iperf.report) / 1e6,
+      ...(moved ? { moved } : {}),
     };
   } finally {
     const r = b.laptop.run('disconnect');
@@ -185,7 +209,7 @@ async function runCase(c: BenchCase, runs: number, session: Session): Promise<Ca
     session.current = b;
     // A signal while it started: it is removed now, and the benchmark ends.
     if (session.interrupted) throw new Error('interrupted');
-    b.laptop.human('init', '--protocol', 'wireguard', ...b.bed.endpointArgs());
+    b.laptop.human('init', '--protocol', c.protocol ?? 'wireguard', ...b.bed.endpointArgs());
     const { account_number: account } = b.laptop.json(
       'account',
       'create',

@@ -12,6 +12,8 @@ export const WIREGUARD_PORT = 51820;
 
 export const AUTOPILOT_CASES = {
   'udp-block': { censor: { profiles: ['udp-block'] }, transport: 'tls' },
+  // Ferry races UDP beside TLS in one session: TLS answers while UDP is dropped.
+  'udp-block (Ferry)': { censor: { profiles: ['udp-block'] }, protocol: 'ferry', transport: 'tls' },
   // UDP gets through, then a download past the grace falls to the trickle: the autopilot notices
   // and moves the tunnel to TLS.
   'udp-throttle': {

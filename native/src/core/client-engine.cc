@@ -1,5 +1,6 @@
 // The client engine: handshakes with one node, keeps the session fresh (rekey, keepalive, roaming, dead-peer
-// detection) and carries packets between the packet device and the node over UDP or TCP.
+// detection) and carries packets between the packet device and the node over UDP or TCP (or TLS); over a stream
+// it may race a UDP path (ClientConfig::race_udp_port), and the first handshake answered picks the path.
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
@@ -23,6 +24,11 @@ constexpr auto kTcpHandshakeTimeout = milliseconds(5000);
 constexpr auto kTcpConnectTimeoutMs = 3000;
 constexpr auto kUnansweredWarnAfter = seconds(5);
 constexpr auto kReopenEvery = milliseconds(1000);
+// A race's head start for UDP: the stream connection starts this long after the UDP initiation went out unless
+// it was answered (as Happy Eyeballs gives the preferred family; RFC 8305 recommends 250 ms).
+constexpr auto kRaceHeadStart = milliseconds(250);
+// Stream connections are attempted at most once a second.
+constexpr auto kStreamRetry = milliseconds(1000);
 
 class ClientEngine final : public EngineBase {
  public:
@@ -39,6 +45,8 @@ class ClientEngine final : public EngineBase {
         client_pub_(x25519_public_from_private(cfg.private_key)),
         server_pub_(cfg.server_public),
         server_(resolve(cfg.server_host, cfg.server_port, false)),
+        race_(cfg.tcp && cfg.race_udp_port != 0),
+        udp_server_(race_ ? resolve(cfg.server_host, cfg.race_udp_port, false) : server_),
         fwmark_(cfg.fwmark),
         hs_mask_(derive_handshake_mask_key(cfg.server_public)),
         mac1_(derive_mac1_key(cfg.server_public)) {
@@ -47,6 +55,8 @@ class ClientEngine final : public EngineBase {
     if (cfg.keepalive_seconds < 1 || cfg.keepalive_seconds > 60)
       throw std::runtime_error("keepalive seconds must be between 1 and 60");
     if (cfg.rekey_packets < 16) throw std::runtime_error("rekey packets must be at least 16");
+    if (cfg.race_udp_port != 0 && !cfg.tcp) throw std::runtime_error("a UDP race runs beside a TCP or TLS transport");
+    racing_ = race_;
     if (tls_) {
       std::string why;
       if (!tcp_) throw std::runtime_error("the TLS transport runs over TCP");
@@ -74,9 +84,9 @@ class ClientEngine final : public EngineBase {
   }
 
   int open_udp() {
-    int fd = make_udp_socket(server_.addr.ss_family);
+    int fd = make_udp_socket(udp_server_.addr.ss_family);
     mark(fd);
-    if (connect(fd, reinterpret_cast<const sockaddr*>(&server_.addr), server_.len) < 0) {
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&udp_server_.addr), udp_server_.len) < 0) {
       int e = errno;
       ::close(fd);
       throw std::runtime_error(std::string("cannot reach the server address: ") + std::strerror(e));
@@ -112,22 +122,74 @@ class ClientEngine final : public EngineBase {
   bool route(const uint8_t*, size_t, Target& t) override {
     std::lock_guard<std::mutex> lock(mu_);
     t.session = current_;
-    t.endpoint = server_;
-    if (tcp_) {
+    if (on_stream()) {
       if (!conn_ || conn_->broken()) return false;
+      t.endpoint = server_;
       t.endpoint.conn = conn_;
+    } else {
+      t.endpoint = udp_server_;
     }
     return t.session != nullptr;
   }
 
+  // Whether the tunnel runs over the stream (TCP or TLS), not UDP: a stream transport unless a race chose UDP.
+  // The network thread writes udp_path_ under mu_; it reads it without (its own writes), others under mu_.
+  bool on_stream() const { return tcp_ && !udp_path_; }
+
   // The node as a destination: its UDP address, or the live TCP connection.
   Endpoint server_endpoint() {
+    if (!on_stream()) return udp_server_;
     Endpoint e = server_;
-    if (tcp_) {
-      std::lock_guard<std::mutex> lock(mu_);
-      e.conn = conn_;
-    }
+    std::lock_guard<std::mutex> lock(mu_);
+    e.conn = conn_;
     return e;
+  }
+
+  // The first initiation of a race: over UDP at once; the stream connection follows after the head start.
+  void start_race(RandomPool& rng, Clock::time_point now) {
+    race_sent_ = true;
+    uint8_t out[kInitMaxLen];
+    const size_t len = build_init(rng, out);
+    if (!len) return;
+    send_to(out, len, udp_server_);
+    std::memcpy(race_init_, out, len);
+    race_init_len_ = len;  // the stream's first initiation repeats it
+    tcp_attempt_ = now - kStreamRetry + kRaceHeadStart;
+  }
+
+  // The initiation a stream connection carries: once, the race's (the same bytes, so that the node answers
+  // one of the two copies) while it is unanswered; else a new one (a copy the node refused as a replay would
+  // be refused again).
+  size_t stream_init(RandomPool& rng, uint8_t* out) {
+    const size_t len = race_init_len_;
+    race_init_len_ = 0;
+    if (racing_ && hs_in_flight_ && len) {
+      std::memcpy(out, race_init_, len);
+      hs_sent_ = Clock::now();
+      return len;
+    }
+    return build_init(rng, out);
+  }
+
+  // A race is decided by the first answer: over UDP the stream is given up, over the stream UDP is.
+  void decide_race(bool via_udp) {
+    racing_ = false;
+    race_init_len_ = 0;
+    TcpConnPtr dropped;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      udp_path_ = via_udp;
+      if (via_udp) dropped.swap(conn_);
+    }
+    if (dropped) {
+      attempt_open_ = false;  // not a failed attempt: UDP won
+      tls_awaiting_ = false;
+      dropped->set_broken();
+    }
+    Event e;
+    e.type = "path";
+    e.transport = via_udp ? "udp" : tls_ ? "tls" : "tcp";
+    emit(e);
   }
 
   TcpConnPtr connection() {
@@ -176,7 +238,7 @@ class ClientEngine final : public EngineBase {
     conn->set_masks(
         std::make_unique<RecordMasks>(server_pub_, reinterpret_cast<const uint8_t*>(pre.data()), pre.size()));
     uint8_t rec[kRecordLenBytes + kInitMaxLen];
-    const size_t len = build_init(rng, rec + kRecordLenBytes);
+    const size_t len = stream_init(rng, rec + kRecordLenBytes);
     if (!len) {
       attempt_open_ = false;
       return;
@@ -206,7 +268,7 @@ class ClientEngine final : public EngineBase {
     SystemBytes rnd;
     const std::vector<uint8_t> fin = build_client_finished(rnd);
     uint8_t rec[kRecordLenBytes + kInitMaxLen];
-    const size_t len = build_init(rng, rec + kRecordLenBytes);
+    const size_t len = stream_init(rng, rec + kRecordLenBytes);
     if (!len) return false;
     rec[0] = uint8_t(len >> 8);
     rec[1] = uint8_t(len);
@@ -252,13 +314,16 @@ class ClientEngine final : public EngineBase {
     if (len) send_to(out, len, server_endpoint());
   }
 
-  void on_response(uint8_t* buf, size_t len, RandomPool& rng) {
+  void on_response(uint8_t* buf, size_t len, RandomPool& rng, bool via_udp) {
     Secret<SessionKeys> keys;
-    if (!hs_in_flight_ || !read_response(*hs_, *private_key_, buf, len, *keys)) {
+    // Outside a race an answer comes over the path in use only.
+    if (!hs_in_flight_ || (!racing_ && via_udp == on_stream()) ||
+        !read_response(*hs_, *private_key_, buf, len, *keys)) {
       counters_.drop_auth();
       return;
     }
     hs_in_flight_ = false;
+    if (racing_) decide_race(via_udp);
     *hs_ = InitiatorState();  // the handshake's secrets are not needed any more
     attempt_ended(outcome::kAnswered);  // over TCP (over TLS the node's flight was the answer)
     const auto now = Clock::now();
@@ -303,12 +368,12 @@ class ClientEngine final : public EngineBase {
   // A message from the node: a data packet of the current or previous session, or a handshake response.
   // The network thread is the only writer of current_ and previous_ (it publishes them to the TUN thread under
   // mu_), so it reads them here without the lock.
-  void dispatch(uint8_t* d, size_t len, RandomPool& rng) {
+  void dispatch(uint8_t* d, size_t len, RandomPool& rng, bool via_udp) {
     Session* const cur = current_.get();
     Session* const prev = previous_.get();
     if (cur && cur->matches(d, len)) return on_data(*cur, d, len, rng);
     if (prev && prev->matches(d, len)) return on_data(*prev, d, len, rng);
-    if (unmask_handshake(hs_mask_, d, len) == uint8_t(MsgType::kResponse)) return on_response(d, len, rng);
+    if (unmask_handshake(hs_mask_, d, len) == uint8_t(MsgType::kResponse)) return on_response(d, len, rng, via_udp);
     counters_.drop_auth();
   }
 
@@ -392,7 +457,8 @@ class ClientEngine final : public EngineBase {
         set_state("connecting");
       }
     }
-    if (tcp_) {
+    if (racing_ && !race_sent_ && need_handshake) start_race(rng, now);
+    if (on_stream()) {
       TcpConnPtr conn = connection();
       // Over TCP nothing is lost in transit: an unanswered initiation means the connection is bad.
       if (conn && !conn->broken() && ((hs_in_flight_ && now - hs_sent_ >= kTcpHandshakeTimeout) ||
@@ -400,7 +466,7 @@ class ClientEngine final : public EngineBase {
         attempt_ended(outcome::kSilent);
         conn->set_broken();
       }
-      if ((!conn || conn->broken()) && now - tcp_attempt_ >= milliseconds(1000)) {
+      if ((!conn || conn->broken()) && now - tcp_attempt_ >= kStreamRetry) {
         if (conn) {
           attempt_ended(ended_outcome(*conn));  // broken by a send (the TUN thread's, a flush) before any answer
           std::lock_guard<std::mutex> lock(mu_);
@@ -436,23 +502,28 @@ class ClientEngine final : public EngineBase {
     set_state("connecting");
     timers(rng);
     for (;;) {
-      TcpConnPtr conn = tcp_ ? connection() : nullptr;
-      const int fd = tcp_ ? (conn && !conn->broken() ? conn->fd : -1) : udp_fd_;
+      const bool stream = on_stream();
+      TcpConnPtr conn = stream ? connection() : nullptr;
+      const int fd = stream ? (conn && !conn->broken() ? conn->fd : -1) : udp_fd_;
       short events = POLLIN;
       if (conn && conn->wants_write()) events |= POLLOUT;
-      pollfd p[3] = {{stop_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}, {fd, events, 0}};
-      int rc = poll(p, 3, kTimerTickMs);
+      // A race listens on UDP beside the stream until it is decided.
+      const int race_fd = stream && racing_ ? udp_fd_ : -1;
+      pollfd p[4] = {{stop_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}, {fd, events, 0}, {race_fd, POLLIN, 0}};
+      int rc = poll(p, 4, kTimerTickMs);
       if (rc < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       if (p[0].revents & POLLIN) break;
       if (p[1].revents & POLLIN) {
         drain_wake();
         attention_->take();  // the loop looks at the one connection's queue and state itself
       }
-      if (!tcp_) {
+      if (p[3].revents & (POLLIN | POLLERR))
+        receive_burst([&](uint8_t* d, size_t len, const Endpoint&) { dispatch(d, len, rng, true); });
+      if (!stream) {
         if (p[2].revents & (POLLIN | POLLERR)) {
-          receive_burst([&](uint8_t* d, size_t len, const Endpoint&) { dispatch(d, len, rng); });
+          receive_burst([&](uint8_t* d, size_t len, const Endpoint&) { dispatch(d, len, rng, true); });
         }
-      } else if (conn && fd >= 0) {
+      } else if (on_stream() && conn && fd >= 0) {
         if ((p[2].revents & POLLOUT) && !conn->flush()) attempt_ended(ended_outcome(*conn));
         if (p[2].revents & (POLLIN | POLLHUP | POLLERR)) {
           bool ok = tcp_receive(*conn, [&](uint8_t* d, size_t avail, size_t& consumed) {
@@ -460,7 +531,7 @@ class ClientEngine final : public EngineBase {
                 d, avail, consumed, kDataMinLen, kMaxRecord, conn->pending_len,
                 [&](uint8_t* l) { conn->masks().s2c(l); },
                 [&](uint8_t* msg, size_t len) {
-                  dispatch(msg, len, rng);
+                  dispatch(msg, len, rng, false);
                   return true;
                 });
           });
@@ -491,11 +562,14 @@ class ClientEngine final : public EngineBase {
   const Key32 client_pub_;
   const Key32 server_pub_;
   const Endpoint server_;
+  const bool race_;
+  const Endpoint udp_server_;  // the UDP path's address: server_ without a race, the race's port with one
   const uint32_t fwmark_;
 
   std::mutex mu_;
   SessionPtr current_, previous_;  // guarded by mu_
   TcpConnPtr conn_;                // guarded by mu_
+  bool udp_path_ = false;          // a race chose UDP; written by the network thread under mu_
   std::atomic<bool> reopen_wanted_{false};
   const std::shared_ptr<TcpAttention> attention_ = std::make_shared<TcpAttention>(wake_fd_);
 
@@ -505,6 +579,10 @@ class ClientEngine final : public EngineBase {
   Secret<InitiatorState> hs_;
   bool hs_in_flight_ = false;
   bool tls_awaiting_ = false;  // the hello went out; the node's flight has not arrived whole yet
+  bool racing_ = false;        // a UDP race is not decided yet
+  bool race_sent_ = false;     // its UDP initiation went out
+  uint8_t race_init_[kInitMaxLen] = {};
+  size_t race_init_len_ = 0;  // the race's initiation, while the stream may still carry it
   bool attempt_open_ = false;  // the current TCP/TLS connection attempt's outcome is not reported yet
   Clock::time_point tls_sent_{};
   bool need_handshake_now_ = false;

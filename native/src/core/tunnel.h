@@ -25,7 +25,7 @@ struct Counters {
 // Events leave the data-plane threads through this seam. emit() must never block (the napi side
 // counts drops when its queue is full) and never throw. Events carry no keys and no addresses.
 struct Event {
-  std::string type;     // "state" | "rtt" | "counters" | "rekey" | "error" | "peer" | "warning" | "transport"
+  std::string type;  // "state" | "rtt" | "counters" | "rekey" | "error" | "peer" | "warning" | "transport" | "path"
   std::string state;    // state: "connecting" | "connected" | "closed" | "failed"; peer: "connected"
   std::string message;  // error and warning text
   std::string code;     // warning: a stable code ("handshake-unanswered")
@@ -62,6 +62,11 @@ struct ClientConfig {
   bool tls = false;
   std::string tls_server_name;
   std::string tls_hello;
+  // Over TCP or TLS: also race a UDP path to this port of the server (0: none). The first initiation goes over
+  // UDP at once and the stream connection starts kRaceHeadStart later, carrying the same initiation (the node
+  // answers one copy: its replay check refuses the other); the path whose answer arrives carries the tunnel
+  // (a "path" event says which) and the other is given up.
+  uint16_t race_udp_port = 0;
   int path_mtu = 1500;  // the largest IP packet the path to the server carries (bounds padding)
   // A mark (SO_MARK) on the tunnel's own sockets, so that policy routing can send them around the tunnel
   // when the default route goes into it (0: none). Needs CAP_NET_ADMIN.

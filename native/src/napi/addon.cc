@@ -456,6 +456,10 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
       c.tls_server_name = get_string(env, tls.As<Napi::Object>(), "serverName");
       c.tls_hello = get_string(env, tls.As<Napi::Object>(), "hello");
     }
+    if (!o.Get("raceUdpPort").IsUndefined()) {
+      if (!c.tcp) fail(env, "ERR_FERRY_OPTIONS", "raceUdpPort races UDP beside transport tcp or tls");
+      c.race_udp_port = get_port(env, o, "raceUdpPort");
+    }
     c.path_mtu = get_int(env, o, "pathMtu", 1500, 576, 65535);
     const double mark = get_number(env, o, "fwmark", 0);
     if (!(mark >= 0 && mark <= 4294967295.0) || mark != double(uint32_t(mark)))

@@ -328,6 +328,7 @@ export const PlatformChoice = z
   });
 
 const STREAMING_ONLY = caseInsensitivePattern(['streaming']);
+const FERRY_ONLY = caseInsensitivePattern(['ferry']);
 
 const ConnectFields = z.strictObject({
   encryption: caseInsensitiveEnum(ENCRYPTIONS).optional(),
@@ -337,6 +338,12 @@ const ConnectFields = z.strictObject({
   platform: PlatformChoice.optional().describe(
     'Stream mode for this platform: only a node whose own latest check verified the platform, recently, is chosen (409 platform-unverified when nodes are there but none is verified for it). Implies usage streaming; another usage with it is refused.',
   ),
+  transport: z
+    .enum(['tcp', 'tls'])
+    .optional()
+    .describe(
+      'Ferry over this transport (the client’s obfuscation setting names it): only a node that serves it is chosen (tls: one whose relay registered a TLS port). Goes with protocol ferry (WireGuard has UDP only).',
+    ),
   tunnel: TunnelTag.optional().describe(
     "Connect one of the calling device's tunnels (POST /devices/:id/tunnels) by its tag: the answer carries that tunnel's addresses and starts its own session; the device's session is left as it is.",
   ),
@@ -369,9 +376,20 @@ export const ConnectRequest = ConnectFields.superRefine((b, ctx) => {
       message:
         'a platform goes with usage streaming (stream mode): give streaming or leave usage out',
     });
+  if (b.transport !== undefined && b.protocol !== 'ferry')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['transport'],
+      message: `WireGuard has UDP only: a transport goes with protocol ferry (ask for ferry over ${b.transport.toUpperCase()})`,
+    });
 })
-  // The refinement above, as JSON Schema.
-  .meta({ dependentSchemas: { platform: { properties: { usage: { pattern: STREAMING_ONLY } } } } });
+  // The refinements above, as JSON Schema.
+  .meta({
+    dependentSchemas: {
+      platform: { properties: { usage: { pattern: STREAMING_ONLY } } },
+      transport: { required: ['protocol'], properties: { protocol: { pattern: FERRY_ONLY } } },
+    },
+  });
 export type ConnectRequest = z.output<typeof ConnectRequest>;
 
 export const Notice = z.object({ code: z.string(), message: z.string() });

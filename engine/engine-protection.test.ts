@@ -354,11 +354,13 @@ describe('obfuscation', () => {
     expect(answer).toMatchObject({ status: 'connected', protocol: 'wireguard', transport: 'udp' });
   });
 
-  it('tls: refused with what to do when the node serves no TLS port', async () => {
+  it('tls: asks for a node that serves TLS, and is refused where none does (WireGuard cannot stand in)', async () => {
     await fx.signIn();
     await fx.engine.setConfigKey('obfuscation', 'tls');
-    const refusal = await engineRefusal(fx.engine.connect({ protocol: 'ferry' }));
-    expect(refusal).toMatchObject({ code: 'not-supported' });
-    expect(refusal.message).toMatch(/offers no TLS transport: set obfuscation to auto/);
+    for (const protocol of ['ferry', 'wireguard'] as const) {
+      const refusal = await engineRefusal(fx.engine.connect({ protocol }));
+      expect(refusal).toMatchObject({ code: 'no-node-available' });
+      expect(refusal.message).toMatch(/no healthy ferry node serving TLS/);
+    }
   });
 });

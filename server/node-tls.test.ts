@@ -85,4 +85,37 @@ describe.each(backends())('the TLS transport in node records on %s', (backend) =
     // Nothing refused changed the record.
     expect(await listed()).toMatchObject({ tls_port: 443, tls_server_name: 'kept.test' });
   });
+
+  it('a connect for TLS gets a node that serves it, or a refusal that says so', async () => {
+    const tlsConnect = (protocol: 'ferry' | 'wireguard') =>
+      h.call('POST', '/connect', {
+        token: device,
+        body: { region: 'eu-west', protocol, transport: 'tls' },
+      });
+    await h.client(node.token).nodeRegister({
+      body: { ...keys(), tls_port: 443, tls_server_name: 'cover.test' },
+    });
+    expect((await h.heartbeat(node.token)).status).toBe(200);
+    const served = await tlsConnect('ferry');
+    expect(served.status).toBe(200);
+    expect(served.body.node).toMatchObject({ id: node.id, tls_port: 443 });
+    // The region's only node drops its TLS port: nothing there serves TLS now.
+    await h.client(node.token).nodeRegister({ body: keys() });
+    expect((await h.heartbeat(node.token)).status).toBe(200);
+    const none = await tlsConnect('ferry');
+    expect(none.body.code).toBe('no-node-available');
+    expect(none.body.detail).toMatch(/^no healthy ferry node serving TLS with free capacity in/);
+    // Plain Ferry still connects there.
+    expect((await connected()).id).toBe(node.id);
+    // WireGuard has no TLS.
+    const wg = await tlsConnect('wireguard');
+    expect(wg.status).toBe(400);
+    expect(wg.body).toMatchObject({ code: 'validation-failed' });
+    expect(wg.body.errors).toEqual([
+      expect.objectContaining({
+        field: 'transport',
+        message: expect.stringMatching(/^WireGuard has UDP only/),
+      }),
+    ]);
+  });
 });

@@ -25,6 +25,12 @@ import type { ConnectionMemory } from './memory.js';
 import { statePolicy } from './policy.js';
 import { teardown } from './teardown.js';
 
+/** The stream transport an obfuscation setting names (none under auto and off). */
+function streamSetting(obfuscation: ClientConfig['obfuscation']): 'tcp' | 'tls' | undefined {
+  if (obfuscation === 'tls') return 'tls';
+  return obfuscation === 'tcp' || obfuscation === 'on' ? 'tcp' : undefined;
+}
+
 /** What a connect is for, beyond its request. */
 export interface ConnectOptions {
   reason: ConnectReason;
@@ -91,10 +97,13 @@ export async function connecting(
   const switching = mem.live !== null;
   // Which network this is, and what got through here before (the autopilot starts with it).
   const here = await ctx.networks.here();
+  // A setting that names TCP or TLS wants a node that serves it (Ferry's; WireGuard has neither).
+  const stream = streamSetting(config.obfuscation);
   const ask = (protocol: ClientConfig['protocol']) =>
     control.connect({
       body: {
         protocol,
+        ...(protocol === 'ferry' && stream ? { transport: stream } : {}),
         encryption: target.encryption,
         region: target.region,
         usage: c.usage,
@@ -115,8 +124,14 @@ export async function connecting(
     opts.change,
   );
   const answer = await ask(protocol).catch((e: unknown) => {
-    // Ferry asked for at once, where the region has no Ferry node: the user's protocol then.
-    if (protocol !== target.protocol && e instanceof ApiError && e.code === 'no-node-available')
+    // Ferry asked for at once, where the region has no Ferry node: the user's protocol then
+    // (not for TLS, which WireGuard cannot stand in for).
+    if (
+      protocol !== target.protocol &&
+      stream !== 'tls' &&
+      e instanceof ApiError &&
+      e.code === 'no-node-available'
+    )
       return ask(target.protocol);
     throw e;
   });

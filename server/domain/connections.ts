@@ -134,7 +134,8 @@ export class ConnectionService {
     const usable = (n: NodeRow) =>
       this.inventory.takesSessions(n, protocol, now) &&
       n.load < 1 &&
-      (protocol === 'wireguard' || (n.ferry_port !== null && n.ferry_public_key !== null));
+      (protocol === 'wireguard' || (n.ferry_port !== null && n.ferry_public_key !== null)) &&
+      (req.transport !== 'tls' || (n.tls_port !== null && n.tls_server_name !== null));
     /** Stream mode: the node's own latest check of the platform, when it counts. */
     const verifiedCheck = (n: NodeRow) =>
       view.platformsByNode
@@ -205,9 +206,10 @@ export class ConnectionService {
         : await this.live.get(peer.id);
     const choice = chooseNode(candidates, scope.strategy, current?.nodeId);
     if (!choice) {
+      const serving = req.transport ? ` serving ${req.transport.toUpperCase()}` : '';
       return fail(
         'no-node-available',
-        `no healthy ${protocol} node with free capacity in ${scope.label}; try again shortly or another region`,
+        `no healthy ${protocol} node${serving} with free capacity in ${scope.label}; try again shortly or another region`,
         // A node becomes a candidate with its next heartbeat.
         { retryAfterSeconds: this.inventory.heartbeatSeconds },
       );

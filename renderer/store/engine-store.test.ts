@@ -500,6 +500,25 @@ describe('regions and their latencies', () => {
     expect(engine.ids()).toEqual(['listRegions', 'listRegions', 'listRegions']);
   });
 
+  it('a read that failed while the tunnel was replaced is forgotten once the next one answers', async () => {
+    const engine = signedInEngine(connectedStatus());
+    const store = await upAndRead(engine);
+    engine.refuse('listRegions', 'unreachable', 'ECONNRESET');
+    engine.emit({ type: 'status', status: statusOf({ status: 'reconnecting' }) });
+    await settle();
+    expect(store.getState().error).toMatchObject({ code: 'unreachable', words: OFFLINE_WORDS });
+    engine.answer('listRegions', () => REGIONS);
+    engine.emit({ type: 'status', status: connectedStatus({ node: tokyo2 }) });
+    await settle();
+    expect(store.getState().error).toBeNull();
+    // Another call's error stays until it is dismissed or answered.
+    engine.refuse('latencyCheck', 'unreachable', 'ECONNREFUSED');
+    await store.getState().actions.measureLatencies();
+    engine.emit({ type: 'status', status: connectedStatus({ node: { ...tokyo2, id: 'tyo-3' } }) });
+    await settle();
+    expect(store.getState().error).toMatchObject({ code: 'unreachable' });
+  });
+
   it('are not read again for a mere latency sample', async () => {
     const engine = signedInEngine(connectedStatus());
     const store = await upAndRead(engine);

@@ -41,6 +41,12 @@ export function createStatusFeed({ set, get, transport, calls }: StatusFeedDeps)
   /** The regions read under way, and whether another was asked meanwhile. */
   let regionsRead: Promise<void> | null = null;
   let readAgain = false;
+  /**
+   * The error a failed regions read showed: a later read that succeeds takes it away (a read
+   * started by a status change may fail while the tunnel is being replaced; the next one, once
+   * connected again, answers).
+   */
+  let regionsError: EngineReplica['error'] = null;
 
   function applyStatus(next: LocalStatus): void {
     const prev = get().status;
@@ -86,8 +92,11 @@ export function createStatusFeed({ set, get, transport, calls }: StatusFeedDeps)
               const regions = await transport.call('listRegions', {});
               // Signed out meanwhile: the session's data is gone, and stays gone.
               if (get().status?.signed_in !== false) set({ regions });
+              if (regionsError !== null && get().error === regionsError) set({ error: null });
+              regionsError = null;
             } catch (e) {
-              calls.fail(e);
+              regionsError = calls.describe(e);
+              set({ error: regionsError });
             }
           } while (readAgain);
         });

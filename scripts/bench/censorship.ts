@@ -305,7 +305,7 @@ async function main(): Promise<number> {
     '',
     caseTable(outcomes),
     '',
-    'Each case: its own test internet with the censor on the router, a fresh laptop (init --protocol wireguard,',
+    'Each case: its own test internet with the censor on the router, a fresh laptop (init --protocol wireguard, or ferry where the case says,',
     'account create, made premium: the free plan holds a device to 20 Mbit/s; obfuscation auto), then runs of',
     "`netcli connect --region asia-east`, timed from the command's start until an HTTP request through the tunnel",
     'is answered by way of the relay; the transport and why from `netcli status --json`; iperf3 for',

@@ -2,7 +2,6 @@
 // Run as root on a machine with Debian's chromium: npm run build && node dist/native/capture-chrome-hello.js [out]
 // A new Chrome is a data change: run this again and commit the file it wrote.
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { isGrease, parseClientHello, type ParsedClientHello } from './client-hello.js';
+import { ja4 } from './ja4.js';
 import { helloTemplateSchema, type GreaseSlot, type HelloTemplate } from './hello-template.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -128,31 +128,6 @@ function keyShares(data: Buffer): Share[] {
   return shares;
 }
 
-/** JA4 (FoxIO) of a TCP ClientHello: GREASE ignored; SNI and ALPN not in the hashed extension list. */
-export function ja4(h: ParsedClientHello): string {
-  const sha12 = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 12);
-  const suites = h.cipherSuites.filter((c) => !isGrease(c));
-  const types = h.extensions.map((e) => e.type).filter((t) => !isGrease(t));
-  const alpn = ext(h, 0x0010);
-  const first =
-    alpn && alpn.length > 3 ? alpn.subarray(3, 3 + (alpn[2] as number)).toString('latin1') : '';
-  const alpnCode = first ? `${first[0]}${first.at(-1)}` : '00';
-  const sig = ext(h, 0x000d);
-  const sigalgs: string[] = [];
-  for (let i = 2; sig && i + 1 < sig.length; i += 2)
-    if (!isGrease(sig.readUInt16BE(i))) sigalgs.push(hex4(sig.readUInt16BE(i)));
-  const count = (n: number): string => String(Math.min(n, 99)).padStart(2, '0');
-  const a = `t13${types.includes(0) ? 'd' : 'i'}${count(suites.length)}${count(types.length)}${alpnCode}`;
-  const b = sha12(suites.map(hex4).sort().join(','));
-  const extList = types
-    .filter((t) => t !== 0x0000 && t !== 0x0010)
-    .map(hex4)
-    .sort()
-    .join(',');
-  const c = sha12(sigalgs.length ? `${extList}_${sigalgs.join(',')}` : extList);
-  return `${a}_${b}_${c}`;
-}
-
 /** The template that every capture fits, with the parts that vary per connection named. */
 export function deriveTemplate(
   hellos: ParsedClientHello[],
@@ -220,7 +195,10 @@ export function deriveTemplate(
     browser,
     version,
     capturedFrom: `${CHROMIUM} --headless, ${hellos.length} connections`,
-    ja4: agreed('JA4', hellos.map(ja4)),
+    ja4: agreed(
+      'JA4',
+      hellos.map((h) => ja4(h)),
+    ),
     recordVersion: hex4(
       agreed(
         'the record version',

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { deriveTemplate, ja4 } from './capture-chrome-hello.js';
+import { deriveTemplate } from './capture-chrome-hello.js';
+import { ja4 } from './ja4.js';
 import { isGrease, parseClientHello } from './client-hello.js';
 import { compileHelloTemplate, helloTemplateSchema, loadHelloTemplate } from './hello-template.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { ja4 } from './capture-chrome-hello.js';
+import { ja4 } from './ja4.js';
 import { isGrease, parseClientHello, type ParsedClientHello } from './client-hello.js';
 import { loadHelloTemplate } from './hello-template.js';
 import { nativeDataPlane } from './index.js';

@@ -8,9 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 
 import { loadHelloTemplate } from '../../native/hello-template.js';
-import { parseHandshake } from './censor/client-hello.js';
+import { parseHandshake } from '../../native/client-hello.js';
 import { classifyFirstPacket } from './censor/fet-detector.js';
-import { ja4 } from './censor/ja4.js';
+import { ja4 } from '../../native/ja4.js';
 import { receivedBitsPerSecond, runIperf } from './ferry-iperf.js';
 import { pingServerTunnel, useFerryPair } from './ferry-pair-kit.js';
 import { CLIENT, type FerryPair, type FerryProcess, SERVER } from './ferry-process.js';

@@ -8,8 +8,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { scanClientRecord } from './client-hello.js';
-import { ja4 } from './ja4.js';
+import { scanClientRecord } from '../../../native/client-hello.js';
+import { ja4 } from '../../../native/ja4.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 

@@ -7,10 +7,10 @@ import dnsPacket from 'dns-packet';
 import { describe, expect, it } from 'vitest';
 
 import { HTTP_GET, flaggedBytes, helloMessage } from './censor-test-kit.js';
-import { scanClientRecord } from './client-hello.js';
+import { scanClientRecord } from '../../../native/client-hello.js';
 import { Inspector, type CensorEvent, type SeenEndpoint } from './inspector.js';
 import { parseIpPacket } from './ip-packet.js';
-import { ja4 } from './ja4.js';
+import { ja4 } from '../../../native/ja4.js';
 import { MARK, settings, type CensorOptions } from './profiles.js';
 import { sealInitial } from './quic-initial.js';
 

@@ -4,11 +4,11 @@
 // and the new endpoints the prober should visit. A verdict is accept or drop, with the marks the
 // enforcing nftables chain acts on (profiles.ts MARK). No I/O here: inspector-main.ts wires it.
 import { cidrMatcher } from './cidr.js';
-import { scanClientRecord, MAX_RECORD, type ClientHello } from './client-hello.js';
+import { scanClientRecord, MAX_RECORD, type ClientHello } from '../../../native/client-hello.js';
 import { forgeDnsAnswer } from './dns-forge.js';
 import { classifyFirstPacket } from './fet-detector.js';
 import { parseIpPacket, withUdpPayload, type IpPacket } from './ip-packet.js';
-import { ja4 } from './ja4.js';
+import { ja4 } from '../../../native/ja4.js';
 import { MARK, nameMatches, type Settings } from './profiles.js';
 import { helloFromCrypto, openInitial, type CryptoChunk } from './quic-initial.js';
 

@@ -5,7 +5,7 @@
 // tests that need a client's first datagram without a QUIC stack.
 import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
 
-import { parseHandshake, type ClientHello } from './client-hello.js';
+import { parseHandshake, type ClientHello } from '../../../native/client-hello.js';
 
 const INITIAL_SALT_V1 = Buffer.from('38762cf7f55934b34d179ae6a4c80cadccbb7f0a', 'hex');
 

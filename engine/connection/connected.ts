@@ -55,7 +55,9 @@ export async function enterConnected(
   };
   mem.live = live;
   mem.exitAfter = after;
-  const notices: Notice[] = [...up.answer.notices, ...up.notices];
+  // UDP tried again while connected and not through: back where it was, nothing to tell.
+  const unchanged = opts.change?.kind === 'retry-udp' && up.transport !== 'udp';
+  const notices: Notice[] = [...up.answer.notices, ...(unchanged ? [] : up.notices)];
   const lost = opts.recovering ? mem.lostNode : null;
   if (lost !== null && lost !== up.answer.node.id) {
     notices.push({

@@ -132,6 +132,8 @@ describe('the transport watch', () => {
       transport: 'tcp',
       transport_reason: { code: 'fallback', blocked: [{ blockage: 'udp-unanswered' }] },
     });
+    // Back where it was: no second notice of the same blockage.
+    expect(fx.engine.status().notices.filter((n) => n.code === 'udp-blocked')).toEqual([]);
     // The next wait is a minute: nothing more within a few ticks past the first wait.
     await new Promise((r) => setTimeout(r, 400));
     expect(tried()).toHaveLength(3);

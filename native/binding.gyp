@@ -25,6 +25,7 @@
       "conditions": [
         ["OS=='linux'", {"sources": [
           "src/core/client-engine.cc",
+          "src/core/client-paths.cc",
           "src/core/endpoint.cc",
           "src/core/engine-base.cc",
           "src/core/handshake-worker.cc",

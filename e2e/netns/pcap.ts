@@ -17,6 +17,8 @@ export interface TcpSegment {
   dst: string;
   sport: number;
   dport: number;
+  /** The sequence number of the payload's first byte. */
+  seq: number;
   flags: number;
   payload: Buffer;
 }
@@ -223,6 +225,38 @@ export function readPcapUdp(file: string): UdpPacket[] {
 }
 
 /** The IPv4 TCP segments of a pcap file. */
+/**
+ * The bytes one side of one TCP connection sent, in order, each once: what a capture holds of it
+ * reassembled by sequence number (a retransmission under load, or segments captured out of
+ * order, would otherwise repeat or shuffle bytes), up to the first gap the capture missed.
+ * `from` picks the connection (its source port) and the direction.
+ */
+export function tcpStream(
+  segments: readonly TcpSegment[],
+  from: { sport: number; dport: number },
+): Buffer {
+  const mine = segments.filter(
+    (s) => s.sport === from.sport && s.dport === from.dport && s.payload.length > 0,
+  );
+  if (mine.length === 0) return Buffer.alloc(0);
+  const isn = mine[0]!.seq;
+  // Offsets from the first captured byte (sequence numbers wrap at 2^32).
+  const pieces = mine
+    .map((s) => ({ at: (s.seq - isn) >>> 0, payload: s.payload }))
+    .filter((p) => p.at < 0x8000_0000)
+    .sort((a, b) => a.at - b.at);
+  const out: Buffer[] = [];
+  let next = 0;
+  for (const p of pieces) {
+    if (p.at > next) break;
+    const end = p.at + p.payload.length;
+    if (end <= next) continue;
+    out.push(p.payload.subarray(next - p.at));
+    next = end;
+  }
+  return Buffer.concat(out);
+}
+
 export function readPcapTcp(file: string): TcpSegment[] {
   const { linktype, frames: all } = frames(file);
   const out: TcpSegment[] = [];
@@ -236,6 +270,7 @@ export function readPcapTcp(file: string): TcpSegment[] {
       dst: addr(ip, 16),
       sport: tcp.readUInt16BE(0),
       dport: tcp.readUInt16BE(2),
+      seq: tcp.readUInt32BE(4),
       flags: tcp[13]!,
       payload: Buffer.from(tcp.subarray((tcp[12]! >> 4) * 4)),
     });

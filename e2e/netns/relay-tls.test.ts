@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../relay/keys.js';
 import { startCoverSite, type CoverSite } from './censor/cover-site.js';
-import { readPcapTcp, type TcpSegment } from './pcap.js';
+import { readPcapTcp, tcpStream, type TcpSegment } from './pcap.js';
 import { Testbed } from './testbed.js';
 
 const TLS_PORT = 8443;
@@ -19,14 +19,15 @@ const FERRY_TUN = path.join(import.meta.dirname, '..', '..', 'bin', 'ferry-tun')
 
 /** Each TCP connection's payload in one direction, in the order the connections began. */
 function streams(segments: readonly TcpSegment[], to: { dst: string; dport: number }): Buffer[] {
-  const bySource = new Map<number, Buffer[]>();
-  for (const s of segments) {
-    if (s.dst !== to.dst || s.dport !== to.dport) continue;
-    const list = bySource.get(s.sport) ?? [];
-    list.push(s.payload);
-    bySource.set(s.sport, list);
-  }
-  return [...bySource.values()].map((l) => Buffer.concat(l));
+  const sources = new Set(
+    segments.filter((s) => s.dst === to.dst && s.dport === to.dport).map((s) => s.sport),
+  );
+  return [...sources].map((sport) =>
+    tcpStream(
+      segments.filter((s) => s.dst === to.dst),
+      { sport, dport: to.dport },
+    ),
+  );
 }
 
 /** Sends bytes on a TCP connection and prints what came back and how the connection ended. */

@@ -56,6 +56,26 @@ describe('netcli daemon', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('hands --udp-retry-after to the engine, and refuses a wait that is not whole seconds', async () => {
+    const made: unknown[] = [];
+    const io = fakeIo({
+      createEngine: (options) => {
+        made.push(options);
+        return new FakeEngine();
+      },
+    });
+    const daemon = runNetcli(socketPath, ['daemon', '--udp-retry-after', '30'], io);
+    await expect.poll(() => probeSocket(socketPath)).toBe('live');
+    expect(made).toEqual([expect.objectContaining({ udpRetryAfterSeconds: 30 })]);
+    io.interrupt();
+    expect((await daemon).code).toBe(0);
+    for (const bad of ['0', '1.5', 'soon', '86401']) {
+      const r = await runNetcli(socketPath, ['daemon', '--udp-retry-after', bad], fakeIo({}));
+      expect(r.code, bad).not.toBe(0);
+      expect(r.stderr).toMatch(/--udp-retry-after.*whole seconds, 1-86400/);
+    }
+  });
+
   it('refuses to start beside a live engine host, and lets its engine go', async () => {
     const live = await startLocalApiServer({ engine: new FakeEngine(), socketPath, group: null });
     try {

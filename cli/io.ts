@@ -15,6 +15,11 @@ export interface EngineFactoryOptions {
   geoipFile?: string | undefined;
   /** Streaming platforms that add to or replace the shipped table's entries (same JSON shape). */
   platformsFile?: string | undefined;
+  /**
+   * How long a tunnel on TCP or TLS because UDP failed waits before it tries UDP again, in
+   * seconds (then twice, four and six times as long); default the engine's (600).
+   */
+  udpRetryAfterSeconds?: number | undefined;
 }
 export type CreateEngine = (options: EngineFactoryOptions) => Promise<EngineApi> | EngineApi;
 

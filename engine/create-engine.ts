@@ -3,6 +3,7 @@
 // here, only by hosts.
 import path from 'node:path';
 
+import { udpRetryWaits } from './connection/transport-watch.js';
 import { Engine } from './engine.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';
 import { loadPlatformTable } from './stream-test.js';
@@ -18,6 +19,8 @@ export async function createEngine(opts: {
   geoipFile?: string | undefined;
   /** Platform entries that add to or replace the shipped table (netcli daemon --platforms-file). */
   platformsFile?: string | undefined;
+  /** The transport watch's first wait before UDP is tried again (netcli daemon --udp-retry-after). */
+  udpRetryAfterSeconds?: number | undefined;
 }): Promise<Engine> {
   const platforms = await loadPlatformTable(opts.platformsFile);
   const [
@@ -71,6 +74,9 @@ export async function createEngine(opts: {
     tunnels,
     ferryKeys: nativeDataPlane,
     platforms,
+    ...(opts.udpRetryAfterSeconds !== undefined
+      ? { transportWatch: { retryUdpMs: udpRetryWaits(opts.udpRetryAfterSeconds) } }
+      : {}),
   });
   await engine.start();
   return engine;

@@ -1,7 +1,7 @@
 // netcli daemon: the engine host. Builds the engine (engine/engine.ts createEngine), serves the
 // local API on the socket until SIGTERM or Ctrl-C, then disconnects cleanly and goes.
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_STATE_DIR } from '../../engine/state-dir.js';
 import { CliError } from '../errors.js';
 import type { CreateEngine } from '../io.js';
@@ -14,6 +14,15 @@ interface DaemonOptions extends CommonOptions {
   stateDir: string;
   geoipFile?: string;
   platformsFile?: string;
+  udpRetryAfter?: number;
+}
+
+/** --udp-retry-after: whole seconds, 1 s to a day. */
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 86_400)
+    throw new InvalidArgumentError('whole seconds, 1-86400');
+  return n;
 }
 
 /** What netcli expects engine/create-engine.ts to export (checked by the compiler once it does). */
@@ -44,6 +53,11 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       '--platforms-file <file>',
       'streaming platforms (the shipped table’s JSON shape) that add to or replace its entries',
     )
+    .option(
+      '--udp-retry-after <seconds>',
+      'obfuscation auto: how long a tunnel on TCP or TLS because UDP failed waits before it tries UDP again, while idle (then 2, 4 and 6 times as long; default 600)',
+      seconds,
+    )
     .action(async (opts: DaemonOptions) => {
       const socket = rt.socketFor(opts);
       // The host's modules (fastify, pino, the engine) load here only: every other command
@@ -65,6 +79,7 @@ export function registerDaemon(program: Command, rt: Runtime): void {
         stateDir: opts.stateDir,
         geoipFile: opts.geoipFile,
         platformsFile: opts.platformsFile,
+        ...(opts.udpRetryAfter !== undefined ? { udpRetryAfterSeconds: opts.udpRetryAfter } : {}),
       });
       // The web graphical mode (netcli gui): served on 127.0.0.1 from the first link asked for.
       const gui = createWebUi({ engine, rendererDir: RENDERER_DIR, log });

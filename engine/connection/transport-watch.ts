@@ -28,9 +28,15 @@ export interface TransportWatchTiming {
   throttle: Partial<ThrottleRules>;
 }
 
+/** The waits before UDP is tried again: the first, then twice, four and six times as long. */
+export function udpRetryWaits(firstSeconds: number): number[] {
+  return [1, 2, 4, 6].map((k) => k * firstSeconds * 1_000);
+}
+
 export const DEFAULT_TRANSPORT_WATCH_TIMING: TransportWatchTiming = {
   tickMs: 1_000,
-  retryUdpMs: [10 * 60_000, 20 * 60_000, 40 * 60_000, 60 * 60_000],
+  // 10 minutes, then 20, 40 and 60.
+  retryUdpMs: udpRetryWaits(600),
   idleTicks: 5,
   burstPauseMs: [30_000, 60_000, 120_000, 300_000, 600_000],
   throttle: {},

@@ -121,7 +121,11 @@ export interface AutopilotBed {
 }
 
 /** Builds a case's test internet (the laptop not yet set up: no init, no account). */
-export async function startAutopilotBed(c: Pick<AutopilotCase, 'censor'>): Promise<AutopilotBed> {
+export async function startAutopilotBed(
+  c: Pick<AutopilotCase, 'censor'>,
+  /** More options of the laptop's `netcli daemon`. */
+  daemonArgs: readonly string[] = [],
+): Promise<AutopilotBed> {
   requireTools(['iperf3', 'nginx', CHROMIUM]);
   const allow = await captureChromeJa4();
   const bed = await Testbed.start();
@@ -135,6 +139,7 @@ export async function startAutopilotBed(c: Pick<AutopilotCase, 'censor'>): Promi
     const abroad = net.addServerHost('abroad').address;
     const laptop = await NetcliHost.start(bed, 'laptop', {
       prepare: () => net.moveHome('laptop'),
+      daemonArgs,
     });
     const censor = await Censor.start(net, {
       ja4Allow: [allow],

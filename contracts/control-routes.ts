@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import * as api from './control-api.js';
 import { ControlDiagnostics } from './diagnostics.js';
+import { SignedRelayList } from './relay-list.js';
 import type { ErrorCode } from './problem.js';
 
 export type Auth = 'none' | 'device' | 'node' | 'admin';
@@ -101,6 +102,15 @@ export const controlRoutes = {
     status: 200,
     summary: 'Liveness and version',
     response: api.HealthResponse,
+  }),
+  relayList: route({
+    method: 'GET',
+    path: '/relay-list',
+    auth: 'none',
+    status: 200,
+    summary:
+      "The relays' public facts, signed by the service's Ed25519 key (a client keeps the last good list for when the service is out of reach)",
+    response: SignedRelayList,
   }),
   whoami: route({
     method: 'GET',

@@ -5,6 +5,7 @@ export * from './problem.js';
 export * from './engine-errors.js';
 export * from './ferry-error.js';
 export * from './control-api.js';
+export * from './relay-list.js';
 export * from './control-routes.js';
 export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';
 export * from './tunnel-addresses.js';

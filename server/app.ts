@@ -27,6 +27,8 @@ import { PostgresEventBus } from './store/event-bus.postgres.js';
 import { PostgresLiveSessions } from './store/live-sessions.postgres.js';
 import { openDatabase } from './store/open.js';
 import { SqlStores } from './store/stores.js';
+import { RelayLists } from './domain/relay-list.js';
+import { loadSigningKey } from './signing-key.js';
 
 export const VERSION = '0.1.0';
 /** Bodies above this are refused with 413 (node routes have their own, larger cap). */
@@ -67,6 +69,8 @@ export interface ServerOptions {
    * HTTP, which clients accept only on loopback or when their user says --insecure.
    */
   tls?: { cert: string; key: string } | undefined;
+  /** The relay list's signing key (PEM); default: the data dir's, made at the first start. */
+  signingKeyFile?: string | undefined;
 }
 
 export interface ControlPlane {
@@ -78,6 +82,10 @@ export interface ControlPlane {
 
 export async function buildControlPlane(opts: ServerOptions): Promise<ControlPlane> {
   const clock = opts.clock ?? systemClock;
+  const signer = await loadSigningKey({
+    dataDir: opts.dataDir,
+    ...(opts.signingKeyFile !== undefined ? { file: opts.signingKeyFile } : {}),
+  });
   const store = await openDatabase({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   // The store's implementations of the domain's ports: the compiler checks each against its port.
   let live: LiveSessions;
@@ -118,6 +126,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     deviceTunnels: domain.deviceTunnels,
     deviceConfigs: domain.deviceConfigs,
     inventory: domain.inventory,
+    relayLists: new RelayLists(domain.inventory, signer, clock),
     connections: domain.connections,
     feed: domain.feed,
   };

@@ -12,6 +12,7 @@ import { buildControlPlane, VERSION } from './app.js';
 import { DEFAULT_PLATFORM_FRESH_SECONDS } from './domain/platform-checks.js';
 import { DEFAULT_RATE_LIMITS } from './http/rate-limits.js';
 import { createLogger } from './logging.js';
+import { loadSigningKey } from './signing-key.js';
 
 function port(value: string): number {
   const n = Number(value);
@@ -107,6 +108,14 @@ const program = new Command('ferry-server')
     positive,
     DEFAULT_PLATFORM_FRESH_SECONDS,
   )
+  .option(
+    '--signing-key <file>',
+    "the service's Ed25519 key (PEM, PKCS#8) that signs the relay list; default: the data dir's signing-key.pem, made at the first start (give every instance of one service the same file)",
+  )
+  .option(
+    '--print-public-key',
+    "print the signing key's public half (base64 of its 32 bytes: what clients are given with --service-key) and exit",
+  )
   .addHelpText(
     'after',
     '\nEnvironment:\n  FERRY_ADMIN_TOKEN   bearer token of the admin routes (admin routes are closed without it)\n  FERRY_LOG_LEVEL     pino level (default info)',
@@ -129,7 +138,23 @@ const o = program.opts<{
   ipv6Probe?: string;
   platformsFile?: PlatformTable;
   platformFreshSeconds: number;
+  signingKey?: string;
+  printPublicKey?: boolean;
 }>();
+
+if (o.printPublicKey) {
+  try {
+    const key = await loadSigningKey({
+      dataDir: o.dataDir,
+      ...(o.signingKey !== undefined ? { file: o.signingKey } : {}),
+    });
+    process.stdout.write(`${key.publicKey}\n`);
+    process.exit(0);
+  } catch (e) {
+    process.stderr.write(`ferry-server: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+}
 
 const logger = createLogger('control-plane');
 const adminToken = process.env.FERRY_ADMIN_TOKEN || undefined;
@@ -166,6 +191,7 @@ try {
     ipv6Probe: o.ipv6Probe,
     platforms: o.platformsFile,
     platformFreshMs: o.platformFreshSeconds * 1000,
+    signingKeyFile: o.signingKey,
     logger,
   });
   const address = await plane.app.listen({ host: o.host, port: o.port });

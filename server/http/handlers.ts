@@ -11,6 +11,7 @@ import { PLANS, planOf, planView } from '../domain/plans.js';
 import type { Domain } from '../domain/services.js';
 import type { DeviceAuth } from '../domain/ports/devices.js';
 import type { NodeRow } from '../domain/ports/regions.js';
+import type { RelayLists } from '../domain/relay-list.js';
 
 /** What the handlers call: the domain's services, the version and the diagnostics' settings. */
 export interface Services extends Pick<
@@ -18,6 +19,8 @@ export interface Services extends Pick<
   'accounts' | 'devices' | 'deviceTunnels' | 'deviceConfigs' | 'inventory' | 'connections' | 'feed'
 > {
   version: string;
+  /** The signed relay list (GET /relay-list). */
+  relayLists: Pick<RelayLists, 'signed'>;
   /** What clients' diagnostics use (ferry-server --dns-leak-zone, --ipv6-probe). */
   diagnostics: ControlDiagnostics;
 }
@@ -47,6 +50,7 @@ export type HandlerTable = {
 export function buildHandlers(s: Services): HandlerTable {
   return {
     health: async () => ok({ status: 'ok', version: s.version, api: 'v1' }),
+    relayList: async () => ok(await s.relayLists.signed()),
     whoami: async ({ clientAddress }) => ok({ ip: clientAddress }),
     diagnostics: async () => ok({ ...s.diagnostics }),
     listPlans: async () => {

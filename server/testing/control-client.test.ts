@@ -40,6 +40,8 @@ describe.each(backends())('the typed control client on %s', (backend) => {
       dns_leak_zone: null,
       ipv6_probe: null,
     });
+    const relays = await route('relayList', anyone.relayList());
+    expect(relays.public_key).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     const { plans } = await route('listPlans', anyone.listPlans());
     expect(plans.map((p) => p.id)).toEqual(expect.arrayContaining(['basic', 'premium']));
 

@@ -3,7 +3,7 @@
 // TLS port, and udp-block with the TLS port blocked; what the censor does in each, and the
 // transport the autopilot ends up on. e2e/netns/autopilot/*.test.ts (a file per case) and
 // scripts/bench/censorship take them from here.
-import { PROFILES } from '../censor/profiles.js';
+import { BORDER_PROFILES } from '../censor/profiles.js';
 import type { AutopilotCase } from './autopilot-kit.js';
 
 /** The relay's TLS port (the web's), and the WireGuard port a case may block. */
@@ -43,7 +43,7 @@ export const AUTOPILOT_CASES = {
   },
   'every profile but port-block on the TLS port (it takes UDP 51820)': {
     censor: {
-      profiles: PROFILES,
+      profiles: BORDER_PROFILES,
       sniBlock: ['blocked.example'],
       hosting: ['198.18.0.0/15'],
       sniAllow: ['cover.example'],

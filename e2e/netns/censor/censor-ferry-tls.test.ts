@@ -13,7 +13,7 @@ import { Censor } from './censor.js';
 import { CHROMIUM, captureChromeJa4 } from './chrome-hello.js';
 import { startCoverSite } from './cover-site.js';
 import type { Observations } from './prober.js';
-import { PROFILES } from './profiles.js';
+import { BORDER_PROFILES } from './profiles.js';
 
 const TLS_PORT = 8443;
 let bed: Testbed | undefined;
@@ -42,7 +42,7 @@ it('crosses udp-block, udp-throttle, fet, sni-block, prober, tls-fingerprint and
     },
   });
   censor = await Censor.start(net, {
-    profiles: PROFILES.filter((p) => p !== 'port-block'),
+    profiles: BORDER_PROFILES.filter((p) => p !== 'port-block'),
     ja4Allow: [chrome],
     sniBlock: ['blocked.example'],
     // The relays' subnet is a hosting provider's: only allowlisted names get past 16 KB.

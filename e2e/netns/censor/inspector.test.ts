@@ -200,4 +200,31 @@ describe('inspector', () => {
     expect(sum).toBe(0xffff);
     expect(events).toMatchObject([{ kind: 'dns-forged', name: 'blocked.example' }]);
   });
+
+  it('service-block resets a hello and forges DNS for the service’s name, without sni-block', () => {
+    const { i, events } = inspector({
+      profiles: ['service-block'],
+      service: { addresses: ['198.18.0.5/32'], names: ['ferry.test'] },
+      forgedAddress: '198.51.100.66',
+    });
+    expect(i.handle(tcp(100, helloRecord('api.ferry.test')))).toEqual({
+      accept: true,
+      mark: MARK.done | MARK.reset,
+    });
+    expect(i.handle(tcp(100, helloRecord('cover.example'), { dst: '198.18.9.9' }))).toEqual({
+      accept: true,
+      mark: MARK.done,
+    });
+    const answer = dnsPacket.encode({
+      type: 'response',
+      id: 9,
+      questions: [{ type: 'A', name: 'ferry.test' }],
+      answers: [{ type: 'A', class: 'IN', name: 'ferry.test', ttl: 60, data: ABROAD }],
+    });
+    const v = i.handle(udp(ABROAD, HOME, 53, 40000, answer));
+    expect(dnsPacket.decode(parseIpPacket(v.replacement!)!.payload).answers).toMatchObject([
+      { data: '198.51.100.66' },
+    ]);
+    expect(events.map((e) => e.kind)).toEqual(['sni-reset', 'dns-forged']);
+  });
 });

@@ -90,9 +90,13 @@ export class Inspector {
   ) {
     this.hosting = cidrMatcher(s.hosting);
     this.on = (p) => s.profiles.includes(p);
-    this.readsHello = ['sni-block', 'tls-fingerprint', 'tcp-budget', 'prober'].some((p) =>
-      this.on(p as Settings['profiles'][number]),
-    );
+    this.readsHello = [
+      'sni-block',
+      'service-block',
+      'tls-fingerprint',
+      'tcp-budget',
+      'prober',
+    ].some((p) => this.on(p as Settings['profiles'][number]));
   }
 
   handle(raw: Buffer): Verdict {
@@ -172,6 +176,18 @@ export class Inspector {
     return { accept: true, mark };
   }
 
+  /** The names whose hellos, Initials and DNS answers are blocked: sni-block's and the service's. */
+  private blockedNames(): string[] {
+    return [
+      ...(this.on('sni-block') ? this.s.sniBlock : []),
+      ...(this.on('service-block') ? this.s.service.names : []),
+    ];
+  }
+
+  private blocksName(name: string | undefined): boolean {
+    return nameMatches(name, this.blockedNames());
+  }
+
   /** sni-block, tls-fingerprint and tcp-budget on a connection's hello (none: not TLS). */
   private helloMarks(
     hello: ClientHello | undefined,
@@ -179,7 +195,7 @@ export class Inspector {
   ): number {
     if (!hello) return 0;
     const name = hello.serverName;
-    if (this.on('sni-block') && nameMatches(name, this.s.sniBlock)) {
+    if (this.blocksName(name)) {
       this.hooks.event({ kind: 'sni-reset', ...ids, serverName: name! });
       return MARK.reset;
     }
@@ -207,7 +223,7 @@ export class Inspector {
   }
 
   private quicPacket(p: IpPacket): Verdict {
-    if (!this.on('sni-block')) return ACCEPT;
+    if (!this.on('sni-block') && !this.on('service-block')) return ACCEPT;
     const opened = openInitial(p.payload);
     if (!opened) return { accept: true, mark: MARK.done };
     const key = `${p.src}:${p.sport}>${p.dst}:${p.dport}`;
@@ -216,7 +232,7 @@ export class Inspector {
     const hello = helloFromCrypto(chunks);
     if (!hello) return ACCEPT;
     this.quic.delete(key);
-    if (nameMatches(hello.serverName, this.s.sniBlock)) {
+    if (this.blocksName(hello.serverName)) {
       this.hooks.event({
         kind: 'quic-drop',
         client: p.src,
@@ -231,8 +247,8 @@ export class Inspector {
   }
 
   private dnsAnswer(raw: Buffer, p: IpPacket): Verdict {
-    if (!this.on('sni-block')) return ACCEPT;
-    const forged = forgeDnsAnswer(p.payload, this.s.sniBlock, this.s.forgedAddress);
+    if (!this.on('sni-block') && !this.on('service-block')) return ACCEPT;
+    const forged = forgeDnsAnswer(p.payload, this.blockedNames(), this.s.forgedAddress);
     if (!forged) return ACCEPT;
     this.hooks.event({
       kind: 'dns-forged',

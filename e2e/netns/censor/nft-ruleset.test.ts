@@ -38,6 +38,31 @@ describe('censor ruleset', () => {
     );
   });
 
+  it('allowlist drops every foreign address but the listed prefixes; service-block the service’s', () => {
+    const none = rules({ profiles: [] }, false);
+    expect(none).not.toMatch(/@allow drop|@service drop/);
+    const allow = rules({ profiles: ['allowlist'], allow: ['198.18.7.0/24'] }, false);
+    expect(allow).toContain(
+      'set allow { type ipv4_addr; flags interval; elements = { 198.18.7.0/24 }; }',
+    );
+    expect(allow).toContain('ip saddr @home ip daddr != @home ip daddr != @allow drop');
+    expect(allow).toContain('ip daddr @home ip saddr != @home ip saddr != @allow drop');
+    const service = rules(
+      {
+        profiles: ['service-block'],
+        service: { addresses: ['198.18.0.5/32'], names: ['ferry.test'] },
+      },
+      true,
+    );
+    expect(service).toContain('elements = { 198.18.0.5/32 }');
+    expect(service).toContain('ip saddr @home ip daddr != @home ip daddr @service drop');
+    // Its name is read in hellos, Initials and DNS answers: those are queued.
+    expect(service).toMatch(
+      /udp dport 443 .*meta mark set 256[\s\S]*udp sport 53 meta mark set 256/,
+    );
+    expect(() => rules({ profiles: ['service-block'] }, true)).toThrow(/needs the service/);
+  });
+
   it('marks packets for the queue only with an inspector, UDP/443 and DNS only for sni-block', () => {
     const fet = rules({ profiles: ['fet'], fetBlockSeconds: 5 }, true);
     expect(fet).toContain('ct original packets < 16 meta mark set 256');

@@ -20,6 +20,10 @@ export function censorRuleset(s: Settings, inspected: boolean): string {
     `table inet ${CENSOR_TABLE} {`,
     `  set home { type ipv4_addr; flags interval;${elements(s.home)} }`,
     `  set hosting { type ipv4_addr; flags interval;${elements(s.hosting)} }`,
+    // allowlist: the foreign prefixes that still answer.
+    `  set allow { type ipv4_addr; flags interval;${elements(s.allow)} }`,
+    // service-block: the control plane's addresses.
+    `  set service { type ipv4_addr; flags interval;${elements(s.service.addresses)} }`,
     // fet: (client, server, port) dropped for fetBlockSeconds.
     '  set fet_block { type ipv4_addr . ipv4_addr . inet_service; flags timeout; }',
     // prober: (server, port) found to be a proxy, dropped for good.
@@ -35,13 +39,17 @@ export function censorRuleset(s: Settings, inspected: boolean): string {
     `    ct mark & ${MARK.drop} == ${MARK.drop} drop`,
     `    ct mark & ${MARK.reset} == ${MARK.reset} meta l4proto tcp reject with tcp reset`,
   ];
+  if (on('allowlist'))
+    lines.push(`    ${out} ip daddr != @allow drop`, `    ${inb} ip saddr != @allow drop`);
+  if (on('service-block'))
+    lines.push(`    ${out} ip daddr @service drop`, `    ${inb} ip saddr @service drop`);
   if (inspected) {
     // The first packets of each foreign TCP connection from home: enough for a ClientHello of
     // several segments; after its verdict (MARK.done) none. Bulk transfers are never queued.
     lines.push(
       `    ${out} meta l4proto tcp tcp flags & (syn | rst) == 0 ct mark & ${MARK.done} == 0 ct original packets < 16 meta mark set ${MARK.queue}`,
     );
-    if (on('sni-block'))
+    if (on('sni-block') || on('service-block'))
       lines.push(
         `    ${out} udp dport 443 ct mark & ${MARK.done} == 0 ct original packets < 8 meta mark set ${MARK.queue}`,
         `    ${inb} udp sport 53 meta mark set ${MARK.queue}`,

@@ -1,7 +1,8 @@
 // The censor's profiles and options (issue 20's table; docs/censorship.md says what each models
 // and cites), shared by the test-side kit (censor.ts) and the inspector process.
 
-export const PROFILES = [
+/** What a censor does to the path (issue 20): any tunnel's traffic meets these. */
+export const BORDER_PROFILES = [
   'udp-block',
   'udp-throttle',
   'fet',
@@ -12,6 +13,11 @@ export const PROFILES = [
   'port-block',
 ] as const;
 
+/** What a censor does to the service itself (issue 21): all but allowed prefixes, its own name. */
+export const SERVICE_PROFILES = ['allowlist', 'service-block'] as const;
+
+export const PROFILES = [...BORDER_PROFILES, ...SERVICE_PROFILES] as const;
+
 export type Profile = (typeof PROFILES)[number];
 
 /** The profiles whose decisions need the userspace inspector (the rest are nftables rules). */
@@ -21,6 +27,7 @@ export const INSPECTED: readonly Profile[] = [
   'prober',
   'tls-fingerprint',
   'tcp-budget',
+  'service-block',
 ];
 
 export interface CensorOptions {
@@ -37,6 +44,13 @@ export interface CensorOptions {
   ja4Allow?: readonly string[];
   /** port-block: the port dropped toward every foreign address. */
   port?: { protocol: 'tcp' | 'udp'; port: number };
+  /** allowlist: the foreign prefixes (IPv4 CIDRs) that still answer; every other is dropped. */
+  allow?: readonly string[];
+  /**
+   * service-block: the VPN service's control plane, blocked by address (dropped both ways) and
+   * by name (its TLS hellos reset, its QUIC Initials dropped, DNS answers for it forged).
+   */
+  service?: { addresses: readonly string[]; names: readonly string[] };
   /** fet: how long a flagged (client, server, port) is dropped (the GFW: 180 s). */
   fetBlockSeconds?: number;
   /** udp-throttle: a UDP flow's seconds at full speed, then its rate (kbit/s, both ways). */
@@ -67,6 +81,8 @@ export interface Settings {
   sniBlock: string[];
   ja4Allow: string[];
   port: { protocol: 'tcp' | 'udp'; port: number } | undefined;
+  allow: string[];
+  service: { addresses: string[]; names: string[] };
   fetBlockSeconds: number;
   udpGraceSeconds: number;
   udpRateKbit: number;
@@ -85,6 +101,8 @@ export function settings(o: CensorOptions, homeSubnet: string, queue: number): S
     if (!PROFILES.includes(p)) throw new Error(`censor: no profile ${String(p)}`);
   if (o.profiles.includes('port-block') && !o.port)
     throw new Error('censor: port-block needs a port');
+  if (o.profiles.includes('service-block') && !o.service)
+    throw new Error('censor: service-block needs the service (addresses and names)');
   return {
     profiles: [...o.profiles],
     home: [...(o.home ?? [homeSubnet])],
@@ -93,6 +111,11 @@ export function settings(o: CensorOptions, homeSubnet: string, queue: number): S
     sniBlock: [...(o.sniBlock ?? [])],
     ja4Allow: [...(o.ja4Allow ?? [])],
     port: o.port,
+    allow: [...(o.allow ?? [])],
+    service: {
+      addresses: [...(o.service?.addresses ?? [])],
+      names: [...(o.service?.names ?? [])],
+    },
     fetBlockSeconds: o.fetBlockSeconds ?? 180,
     udpGraceSeconds: o.udpGraceSeconds ?? 10,
     udpRateKbit: o.udpRateKbit ?? 64,

@@ -202,6 +202,17 @@ export const NodePlatform = z
 export type NodePlatform = z.infer<typeof NodePlatform>;
 
 /** A node's TLS transport, wherever a node's ports are shown. */
+/** Where and how a client reaches a node (the connect answer's node, the signed relay list's). */
+export const NODE_ENDPOINT = {
+  id: z.string(),
+  region: z.string(),
+  endpoint_host: z.string(),
+  wireguard_port: z.number().int(),
+  wireguard_public_key: z.string(),
+  ferry_port: z.number().int().nullable(),
+  ferry_public_key: z.string().nullable(),
+};
+
 const NODE_TLS = {
   tls_port: z
     .number()
@@ -403,16 +414,7 @@ export const ConnectResponse = z.object({
   cipher: z.enum(ENCRYPTIONS),
   usage: z.enum(USAGES),
   mode: z.enum(MODES),
-  node: z.object({
-    id: z.string(),
-    region: z.string(),
-    endpoint_host: z.string(),
-    wireguard_port: z.number().int(),
-    wireguard_public_key: z.string(),
-    ferry_port: z.number().int().nullable(),
-    ferry_public_key: z.string().nullable(),
-    ...NODE_TLS,
-  }),
+  node: z.object({ ...NODE_ENDPOINT, ...NODE_TLS }),
   tunnel: z.object({
     ipv4: z.string(),
     ipv6: z.string(),

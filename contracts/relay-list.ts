@@ -4,16 +4,12 @@
 // list's exact bytes (`list` is their base64): no canonical form to agree on.
 import { z } from 'zod';
 
+import { NODE_ENDPOINT } from './control-api.js';
+
 /** What a client needs to reach a relay: no load, no health (they change by the second). */
 export const RelayFacts = z
   .object({
-    id: z.string(),
-    region: z.string(),
-    endpoint_host: z.string(),
-    wireguard_port: z.number().int(),
-    wireguard_public_key: z.string(),
-    ferry_port: z.number().int().nullable(),
-    ferry_public_key: z.string().nullable(),
+    ...NODE_ENDPOINT,
     tls_port: z.number().int().nullable(),
     tls_server_name: z.string().nullable(),
   })

@@ -225,13 +225,34 @@ Peer make_peer(const std::string& id, const char* address) {
 
 static int take_pipe(ferry::PacketPipe& p) { return p.release_peer(); }
 
+// Starts the server engine on s's ports (throws when one cannot be bound).
+static void start_server_on(Server& s, const ServerOptions& o);
+
 Server start_server(const ServerOptions& o) {
   Server s;
   s.priv = ferry::x25519_generate_private();
   s.pub = ferry::x25519_public_from_private(s.priv);
-  s.udp_port = free_port(false);
-  s.tcp_port = o.tcp ? free_port(true) : 0;
-  s.tls_port = o.tls ? free_port(true) : 0;
+  // A free port may be taken again before the server binds it (free_port closes its probe): a
+  // start that meets "Address already in use" tries fresh ports, a few times. (Seen in CI: the
+  // TLS listener's port was the TCP listener's.)
+  for (int attempt = 1;; ++attempt) {
+    s.udp_port = free_port(false);
+    s.tcp_port = o.tcp ? free_port(true) : 0;
+    s.tls_port = o.tls ? free_port(true) : 0;
+    // Two probes in a row may be given the same port: TCP's and TLS's listeners need two.
+    while (o.tls && o.tcp && s.tls_port == s.tcp_port) s.tls_port = free_port(true);
+    try {
+      start_server_on(s, o);
+      return s;
+    } catch (const std::runtime_error& e) {
+      if (attempt >= 5 || std::strstr(e.what(), "already in use") == nullptr) throw;
+      if (s.pipe >= 0) ::close(s.pipe);  // the failed start's pipe end
+      s.pipe = -1;
+    }
+  }
+}
+
+static void start_server_on(Server& s, const ServerOptions& o) {
   ferry::ServerConfig c;
   c.interface_name = "pipe-server";
   c.private_key = s.priv;
@@ -255,7 +276,6 @@ Server start_server(const ServerOptions& o) {
   s.pipe = take_pipe(*pipe);
   s.events = std::make_shared<Recorder>();
   s.tunnel = ferry::start_server(c, std::move(pipe), s.events);
-  return s;
 }
 
 Node start_client(const Server& s, const Peer& me, const ClientOptions& o) {

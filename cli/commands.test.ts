@@ -351,7 +351,7 @@ describe('netcli commands', () => {
       'service           https://ferry.example',
       'service_ca        none',
       'service_insecure  false',
-      'mode              secure',
+      'service_key       none',
     ]);
     expect(await json('config', 'list')).toMatchObject({
       protocol: 'wireguard',

@@ -66,7 +66,7 @@ describe('netcli failures', () => {
     const key = await netcli('config', 'get', 'colour');
     expect(key.code).toBe(1);
     expect(key.stderr).toMatch(
-      /^netcli: unknown setting "colour"\nhint: the settings are service, service_ca, service_insecure, mode, /,
+      /^netcli: unknown setting "colour"\nhint: the settings are service, service_ca, service_insecure, service_key, api_access, mode, /,
     );
   });
 

@@ -20,6 +20,10 @@ export interface EngineFactoryOptions {
    * seconds (then twice, four and six times as long); default the engine's (600).
    */
   udpRetryAfterSeconds?: number | undefined;
+  /** A saved GET /relay-list body in place of the shipped relay list. */
+  relayListFile?: string | undefined;
+  /** The service's public key in place of the shipped one (base64 of 32 bytes). */
+  serviceKey?: string | undefined;
 }
 export type CreateEngine = (options: EngineFactoryOptions) => Promise<EngineApi> | EngineApi;
 

@@ -19,6 +19,7 @@ import { registerTunnel } from './commands/tunnel.js';
 import { registerTui } from './commands/tui.js';
 import { registerUi } from './commands/ui.js';
 import { registerStreamTest } from './commands/stream-test.js';
+import { registerApiAccess } from './commands/api-access.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
 import { processIo } from './process-io.js';
@@ -82,6 +83,7 @@ export function buildProgram(rt: Runtime): Command {
   registerService(program, rt);
   registerTunnel(program, rt);
   registerStreamTest(program, rt);
+  registerApiAccess(program, rt);
   registerDiagnose(program, rt);
   registerGui(program, rt);
   registerTui(program, rt);

@@ -32,6 +32,8 @@ describe('the client configuration', () => {
       service: null,
       service_ca: null,
       service_insecure: false,
+      service_key: null,
+      api_access: 'auto',
       mode: 'secure',
       protocol: 'wireguard',
       encryption: 'ChaCha20-Poly1305',
@@ -240,6 +242,8 @@ describe('config set', () => {
     const samples: Record<string, string> = {
       service: 'https://10.0.0.1:8080',
       service_insecure: 'on',
+      service_key: 'gQZjtv+wcIsRVeQIoplTu7XQ/4Nk8FqFKTqerv7Q0Dg=',
+      api_access: 'socks5://127.0.0.1:1080',
       mode: 'stream',
       protocol: 'ferry',
       encryption: 'AES-256-GCM',

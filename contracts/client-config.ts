@@ -2,6 +2,7 @@
 // allowed values of each key, and `netcli config set <key> <value>` as a pure function.
 import { z } from 'zod';
 
+import { ApiAccessSetting, ServiceKey } from './api-access.js';
 import { RegionChoice } from './control-api.js';
 import { isLoopbackHost } from './loopback.js';
 import { isCertificateBundle, MAX_CA_CERTIFICATES } from './pem.js';
@@ -164,6 +165,8 @@ const FIELDS = {
   service: ServiceUrl.nullable(),
   service_ca: ServiceCa.nullable(),
   service_insecure: z.boolean(),
+  service_key: ServiceKey.nullable(),
+  api_access: ApiAccessSetting,
   mode: caseInsensitiveEnum(MODES),
   protocol: caseInsensitiveEnum(PROTOCOLS),
   encryption: caseInsensitiveEnum(ENCRYPTIONS),
@@ -189,6 +192,13 @@ export interface ClientConfig {
   service_ca: string | null;
   /** The user accepts plain HTTP to a control plane on the network (netcli init --insecure). */
   service_insecure: boolean;
+  /**
+   * The service's public key, which its signed relay list is checked with (netcli init
+   * --service-key; else the one it presented on first contact); null: none known yet.
+   */
+  service_key: string | null;
+  /** How the control plane is reached: auto, direct, relays, or a proxy URL. */
+  api_access: string;
   mode: (typeof MODES)[number];
   protocol: (typeof PROTOCOLS)[number];
   encryption: (typeof ENCRYPTIONS)[number];
@@ -215,6 +225,8 @@ export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
   service: null,
   service_ca: null,
   service_insecure: false,
+  service_key: null,
+  api_access: 'auto',
   mode: 'secure',
   protocol: 'wireguard',
   encryption: 'ChaCha20-Poly1305',
@@ -236,6 +248,8 @@ export const ClientConfig = z
     service: FIELDS.service.default(CLIENT_CONFIG_DEFAULTS.service),
     service_ca: FIELDS.service_ca.default(CLIENT_CONFIG_DEFAULTS.service_ca),
     service_insecure: FIELDS.service_insecure.default(CLIENT_CONFIG_DEFAULTS.service_insecure),
+    service_key: FIELDS.service_key.default(CLIENT_CONFIG_DEFAULTS.service_key),
+    api_access: FIELDS.api_access.default(CLIENT_CONFIG_DEFAULTS.api_access),
     mode: FIELDS.mode.default(CLIENT_CONFIG_DEFAULTS.mode),
     protocol: FIELDS.protocol.default(CLIENT_CONFIG_DEFAULTS.protocol),
     encryption: FIELDS.encryption.default(CLIENT_CONFIG_DEFAULTS.encryption),
@@ -257,6 +271,8 @@ export const ClientConfigPatch = z.strictObject({
   service: FIELDS.service.optional(),
   service_ca: FIELDS.service_ca.optional(),
   service_insecure: FIELDS.service_insecure.optional(),
+  service_key: FIELDS.service_key.optional(),
+  api_access: FIELDS.api_access.optional(),
   mode: FIELDS.mode.optional(),
   protocol: FIELDS.protocol.optional(),
   encryption: FIELDS.encryption.optional(),
@@ -281,6 +297,8 @@ export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'liv
   service: 'none',
   service_ca: 'none',
   service_insecure: 'none',
+  service_key: 'none',
+  api_access: 'none',
   mode: 'reconnect',
   protocol: 'reconnect',
   encryption: 'reconnect',
@@ -317,6 +335,14 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
       expects: 'whether plain http to a control plane on the network is accepted (unsafe)',
       allowed: ['true', 'false'],
     },
+    service_key: {
+      expects:
+        'the service’s public key (base64 of 32 bytes; ferry-server --print-public-key prints it), or none',
+    },
+    api_access: {
+      expects:
+        'how the control plane is reached: auto, direct, relays, or a proxy socks5://host:port or http://host:port',
+    },
     mode: { expects: 'the mode of use', allowed: [...MODES] },
     protocol: { expects: 'the tunnel protocol', allowed: [...PROTOCOLS] },
     encryption: { expects: 'the cipher', allowed: [...ENCRYPTIONS] },
@@ -351,7 +377,7 @@ export function withServiceTrustReset(
   values: Partial<ClientConfig>,
 ): Partial<ClientConfig> {
   if (values.service === undefined || values.service === before.service) return values;
-  return { service_ca: null, service_insecure: false, ...values };
+  return { service_ca: null, service_insecure: false, service_key: null, ...values };
 }
 
 /**
@@ -456,7 +482,10 @@ export function setConfigValue(
     }
   } else if (key === 'service' && text.toLowerCase() === 'none') {
     value = null;
-  } else if (key === 'service_ca' && ['system', 'none'].includes(text.toLowerCase())) {
+  } else if (
+    (key === 'service_ca' || key === 'service_key') &&
+    ['system', 'none'].includes(text.toLowerCase())
+  ) {
     value = null;
   } else if (key === 'mtu' && text.toLowerCase() !== 'auto') {
     value = /^\d+$/.test(text) ? Number(text) : text;

@@ -81,6 +81,10 @@ export const ENGINE_ERROR_CODES = [
   'geoip-file-invalid',
   /** The --geoip-file cannot be read. */
   'geoip-file-unreadable',
+  /** Not an API access method (direct, relays, a socks5:// or http:// proxy URL). */
+  'api-access-invalid',
+  /** The API access method asked for cannot reach the service (the previous one stays). */
+  'api-access-failed',
 ] as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
@@ -128,6 +132,8 @@ export const ENGINE_ERROR_STATUS = {
   'geoip-file-invalid': 500,
   'geoip-file-unreadable': 500,
   'not-connected': 409,
+  'api-access-invalid': 400,
+  'api-access-failed': 502,
 } as const satisfies Record<EngineErrorCode, number>;
 
 // The one FerryError lives in ferry-error.ts; the engine's adapters import it from here too.

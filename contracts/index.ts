@@ -9,6 +9,7 @@ export * from './relay-list.js';
 export * from './control-routes.js';
 export { bodyRequired, buildOpenApiDocument, type ValueSets } from './openapi.js';
 export * from './tunnel-addresses.js';
+export * from './api-access.js';
 export * from './client-config.js';
 export * from './loopback.js';
 export * from './pem.js';

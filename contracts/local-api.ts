@@ -23,6 +23,7 @@ import {
   RenameDeviceRequest,
   ResolverAddress,
 } from './control-api.js';
+import { ServiceKey } from './api-access.js';
 import type { RouteDef } from './control-routes.js';
 import { DiagnosticsReport } from './diagnostics.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
@@ -118,6 +119,60 @@ export const IDLE_PROTECTION: ProtectionStatus = Object.freeze({
 /** How many of the tunnel's latency measurements the status carries (latency_history). */
 export const LATENCY_HISTORY_SIZE = 60;
 
+/** How the engine reaches its control plane (API access methods), and its relay list. */
+export const ApiAccessStatus = z
+  .object({
+    setting: z
+      .string()
+      .describe(
+        'The api_access setting: auto, direct, relays, or a proxy (shown without credentials).',
+      ),
+    in_use: z
+      .string()
+      .nullable()
+      .describe('The method that reached the service last (direct, relays, a proxy), else null.'),
+    reason: z
+      .string()
+      .nullable()
+      .describe(
+        'Why that method, in words (no address), when it is not the direct one; else null.',
+      ),
+    relay_list: z.object({
+      relays: z.number().int().nonnegative().describe('Relays in the list in use (0: none).'),
+      source: z.enum(['shipped', 'given', 'service']).nullable(),
+      issued_at: z.string().nullable(),
+      expires_at: z.string().nullable(),
+      refused: z
+        .object({
+          source: z.enum(['shipped', 'given', 'service']),
+          why: z.enum(['malformed', 'unknown-key', 'bad-signature', 'expired']),
+          message: z.string(),
+        })
+        .nullable()
+        .describe('The last list refused, and why; the last good one stays in use.'),
+      key_from: z
+        .enum(['daemon', 'config', 'shipped'])
+        .nullable()
+        .describe('Where the service key the lists are checked with comes from; null: none known.'),
+    }),
+  })
+  .meta({ id: 'ApiAccessStatus' });
+export type ApiAccessStatus = z.infer<typeof ApiAccessStatus>;
+
+export const IDLE_API_ACCESS: ApiAccessStatus = {
+  setting: 'auto',
+  in_use: null,
+  reason: null,
+  relay_list: {
+    relays: 0,
+    source: null,
+    issued_at: null,
+    expires_at: null,
+    refused: null,
+    key_from: null,
+  },
+};
+
 export const LocalStatus = z
   .object({
     status: z.enum(ENGINE_STATES),
@@ -167,6 +222,7 @@ export const LocalStatus = z
       ),
     notices: z.array(Notice),
     protection: ProtectionStatus,
+    api_access: ApiAccessStatus,
   })
   .meta({ id: 'LocalStatus' });
 export type LocalStatus = z.infer<typeof LocalStatus>;
@@ -222,6 +278,46 @@ export const ConfigSetRequest = z.strictObject({
   value: text(0, 512).describe('As typed on a command line: `on`, `WireGuard`, `none`...'),
 });
 
+/** A method of API access as typed: direct, relays, or a proxy URL. */
+export const ApiMethodRequest = z.strictObject({
+  method: text(1, 512).describe(
+    'direct, relays, or a proxy socks5://host:port or http://host:port.',
+  ),
+});
+
+/** One method tried: whether it reached the service, and why not. */
+export const ApiAccessTest = z
+  .object({
+    method: z.string().describe('The method, without credentials.'),
+    ok: z.boolean(),
+    message: z
+      .string()
+      .describe('What happened, in words (no address): how long it took, or why it failed.'),
+    elapsed_ms: z.number().nonnegative(),
+  })
+  .meta({ id: 'ApiAccessTest' });
+export type ApiAccessTest = z.infer<typeof ApiAccessTest>;
+
+/** The methods a user can choose, and what the engine uses now. */
+export const ApiAccessList = ApiAccessStatus.extend({
+  methods: z.array(
+    z.object({
+      method: z.string(),
+      kind: z.enum(['direct', 'relays', 'socks5', 'http']),
+      /** What this method is, in words (relays: how many the list has). */
+      about: z.string(),
+      in_use: z.boolean(),
+    }),
+  ),
+}).meta({ id: 'ApiAccessList' });
+export type ApiAccessList = z.infer<typeof ApiAccessList>;
+
+/** `use`: the new setting, tried first; refused (the previous one kept) when it cannot reach the service. */
+export const ApiAccessUse = z
+  .object({ setting: z.string(), test: ApiAccessTest })
+  .meta({ id: 'ApiAccessUse' });
+export type ApiAccessUse = z.infer<typeof ApiAccessUse>;
+
 export const InitRequest = z.strictObject({
   endpoint: ServiceUrl,
   protocol: caseInsensitiveEnum(PROTOCOLS).optional(),
@@ -234,6 +330,9 @@ export const InitRequest = z.strictObject({
     .describe(
       'Accept plain http to a control plane on the network (unsafe; netcli init --insecure).',
     ),
+  service_key: ServiceKey.optional().describe(
+    "The service's public key, which its signed relay list is checked with (netcli init --service-key); without it, the one the service presents on first contact is recorded.",
+  ),
 });
 
 /** The signed-in device and account, as this host knows them. */
@@ -367,6 +466,13 @@ export const LOCAL_TIMEOUTS_MS = {
   streamTest: 60_000,
   /** Every check of diagnose (the engine bounds them to about 10 s). */
   diagnose: 30_000,
+  /**
+   * A call the engine makes to the control plane (sign-up, sign-in, account, devices, regions):
+   * with API access auto on a network that blocks the service, a direct try and relays first.
+   */
+  control: 60_000,
+  /** One API access method tried (its connection and TLS, up to about 20 s). */
+  apiAccess: 45_000,
 } as const;
 
 /** A one-time URL of the web graphical mode (http://127.0.0.1:PORT/session/TOKEN). */
@@ -456,6 +562,7 @@ export const localRoutes = {
     summary: 'Create a free account and sign this device in',
     body: LocalCreateAccountRequest,
     response: LocalSession,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   login: route({
     method: 'POST',
@@ -465,6 +572,7 @@ export const localRoutes = {
     summary: 'Sign this device in to an account',
     body: LoginRequest,
     response: LocalSession,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   logout: route({
     method: 'POST',
@@ -473,6 +581,7 @@ export const localRoutes = {
     status: 200,
     summary: 'Disconnect, revoke this device and forget its token',
     response: LogoutResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   account: route({
     method: 'GET',
@@ -481,6 +590,7 @@ export const localRoutes = {
     status: 200,
     summary: 'Plan, devices and usage of the signed-in account',
     response: LocalAccountResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   listDevices: route({
     method: 'GET',
@@ -489,6 +599,7 @@ export const localRoutes = {
     status: 200,
     summary: "The account's devices",
     response: LocalDevicesResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   addDevice: route({
     method: 'POST',
@@ -499,6 +610,7 @@ export const localRoutes = {
       'Add a phone or tablet (the official WireGuard apps) to the account: its key pair made here, only the public key registered, its config with the private key filled in here answered once; the key is kept nowhere',
     body: LocalAddDeviceRequest,
     response: LocalAddDeviceResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   renameDevice: route({
     method: 'PATCH',
@@ -509,6 +621,7 @@ export const localRoutes = {
     params: DeviceParams,
     body: RenameDeviceRequest,
     response: Device,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   revokeDevice: route({
     method: 'DELETE',
@@ -517,6 +630,7 @@ export const localRoutes = {
     status: 204,
     summary: 'Revoke a device of the account (this one: signs out)',
     params: DeviceParams,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   listRegions: route({
     method: 'GET',
@@ -525,6 +639,7 @@ export const localRoutes = {
     status: 200,
     summary: 'Regions with load, plan and measured latency, and the region rules',
     response: LocalRegionsResponse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.control,
   }),
   addRegionRule: route({
     method: 'POST',
@@ -562,6 +677,35 @@ export const localRoutes = {
     body: StreamTestRequest,
     response: StreamTestResult,
     timeoutMs: LOCAL_TIMEOUTS_MS.streamTest,
+  }),
+  apiAccess: route({
+    method: 'GET',
+    path: '/api-access',
+    auth: 'none',
+    status: 200,
+    summary: 'How the control plane is reached: the methods, the one in use, the relay list',
+    response: ApiAccessList,
+  }),
+  testApiAccess: route({
+    method: 'POST',
+    path: '/api-access/test',
+    auth: 'none',
+    status: 200,
+    summary: 'Try one API access method without switching to it',
+    body: ApiMethodRequest,
+    response: ApiAccessTest,
+    timeoutMs: LOCAL_TIMEOUTS_MS.apiAccess,
+  }),
+  useApiAccess: route({
+    method: 'POST',
+    path: '/api-access/use',
+    auth: 'none',
+    status: 200,
+    summary:
+      'Switch to an API access method (or auto) once it reaches the service; the previous one stays when it does not',
+    body: ApiMethodRequest,
+    response: ApiAccessUse,
+    timeoutMs: LOCAL_TIMEOUTS_MS.apiAccess,
   }),
   diagnose: route({
     method: 'POST',
@@ -681,6 +825,7 @@ export function idleStatus(
     service_insecure: serviceInsecure,
     notices: [],
     protection: { ...protection, dns: [...protection.dns] },
+    api_access: structuredClone(IDLE_API_ACCESS),
   };
 }
 

@@ -15,7 +15,7 @@ export interface ControlAccessDeps {
   fetch: FetchLike;
   /** The device token of the sign-in (null: none). */
   token: () => Promise<string | undefined>;
-  /** Time limit of a call (default 10 s). */
+  /** Time limit of a call (default 25 s: room for auto API access to try direct, then relays). */
   timeoutMs?: number | undefined;
   /** Tells the transport the CA it trusts for the service besides the system's (null: none). */
   trustServiceCa?: ((pem: string | null) => void) | undefined;
@@ -67,7 +67,7 @@ export class ControlAccess {
       baseUrl: config.service,
       fetch: this.deps.fetch,
       token: this.deps.token,
-      timeoutMs: this.deps.timeoutMs ?? 10_000,
+      timeoutMs: this.deps.timeoutMs ?? 25_000,
     });
     return this.#client;
   }

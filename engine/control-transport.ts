@@ -3,9 +3,11 @@
 // before a full tunnel would otherwise carry on with the old source address through the tunnel
 // and hang; browsers drop their pools on a network change for the same reason. Every connection
 // leaves from a socket with the engine's control-plane mark (CONTROL_FWMARK), which is what the kill switch lets
-// out to the control plane: no other process gets through by that allowance.
-import { lookup } from 'node:dns/promises';
+// out to the control plane: no other process gets through by that allowance. How a connection
+// reaches the control plane (straight, through a relay, through a proxy) is its route's business
+// (engine/api-access); the TLS to the control plane is always this transport's, end to end.
 import { isIP, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import {
   Agent,
@@ -15,8 +17,9 @@ import {
 } from 'undici';
 import type { FetchLike } from '../contracts/index.js';
 import { trustContext } from '../platform/tls/trust-context.js';
-import { connectMarkedTcp, openMarkedSocket, type MarkedSocketOpener } from './os/marked-socket.js';
-import { CONTROL_FWMARK } from './protection/firewall-policy.js';
+import type { StreamRoute } from './api-access/api-access.js';
+import { markedOpeners } from './api-access/openers.js';
+import { openMarkedSocket, type MarkedSocketOpener } from './os/marked-socket.js';
 
 export interface ControlTransport {
   fetch: FetchLike;
@@ -27,6 +30,8 @@ export interface ControlTransport {
    * only). A change drops the pool: no connection verified under other trust is reused.
    */
   trust(ca: string | null): void;
+  /** Reaches the control plane by this route from now on (drops the pool). */
+  useRoute(route: StreamRoute): void;
   close(): Promise<void>;
 }
 
@@ -38,31 +43,32 @@ export interface ControlTransportOptions {
    * fallback: a socket that cannot be marked fails the call.
    */
   openSocket?: MarkedSocketOpener;
+  /** How each connection reaches the control plane (API access methods; default: direct). */
+  route?: StreamRoute;
 }
 
-/** How long one connection (TCP and TLS) may take before the call fails. */
-const CONNECT_TIMEOUT_MS = 10_000;
 /**
- * How long one address may take to answer before the next is tried: a blackholed first
- * address must not spend the whole budget (RFC 8305 races them; in turn is enough here).
+ * How long one connection (its route's methods, TCP and TLS) may take before the call fails:
+ * room for auto's direct attempt and two relays (engine/api-access).
  */
-const ATTEMPT_TIMEOUT_MS = 4_000;
+const CONNECT_TIMEOUT_MS = 20_000;
 /** TLS sessions kept to resume (one per control plane's host and port). */
 const MAX_SESSIONS = 8;
 
-/** The addresses of a URL's host: a literal as it is, a name through the system's resolver. */
-async function addressesOf(host: string): Promise<string[]> {
-  if (isIP(host) !== 0) return [host];
-  return (await lookup(host, { all: true, order: 'verbatim' })).map((a) => a.address);
+/** Straight to the host's addresses from the engine's marked sockets (no API access methods). */
+function directRoute(open: MarkedSocketOpener): StreamRoute {
+  const openers = markedOpeners(open);
+  return async (target, finish, signal) =>
+    finish(await openers.direct(target.host, target.port, signal), signal);
 }
 
 /**
- * undici's connector, with the engine's marked socket under it: the host's addresses in turn
- * (net would open sockets of its own for a name), then for https TLS over that socket with the
- * host name checked against the system's roots and the configured CA.
+ * undici's connector over the route's streams: for https, TLS over the stream with the host
+ * name checked against the system's roots and the configured CA (a TLS failure fails that
+ * method, and the route tries the next).
  */
-function markedConnector(
-  open: MarkedSocketOpener,
+function routedConnector(
+  route: () => StreamRoute,
   ca: () => string | null,
 ): buildConnector.connector {
   // TLS sessions to resume, per host and port, under the trust they were verified with: a connect
@@ -74,11 +80,9 @@ function markedConnector(
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
     const https = opts.protocol === 'https:';
     const port = Number(opts.port) || (https ? 443 : 80);
-    let done = false;
-    let pending: Socket | null = null;
-    // Aborted when the connect is over either way: a socket still connecting is closed with it.
     const attempts = new AbortController();
-    const finish = (error: Error | null, socket?: Socket | TLSSocket) => {
+    let done = false;
+    const finished = (error: Error | null, socket?: Duplex) => {
       if (done) {
         socket?.destroy();
         return;
@@ -86,86 +90,82 @@ function markedConnector(
       done = true;
       clearTimeout(timer);
       attempts.abort(error ?? new Error('connected'));
-      if (error) {
-        pending?.destroy();
-        callback(error, null);
-      } else callback(null, socket!);
+      if (error) callback(error, null);
+      else callback(null, socket as Socket);
     };
     const timer = setTimeout(() => {
       const e = Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), {
         code: 'UND_ERR_CONNECT_TIMEOUT',
       });
-      finish(e);
+      finished(e);
     }, CONNECT_TIMEOUT_MS);
     timer.unref();
-    const connectTcp = async (): Promise<Socket> => {
-      let last: unknown = new Error(`${host} has no address`);
-      for (const address of await addressesOf(host)) {
-        if (done) break;
-        const attempt = AbortSignal.any([attempts.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]);
-        try {
-          return await connectMarkedTcp(address, port, CONTROL_FWMARK, open, attempt);
-        } catch (e) {
-          last = e;
-        }
+    const finish = (raw: Duplex, signal: AbortSignal): Promise<Duplex> => {
+      if (!https) return Promise.resolve(raw);
+      // Without a servername an IP literal's certificate is checked by its address.
+      const servername = isIP(host) === 0 ? (opts.servername ?? host) : undefined;
+      const extra = ca();
+      if (extra !== sessionsTrust) {
+        sessions.clear();
+        sessionsTrust = extra;
       }
-      throw last;
-    };
-    connectTcp().then(
-      (tcp) => {
-        // Timed out meanwhile: finish lets the late socket go.
-        if (!https || done) return finish(null, tcp);
-        pending = tcp;
-        // Without a servername an IP literal's certificate is checked by its address.
-        const servername = isIP(host) === 0 ? (opts.servername ?? host) : undefined;
-        let tls: TLSSocket;
-        const extra = ca();
-        if (extra !== sessionsTrust) {
-          sessions.clear();
-          sessionsTrust = extra;
-        }
-        const key = `${host}:${port}`;
-        try {
-          const secureContext = trustContext(extra);
-          const session = sessions.get(key);
-          tls = tlsConnect({
-            socket: tcp,
-            host,
-            ...(servername ? { servername } : {}),
-            ALPNProtocols: ['http/1.1'],
-            ...(secureContext ? { secureContext } : {}),
-            ...(session ? { session } : {}),
-          });
-          tls.on('session', (ticket: Buffer) => {
-            if (sessionsTrust !== extra) return;
-            sessions.delete(key);
-            sessions.set(key, ticket);
-            // A control plane or two: a handful of entries, the oldest going first.
-            for (const old of sessions.keys())
-              if (sessions.size > MAX_SESSIONS) sessions.delete(old);
-          });
-        } catch (e) {
-          // A CA Node cannot load, say: the call fails, the socket goes with it.
-          return finish(e instanceof Error ? e : new Error(String(e)));
-        }
-        const onError = (e: Error) => {
-          tls.destroy();
-          finish(e);
-        };
-        tls.once('error', onError);
-        tls.once('secureConnect', () => {
-          tls.off('error', onError);
-          finish(null, tls);
+      const key = `${host}:${port}`;
+      let tls: TLSSocket;
+      try {
+        const secureContext = trustContext(extra);
+        const session = sessions.get(key);
+        tls = tlsConnect({
+          socket: raw,
+          host,
+          ...(servername ? { servername } : {}),
+          ALPNProtocols: ['http/1.1'],
+          ...(secureContext ? { secureContext } : {}),
+          ...(session ? { session } : {}),
         });
-      },
-      (e: unknown) => finish(e instanceof Error ? e : new Error(String(e))),
+      } catch (e) {
+        // A CA Node cannot load, say: the call fails, the stream goes with it.
+        raw.destroy();
+        return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+      }
+      tls.on('session', (ticket: Buffer) => {
+        if (sessionsTrust !== extra) return;
+        sessions.delete(key);
+        sessions.set(key, ticket);
+        // A control plane or two: a handful of entries, the oldest going first.
+        for (const old of sessions.keys()) if (sessions.size > MAX_SESSIONS) sessions.delete(old);
+      });
+      return new Promise((resolve, reject) => {
+        const fail = (e: Error) => {
+          signal.removeEventListener('abort', onAbort);
+          tls.destroy();
+          raw.destroy();
+          reject(e);
+        };
+        const onAbort = () => fail(signal.reason as Error);
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        tls.once('error', fail);
+        tls.once('secureConnect', () => {
+          signal.removeEventListener('abort', onAbort);
+          tls.off('error', fail);
+          resolve(tls);
+        });
+      });
+    };
+    route()({ host, port }, finish, attempts.signal).then(
+      (socket) => finished(null, socket),
+      (e: unknown) => finished(e instanceof Error ? e : new Error(String(e))),
     );
   };
 }
 
 export function createControlTransport(options: ControlTransportOptions = {}): ControlTransport {
   let ca = options.ca ?? null;
-  const connect = markedConnector(options.openSocket ?? openMarkedSocket, () => ca);
+  let route = options.route ?? directRoute(options.openSocket ?? openMarkedSocket);
+  const connect = routedConnector(
+    () => route,
+    () => ca,
+  );
   const makeAgent = () => new Agent({ connect });
   let agent = makeAgent();
   const replace = () => {
@@ -183,6 +183,10 @@ export function createControlTransport(options: ControlTransportOptions = {}): C
     trust(next) {
       if (next === ca) return;
       ca = next;
+      replace();
+    },
+    useRoute(next) {
+      route = next;
       replace();
     },
     close: () => agent.destroy(),

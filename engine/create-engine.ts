@@ -3,6 +3,8 @@
 // here, only by hosts.
 import path from 'node:path';
 
+import { createControlClient } from '../contracts/index.js';
+import { readRelayListFile } from './api-access/relay-lists.js';
 import { udpRetryWaits } from './connection/transport-watch.js';
 import { Engine } from './engine.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';
@@ -21,8 +23,21 @@ export async function createEngine(opts: {
   platformsFile?: string | undefined;
   /** The transport watch's first wait before UDP is tried again (netcli daemon --udp-retry-after). */
   udpRetryAfterSeconds?: number | undefined;
+  /** A saved GET /relay-list body that replaces the shipped list (netcli daemon --relay-list). */
+  relayListFile?: string | undefined;
+  /** The service's public key that replaces the shipped one (netcli daemon --service-key). */
+  serviceKey?: string | undefined;
 }): Promise<Engine> {
   const platforms = await loadPlatformTable(opts.platformsFile);
+  // A --relay-list that cannot be read stops the start, naming the file.
+  const relayList =
+    opts.relayListFile === undefined && opts.serviceKey === undefined
+      ? undefined
+      : {
+          list:
+            opts.relayListFile === undefined ? undefined : readRelayListFile(opts.relayListFile),
+          key: opts.serviceKey,
+        };
   const [
     { nativeDataPlane },
     { createTunnelManager },
@@ -71,6 +86,21 @@ export async function createEngine(opts: {
     fetch: transport.fetch,
     resetConnections: () => transport.reset(),
     trustServiceCa: (pem) => transport.trust(pem),
+    useControlRoute: (route) => transport.useRoute(route),
+    // api-access test/use: one route alone, on a transport of its own (nothing pooled is reused).
+    probeControl: async (route, config) => {
+      const own = createControlTransport({ route, ca: config.service_ca });
+      try {
+        await createControlClient({
+          baseUrl: config.service!,
+          fetch: own.fetch,
+          timeoutMs: 25_000,
+        }).health();
+      } finally {
+        await own.close();
+      }
+    },
+    ...(relayList ? { relayList } : {}),
     tunnels,
     ferryKeys: nativeDataPlane,
     platforms,

@@ -63,6 +63,18 @@ export interface EngineApi {
   latencyCheck(request: Body<'latencyCheck'>): Promise<Answer<'latencyCheck'>>;
   /** Not connected: not-connected; a platform the table lacks: config-invalid listing them. */
   streamTest(request: Body<'streamTest'>, signal?: AbortSignal): Promise<Answer<'streamTest'>>;
+  /** How the control plane is reached: the methods a user can choose, the one in use, the relay list. */
+  apiAccess(): Promise<Answer<'apiAccess'>>;
+  /** One method tried alone, without switching; not a method: api-access-invalid. */
+  testApiAccess(
+    request: Body<'testApiAccess'>,
+    signal?: AbortSignal,
+  ): Promise<Answer<'testApiAccess'>>;
+  /** Switches once the method reaches the service; else api-access-failed, the setting unchanged. */
+  useApiAccess(
+    request: Body<'useApiAccess'>,
+    signal?: AbortSignal,
+  ): Promise<Answer<'useApiAccess'>>;
   /**
    * Every diagnostic check with its verdict, within about 10 s; never fails for what a check
    * found (that is its verdict). `signal` aborts it (the client went away).

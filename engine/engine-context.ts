@@ -9,6 +9,10 @@ import {
   type Device,
   type PlatformTable,
 } from '../contracts/index.js';
+import { ApiAccess } from './api-access/api-access.js';
+import { RelayListRefresh } from './api-access/list-refresh.js';
+import { markedOpeners } from './api-access/openers.js';
+import { RelayLists, SHIPPED_RELAY_LIST } from './api-access/relay-lists.js';
 import { NodeLatencies } from './catalog/node-latencies.js';
 import { NetworkMemory } from './transports/network-memory.js';
 import { RuleStore } from './catalog/region-rules.js';
@@ -32,6 +36,10 @@ export class EngineContext {
   readonly sessions: SessionStore;
   readonly rules: RuleStore;
   readonly control: ControlAccess;
+  /** How the control plane is reached (API access methods) and the relay lists they use. */
+  readonly api: ApiAccess;
+  readonly relayLists: RelayLists;
+  readonly listRefresh: RelayListRefresh;
   readonly guard: ConnectionGuard;
   readonly hosts: HostAddresses;
   readonly latencies: NodeLatencies;
@@ -67,13 +75,37 @@ export class EngineContext {
       // Without a reader (unit tests) no network is named and nothing is remembered.
       deps.networkIdentity ?? { read: async () => null },
     );
+    this.relayLists = new RelayLists({
+      stateDir: deps.stateDir,
+      shipped: deps.shippedRelayList ?? SHIPPED_RELAY_LIST,
+      given: deps.relayList,
+    });
+    this.api = new ApiAccess({
+      openers: deps.apiOpeners ?? markedOpeners(),
+      relays: this.relayLists,
+      networks: this.networks,
+    });
+    deps.useControlRoute?.(this.api.route);
+    this.listRefresh = new RelayListRefresh({
+      lists: this.relayLists,
+      recordKey: async (key) => {
+        await this.config.patch({ service_key: key });
+      },
+    });
     this.split = new SplitChoice(deps.split);
     this.platforms = deps.platforms ?? SHIPPED_PLATFORMS;
   }
 
   /** The control-plane client for the configuration as it is now. */
   async controlClient(config?: ClientConfig): Promise<ControlClient> {
-    return this.control.client(config ?? (await this.config.load()));
+    const c = config ?? (await this.config.load());
+    this.api.note(c);
+    return this.control.client(c);
+  }
+
+  /** A call reached the service: the relay list is refreshed when due (in the background). */
+  reachedService(client: ControlClient, config: ClientConfig): void {
+    this.listRefresh.maybe(client, config);
   }
 
   /** The sign-in; refuses when there is none. */
@@ -96,14 +128,21 @@ export class EngineContext {
     return control;
   }
 
-  /** The control plane's addresses and port, for the kill switch. */
+  /**
+   * The control plane's addresses and port, for the kill switch, and those its API access
+   * methods reach it by (relays' TLS ports, a proxy): only the engine's marked sockets get out
+   * to them.
+   */
   async controlEndpoints(config: ClientConfig): Promise<Endpoint[]> {
     if (config.service === null) return [];
     const url = new URL(config.service);
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const addresses = await this.hosts.resolve(host);
-    return addresses.map((address) => ({ address, port, protocol: 'tcp' as const }));
+    // A name the network will not resolve (a censor's doing) must not keep the others out.
+    const addresses = await this.hosts.resolve(host).catch(() => []);
+    const direct = addresses.map((address) => ({ address, port, protocol: 'tcp' as const }));
+    const others = await this.api.endpoints(config, (h) => this.hosts.resolve(h));
+    return [...direct, ...others];
   }
 
   subscribe(listener: (event: EngineEvent) => void): () => void {

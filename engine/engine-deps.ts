@@ -1,6 +1,9 @@
 // What the engine is made of from outside: its state dir, the control plane's transport, the
 // tunnel manager and the OS seams, and the knobs tests turn (time limits, names, probes).
-import type { DeviceKind, FetchLike, PlatformTable } from '../contracts/index.js';
+import type { DeviceKind, FetchLike, PlatformTable, SignedRelayList } from '../contracts/index.js';
+import type { MethodOpeners, StreamRoute } from './api-access/api-access.js';
+import type { ProbeControl } from './api-access/commands.js';
+import type { ShippedRelayList } from './api-access/relay-lists.js';
 import type { HostProbes } from './diagnose/host-probes.js';
 import type { LookupAll } from './host-addresses.js';
 import type { FerryKeys } from './key-store.js';
@@ -35,7 +38,7 @@ export interface EngineDeps {
   /** The name a new sign-in gives this device (default: the host name). */
   deviceName?: () => string;
   deviceKind?: DeviceKind;
-  /** Time limit of a control-plane call (default 10 s). */
+  /** Time limit of a control-plane call (default 25 s). */
   controlTimeoutMs?: number;
   /** Time limit of the exit-address checks before and after the tunnel (default 4 s). */
   exitCheckTimeoutMs?: number;
@@ -71,6 +74,19 @@ export interface EngineDeps {
   networkIdentity?: NetworkIdentityReader;
   /** The latency probes' UDP sockets (default: the engine's marked sockets; a fake in tests). */
   datagrams?: Datagrams;
+  /**
+   * Sets how the control transport reaches the control plane (API access's route); a host's
+   * transport takes it, tests with a fake fetch leave it out.
+   */
+  useControlRoute?: (route: StreamRoute) => void;
+  /** Reaches the service by one route on a connection of its own (api-access test and use). */
+  probeControl?: ProbeControl;
+  /** How API access methods open their streams (default: the engine's marked sockets). */
+  apiOpeners?: MethodOpeners;
+  /** The relay list and service key shipped with the client (default: shipped-relay-list.json). */
+  shippedRelayList?: ShippedRelayList;
+  /** `netcli daemon --relay-list FILE --service-key BASE64`: they replace the shipped ones. */
+  relayList?: { list?: SignedRelayList | undefined; key?: string | undefined };
   /** The diagnostics' probes of the host's network (default: the real ones). */
   diagnoseProbes?: Partial<HostProbes>;
 }

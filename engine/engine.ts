@@ -27,6 +27,7 @@ import {
   type StopTunnelResponse,
 } from '../contracts/index.js';
 import { AccountService } from './account/account.js';
+import { ApiAccessCommands } from './api-access/commands.js';
 import { CatalogService } from './catalog/catalog.js';
 import type { RuleStore } from './catalog/region-rules.js';
 import type { ConfigStore } from './config-store.js';
@@ -57,6 +58,7 @@ export class Engine implements EngineApi {
   readonly #account: AccountService;
   readonly #settings: SettingsService;
   readonly #catalog: CatalogService;
+  readonly #apiAccess: ApiAccessCommands;
   readonly services: DestinationSetStore;
   readonly serviceTunnels: ServiceTunnels;
   #closed = false;
@@ -94,6 +96,7 @@ export class Engine implements EngineApi {
       this.connect({ ...overrides }),
     );
     this.#catalog = new CatalogService(ctx, this.#connection);
+    this.#apiAccess = new ApiAccessCommands(ctx, deps.probeControl);
   }
 
   get config(): ConfigStore {
@@ -121,11 +124,14 @@ export class Engine implements EngineApi {
     const ctx = this.#ctx;
     const [config, session] = await Promise.all([ctx.config.load(), ctx.sessions.info()]);
     ctx.control.note(config);
+    ctx.api.note(config);
     ctx.signedIn = session !== null;
     await this.deps.tunnels.cleanupLeftovers();
     this.#unwatch =
       this.deps.networkWatch?.watch(() => {
-        if (!this.#closed) this.#connection.onNetworkChange();
+        if (this.#closed) return;
+        ctx.api.networkChanged();
+        this.#connection.onNetworkChange();
       }) ?? null;
     await this.#connection.start(config, session !== null);
   }
@@ -172,6 +178,7 @@ export class Engine implements EngineApi {
       interface: tunnel?.interfaceName ?? null,
       error: snap.error,
       notices: snap.state === 'disconnected' ? [] : [...mem.notices],
+      api_access: ctx.api.status(),
     };
   }
 
@@ -289,6 +296,20 @@ export class Engine implements EngineApi {
     return this.#catalog.streamTest(request, signal);
   }
 
+  // ---- API access methods (engine/api-access) ----------------------------------------------
+
+  apiAccess() {
+    return this.#apiAccess.list();
+  }
+
+  testApiAccess(request: { method: string }, signal?: AbortSignal) {
+    return this.#apiAccess.test(request.method, signal);
+  }
+
+  useApiAccess(request: { method: string }, signal?: AbortSignal) {
+    return this.#apiAccess.use(request.method, signal);
+  }
+
   // ---- diagnostics (engine/diagnose) --------------------------------------------------------
 
   /** Every check with its verdict and fix, from the engine's own parts (engine/diagnose). */
@@ -359,6 +380,8 @@ export class Engine implements EngineApi {
       await this.serviceTunnels.stopAll({ unregister: true });
     } finally {
       await this.#ctx.ops.run(() => this.#connection.disconnectNow('shutdown'));
+      // A relay list being fetched is written before the engine is gone.
+      await this.#ctx.listRefresh.settled();
     }
     this.#ctx.closeListeners();
   }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { compileHelloTemplate } from './hello-template.js';
+import { compileHelloTemplate, type HelloTemplate } from './hello-template.js';
 import {
   NativeTunnelError,
   screenChange,
@@ -47,6 +47,7 @@ interface NativeModule {
   generatePrivateKey(): string;
   publicKey(privateKey: string): string;
   markedSocket(family: 4 | 6, kind: 'tcp' | 'udp', mark: number): number;
+  apiHello(nodePublicKey: string, serverName: string, helloTemplate: string): Buffer;
 }
 
 const ADDON = 'ferry_native.node';
@@ -144,6 +145,24 @@ function wrap(handle: NativeHandle): ServerTunnel {
   };
 }
 
+/**
+ * A descriptor handler as the addon calls it: the descriptor is the handler's; if the handler throws,
+ * nobody holds it, so it is closed here (nothing may escape into the addon's callback).
+ */
+function guarded(take: (fd: number, bytes: Buffer) => void): (fd: number, bytes: Buffer) => void {
+  return (fd, bytes) => {
+    try {
+      take(fd, bytes);
+    } catch {
+      try {
+        closeSync(fd);
+      } catch {
+        // A descriptor the handler closed is gone already.
+      }
+    }
+  };
+}
+
 /** The real data plane. Loading is lazy so that importing this module never fails on other platforms. */
 export const nativeDataPlane: DataPlane = {
   generatePrivateKey: () => load().generatePrivateKey(),
@@ -168,24 +187,10 @@ export const nativeDataPlane: DataPlane = {
   },
   startServer(options, onEvent) {
     validateServerOptions(options);
-    const take = options.onStranger;
-    // The descriptor is the handler's; if the handler throws, nobody holds it: it is closed here.
-    const onStranger = take
-      ? (fd: number, head: Buffer) => {
-          try {
-            take(fd, head);
-          } catch {
-            // Nothing may escape into the addon's callback; a descriptor the handler closed is gone already.
-            try {
-              closeSync(fd);
-            } catch {
-              // already closed
-            }
-          }
-        }
-      : undefined;
+    const onStranger = options.onStranger && guarded(options.onStranger);
+    const onApiStream = options.onApiStream && guarded(options.onApiStream);
     try {
-      return wrap(load().startServer({ ...options, onStranger }, onEvent));
+      return wrap(load().startServer({ ...options, onStranger, onApiStream }, onEvent));
     } catch (err) {
       throw translate(err);
     }
@@ -201,6 +206,19 @@ export const nativeDataPlane: DataPlane = {
 export function markedSocket(family: 4 | 6, kind: 'tcp' | 'udp', mark: number): number {
   try {
     return load().markedSocket(family, kind, mark);
+  } catch (err) {
+    throw translate(err);
+  }
+}
+
+/**
+ * The first flight of an API stream through a relay (one TLS record: a ClientHello from the template for
+ * `serverName`, authenticated for the node whose static public key is `nodePublicKey`, asking for its control
+ * plane; docs/protocol.md, "API streams").
+ */
+export function apiHello(nodePublicKey: string, serverName: string, hello: HelloTemplate): Buffer {
+  try {
+    return load().apiHello(nodePublicKey, serverName, compileHelloTemplate(hello));
   } catch (err) {
     throw translate(err);
   }

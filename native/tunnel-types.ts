@@ -62,6 +62,12 @@ export interface ClientTlsOptions {
  */
 export type StrangerHandler = (fd: number, head: Buffer) => void;
 
+/**
+ * Takes an API stream's connection on the TLS port (an authentic hello asking for the control plane): `fd`
+ * is the callee's, `reply` the node's answer to write to it first (its server flight).
+ */
+export type ApiStreamHandler = (fd: number, reply: Buffer) => void;
+
 export interface ServerPeer {
   /**
    * Stable name chosen by the caller (the relay uses the device id): events and statistics name
@@ -128,6 +134,11 @@ export interface ServerTunnelOptions {
    * Unauthenticated TLS connections share the TCP limits below; past them a new one is handed over unread.
    */
   onStranger?: StrangerHandler;
+  /**
+   * Called on the JS thread for each authentic hello on the TLS port that asks for the control plane (API
+   * access through relays). Without it such a hello is a stranger's. Needs tlsListenPort.
+   */
+  onApiStream?: ApiStreamHandler;
   /**
    * Unauthenticated TCP connections are closed this long after accept, whatever they sent (default 10000); on
    * the TLS port, a connection still without a whole hello then is a stranger's.
@@ -358,6 +369,10 @@ export function validateServerOptions(o: ServerTunnelOptions): void {
   checkInt('tlsListenPort', o.tlsListenPort, 1, 65535);
   if (o.onStranger !== undefined && typeof o.onStranger !== 'function')
     bad('onStranger must be a function');
+  if (o.onApiStream !== undefined && typeof o.onApiStream !== 'function')
+    bad('onApiStream must be a function');
+  if (o.onApiStream !== undefined && o.tlsListenPort === undefined)
+    bad('onApiStream needs tlsListenPort');
   checkInt('tcpAuthTimeoutMs', o.tcpAuthTimeoutMs, 100, 600_000);
   checkInt('tcpMaxConnections', o.tcpMaxConnections, 1, 1 << 20);
   checkInt('tcpMaxPending', o.tcpMaxPending, 1, 1 << 20);

@@ -17,6 +17,7 @@ import { FerryLocalReplies } from './dns/ferry-replies.js';
 import { FERRY_MARK, FerryServer } from './ferry/server.js';
 import type { TlsTransportOptions } from './ferry/tls-options.js';
 import { TlsTransport } from './ferry/tls-transport.js';
+import { ApiRelay } from './ferry/api-relay.js';
 import { RelayHealth, reasonOf } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { RelayFirewall } from './nat/firewall.js';
@@ -151,6 +152,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   let firewall: RelayFirewall | undefined;
   let shards: WireGuardShards | undefined;
   let ferry: FerryServer | undefined;
+  let api: ApiRelay | undefined;
   let dns: DnsForwarder | undefined;
   let ferryReplies: FerryLocalReplies | undefined;
   let resolveDone!: () => void;
@@ -165,6 +167,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     await dns?.close();
     await ferryReplies?.close();
     await ferry?.close();
+    api?.close();
     tls?.close();
     await shards?.close();
     await firewall?.close();
@@ -208,12 +211,20 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     // Shard 0 carries the gateway address: it is up before any peer arrives.
     await shards.get(0);
     if (o.ferryPort !== undefined && ferryKeys) {
+      // API access through relays: a client that cannot reach the control plane reaches it
+      // through the TLS port (with a control plane whose address is known).
+      const target = controlPlane;
+      if (tls && target) api = new ApiRelay({ target: () => target });
       ferry = await FerryServer.start({
         interfaceName: `${o.interfaceName}f`,
         listenPort: o.ferryPort,
         // TCP on the same port number, for networks that block UDP.
         tcpListenPort: o.ferryPort,
-        tls: tls && { port: tls.options.port, onStranger: tls.onStranger },
+        tls: tls && {
+          port: tls.options.port,
+          onStranger: tls.onStranger,
+          ...(api ? { onApiStream: api.onApiStream } : {}),
+        },
         privateKey: ferryKeys.privateKey,
         firewall,
         health,

@@ -15,6 +15,8 @@ interface DaemonOptions extends CommonOptions {
   geoipFile?: string;
   platformsFile?: string;
   udpRetryAfter?: number;
+  relayList?: string;
+  serviceKey?: string;
 }
 
 /** --udp-retry-after: whole seconds, 1 s to a day. */
@@ -23,6 +25,15 @@ function seconds(value: string): number {
   if (!/^\d+$/.test(value) || n < 1 || n > 86_400)
     throw new InvalidArgumentError('whole seconds, 1-86400');
   return n;
+}
+
+/** --service-key: base64 of 32 bytes (the engine checks it again). */
+function serviceKey(value: string): string {
+  if (!/^[A-Za-z0-9+/]{43}=$/.test(value))
+    throw new InvalidArgumentError(
+      'base64 of 32 bytes (ferry-server --print-public-key prints it)',
+    );
+  return value;
 }
 
 /** What netcli expects engine/create-engine.ts to export (checked by the compiler once it does). */
@@ -58,6 +69,15 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       'obfuscation auto: how long a tunnel on TCP or TLS because UDP failed waits before it tries UDP again, while idle (then 2, 4 and 6 times as long; default 600)',
       seconds,
     )
+    .option(
+      '--relay-list <file>',
+      'a relay list (a body of the service’s GET /relay-list saved as it came) in place of the shipped one',
+    )
+    .option(
+      '--service-key <base64>',
+      'the service’s public key, which its relay lists are checked with, in place of the shipped one',
+      serviceKey,
+    )
     .action(async (opts: DaemonOptions) => {
       const socket = rt.socketFor(opts);
       // The host's modules (fastify, pino, the engine) load here only: every other command
@@ -80,6 +100,8 @@ export function registerDaemon(program: Command, rt: Runtime): void {
         geoipFile: opts.geoipFile,
         platformsFile: opts.platformsFile,
         ...(opts.udpRetryAfter !== undefined ? { udpRetryAfterSeconds: opts.udpRetryAfter } : {}),
+        ...(opts.relayList !== undefined ? { relayListFile: opts.relayList } : {}),
+        ...(opts.serviceKey !== undefined ? { serviceKey: opts.serviceKey } : {}),
       });
       // The web graphical mode (netcli gui): served on 127.0.0.1 from the first link asked for.
       const gui = createWebUi({ engine, rendererDir: RENDERER_DIR, log });

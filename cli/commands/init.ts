@@ -10,6 +10,7 @@ interface InitOptions extends CommonOptions {
   protocol?: string;
   caFile?: string;
   insecure?: boolean;
+  serviceKey?: string;
 }
 
 export function registerInit(program: Command, rt: Runtime): void {
@@ -28,6 +29,10 @@ export function registerInit(program: Command, rt: Runtime): void {
       .option(
         '--insecure',
         'accept a plain http:// control plane on the network (unsafe: anyone on the path reads your account and can redirect your tunnel)',
+      )
+      .option(
+        '--service-key <base64>',
+        'the service’s public key (ferry-server --print-public-key), which its relay list is checked with; without it, the one the service presents on first contact',
       ),
   ).action(async (opts: InitOptions) => {
     const ca = opts.caFile === undefined ? undefined : readCaFile(opts.caFile);
@@ -38,6 +43,7 @@ export function registerInit(program: Command, rt: Runtime): void {
         ...(opts.protocol ? { protocol: opts.protocol } : {}),
         ...(ca !== undefined ? { ca } : {}),
         ...(opts.insecure ? { insecure: true } : {}),
+        ...(opts.serviceKey !== undefined ? { service_key: opts.serviceKey } : {}),
       },
     });
     rt.print(opts, result, () => [

@@ -7,6 +7,7 @@ import {
   type LocalStatus,
   type Notice,
 } from '../../contracts/index.js';
+import { apiAccessLine } from './api-access.js';
 
 /** netcli's name for a protocol: the catalog's (contracts/words/states.ts). */
 export const protocolName = protocolWords;
@@ -62,6 +63,10 @@ export function formatStatus(s: LocalStatus): string[] {
   else if (s.status === 'disconnected' && blocking)
     lines.push('Lockdown: traffic is blocked until you connect (netcli config set lockdown off).');
   else if (s.status === 'disconnected' && s.error) lines.push(`Last attempt: ${s.error.message}`);
+  const through = apiAccessLine(s.api_access);
+  if (through) lines.push(through);
+  if (s.api_access.relay_list.refused)
+    lines.push(`Relay list refused: ${s.api_access.relay_list.refused.message}`);
   if (s.service_insecure)
     lines.push(
       'Problem: the control plane is reached over plain HTTP: anyone on the path reads your account and can redirect the tunnel (netcli init --endpoint https://...)',

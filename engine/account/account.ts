@@ -90,6 +90,7 @@ export class AccountService {
     const number = accountNumber.replace(/\D/g, '');
     await ctx.sessions.save(number, session.token, session.device);
     ctx.signedIn = true;
+    ctx.reachedService(control, await ctx.config.load());
     this.deps.changed();
     return { account_number: number, device: session.device };
   }

@@ -136,6 +136,7 @@ export async function connecting(
     throw e;
   });
   throwIfAborted(signal);
+  ctx.reachedService(control, config);
   mem.attemptNode = answer.node.id;
   ctx.latencies.know(answer);
   if (await (ctx.deps.isThisMachine ?? isThisMachine)(answer.node.endpoint_host)) {
@@ -198,6 +199,7 @@ export async function connecting(
   ]);
   // What got through is where the next connect on this network starts (never fatal).
   await ctx.networks.remember(here.network, up.transport).catch(() => undefined);
+  ctx.api.tunnel(true);
   ctx.deps.resetConnections?.();
   return { up, split, before, switching, nodes, controlPlane, pinned };
 }

@@ -14,6 +14,7 @@ export async function teardown(
   try {
     await live.tunnel.close();
   } finally {
+    ctx.api.tunnel(false);
     ctx.deps.resetConnections?.();
   }
   if (mem.live === live) mem.live = null;

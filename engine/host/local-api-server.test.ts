@@ -147,6 +147,9 @@ describe('the local API host', () => {
         client.addRegionRule({ body: { area: 'asia', strategy: 'least-load', name: 'near' } }),
       removeRegionRule: () => client.removeRegionRule({ params: { name: 'near' } }),
       latencyCheck: () => client.latencyCheck({ body: { all: true } }),
+      apiAccess: () => client.apiAccess(),
+      testApiAccess: () => client.testApiAccess({ body: { method: 'relays' } }),
+      useApiAccess: () => client.useApiAccess({ body: { method: 'direct' } }),
       listServices: () => client.listServices(),
       addService: () =>
         client.addService({

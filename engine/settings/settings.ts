@@ -38,12 +38,15 @@ export class SettingsService {
     protocol?: ClientConfig['protocol'] | undefined;
     ca?: string | undefined;
     insecure?: boolean | undefined;
+    service_key?: string | undefined;
   }): Promise<ConfigChangeResult> {
     return this.applyChange(() =>
       this.ctx.config.patch({
         service: request.endpoint,
         service_ca: request.ca ?? null,
         service_insecure: request.insecure ?? false,
+        // Without one, a key recorded for this same service stays (another service drops it).
+        ...(request.service_key ? { service_key: request.service_key } : {}),
         ...(request.protocol ? { protocol: request.protocol } : {}),
       }),
     );
@@ -58,6 +61,7 @@ export class SettingsService {
   private async applyChange(change: () => Promise<ConfigChange>): Promise<ConfigChangeResult> {
     const { config, changed, given } = await change();
     this.ctx.control.note(config);
+    this.ctx.api.note(config);
     const overrides = this.connection.mem.overrides;
     const overridden = (Object.keys(overrides) as (keyof Overrides)[]).filter(
       (k): k is Exclude<keyof Overrides, 'platform'> =>

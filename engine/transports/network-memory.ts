@@ -1,5 +1,6 @@
 // What worked on which network: the transport autopilot's memory, so that the second connect on
-// a network starts with the transport that got through there. A network is named by an HMAC of
+// a network starts with the transport that got through there, and API access's (how the control
+// plane was reached there). A network is named by an HMAC of
 // its gateway's hardware address and its LAN prefix, keyed with a secret of this install kept in
 // a file of its own: the memory holds no name, address or time, and without the secret its keys
 // say nothing of the networks. Both files are 0600 in the state dir.
@@ -16,6 +17,10 @@ import {
   type StateFileErrors,
 } from '../state-dir.js';
 
+/** What API access remembers of a network: the kind of method that reached the service. */
+export const REMEMBERED_API = ['direct', 'relays', 'proxy'] as const;
+export type RememberedApi = (typeof REMEMBERED_API)[number];
+
 /** Networks remembered at most; the one used longest ago goes first. */
 export const REMEMBERED_NETWORKS = 32;
 
@@ -29,7 +34,9 @@ const Memory = z.strictObject({
     .array(
       z.strictObject({
         network: z.string().regex(/^[0-9a-f]{32}$/),
-        transport: z.enum(TRANSPORTS),
+        transport: z.enum(TRANSPORTS).optional(),
+        /** How the control plane was reached there (a proxy by its kind: its URL is in the config). */
+        api: z.enum(REMEMBERED_API).optional(),
       }),
     )
     .max(REMEMBERED_NETWORKS),
@@ -97,12 +104,34 @@ export class NetworkMemory {
     return memory.networks.find((n) => n.network === network)?.transport ?? null;
   }
 
+  /** How the control plane was reached last on `network`, if it was remembered. */
+  async recallApi(network: string | null): Promise<RememberedApi | null> {
+    if (network === null) return null;
+    const memory = await this.load().catch(() => null);
+    return memory?.networks.find((n) => n.network === network)?.api ?? null;
+  }
+
   /** Remembers that `transport` worked on `network` (the most recent entry). */
   async remember(network: string | null, transport: Transport): Promise<void> {
+    await this.update(network, { transport });
+  }
+
+  /** Remembers how the control plane was reached on `network`. */
+  async rememberApi(network: string | null, api: RememberedApi): Promise<void> {
+    await this.update(network, { api });
+  }
+
+  private async update(
+    network: string | null,
+    facts: { transport?: Transport; api?: RememberedApi },
+  ): Promise<void> {
     if (network === null) return;
     const memory = await this.load();
+    const before = memory.networks.find((n) => n.network === network);
+    if (before && Object.entries(facts).every(([k, v]) => before[k as keyof typeof facts] === v))
+      if (memory.networks.at(-1) === before) return;
     const others = memory.networks.filter((n) => n.network !== network);
-    const networks = [...others, { network, transport }].slice(-REMEMBERED_NETWORKS);
+    const networks = [...others, { ...before, network, ...facts }].slice(-REMEMBERED_NETWORKS);
     await writeStateFile(
       this.stateDir,
       path.join(this.stateDir, MEMORY_FILE),

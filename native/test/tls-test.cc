@@ -257,6 +257,38 @@ static void test_tamper_time_replay() {
   CHECK(a.record_len == h.size());
 }
 
+// What a hello asks for is authenticated with it: the tunnel by default, the control plane when asked; a purpose
+// the node does not know makes the hello a stranger's.
+static void test_purposes() {
+  const HelloTemplate t = parsed(kChromeLike);
+  const Key32 node_priv = x25519_generate_private();
+  const Key32 node_pub = x25519_public_from_private(node_priv);
+  X25519Key node(node_priv);
+  SystemBytes rnd;
+  const int64_t now = 1800000000;
+  const struct {
+    HelloPurpose purpose;
+    HelloVerdict verdict;
+  } cases[] = {{HelloPurpose::kTunnel, HelloVerdict::kAuthentic},
+               {HelloPurpose::kApi, HelloVerdict::kAuthentic},
+               {HelloPurpose(2), HelloVerdict::kStranger},
+               {HelloPurpose(0xff), HelloVerdict::kStranger}};
+  for (const auto& c : cases) {
+    TlsReplayCache cache;
+    std::array<uint8_t, 32> cr;
+    const std::vector<uint8_t> h = build_client_hello(t, "www.example.com", node_pub, uint32_t(now), rnd, cr, c.purpose);
+    AuthenticHello a;
+    CHECK(check_client_hello(h.data(), h.size(), node, now, cache, a) == c.verdict);
+    if (c.verdict == HelloVerdict::kAuthentic) CHECK(a.purpose == c.purpose);
+  }
+  std::array<uint8_t, 32> cr;
+  TlsReplayCache cache;
+  AuthenticHello a;
+  const std::vector<uint8_t> plain = build_client_hello(t, "www.example.com", node_pub, uint32_t(now), rnd, cr);
+  CHECK(check_client_hello(plain.data(), plain.size(), node, now, cache, a) == HelloVerdict::kAuthentic);
+  CHECK(a.purpose == HelloPurpose::kTunnel);
+}
+
 static void test_strangers() {
   X25519Key node(seq_key(0x21));
   AuthenticHello a;
@@ -366,6 +398,7 @@ static void run_all(const char* doc) {
   test_template_parser();
   test_round_trip_and_shape();
   test_tamper_time_replay();
+  test_purposes();
   test_strangers();
   test_records();
   test_flights();

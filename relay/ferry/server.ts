@@ -7,6 +7,7 @@ import {
   nativeDataPlane,
   type PeerStats,
   type ServerTunnel,
+  type ApiStreamHandler,
   type StrangerHandler,
 } from '../../native/index.js';
 import type { PolicyRule } from '../../platform/os/routes.js';
@@ -42,7 +43,9 @@ export class FerryServer {
     listenPort: number;
     tcpListenPort?: number | undefined;
     /** The TLS transport's port, and who takes its strangers (TlsTransport.onStranger). */
-    tls?: { port: number; onStranger: StrangerHandler } | undefined;
+    tls?:
+      | { port: number; onStranger: StrangerHandler; onApiStream?: ApiStreamHandler | undefined }
+      | undefined;
     privateKey: string;
     firewall: RelayFirewall;
     health: RelayHealth;
@@ -63,7 +66,12 @@ export class FerryServer {
           : { tcpListenHost: '0.0.0.0', tcpListenPort: o.tcpListenPort }),
         ...(o.tls === undefined
           ? {}
-          : { tlsListenHost: '0.0.0.0', tlsListenPort: o.tls.port, onStranger: o.tls.onStranger }),
+          : {
+              tlsListenHost: '0.0.0.0',
+              tlsListenPort: o.tls.port,
+              onStranger: o.tls.onStranger,
+              ...(o.tls.onApiStream ? { onApiStream: o.tls.onApiStream } : {}),
+            }),
         peers: [],
       },
       (event) => {

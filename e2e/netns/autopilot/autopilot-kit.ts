@@ -2,7 +2,7 @@
 // running netcli daemon with obfuscation auto, a relay abroad with UDP (WireGuard, Ferry), Ferry
 // over TCP and the TLS transport (its cover site a real nginx), a foreign iperf3 server, and the
 // censor on the router with the profiles of a case. The control plane counts as domestic here
-// (its address is one of the censor's home prefixes): reaching it when it is blocked is issue 21.
+// (its address is one of the censor's home prefixes) unless a test blocks it (API access).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import type { LocalStatus, Protocol, Transport } from '../../../contracts/index.js';
@@ -123,8 +123,13 @@ export interface AutopilotBed {
 /** Builds a case's test internet (the laptop not yet set up: no init, no account). */
 export async function startAutopilotBed(
   c: Pick<AutopilotCase, 'censor'>,
-  /** More options of the laptop's `netcli daemon`. */
-  daemonArgs: readonly string[] = [],
+  /** More options of the laptop's `netcli daemon` (made once the relay is registered). */
+  daemonArgs: readonly string[] | ((bed: Testbed) => Promise<readonly string[]>) = [],
+  /**
+   * The control plane is one of the censor's home prefixes (default), or foreign and blocked by
+   * its address (the case then has service-block among its profiles).
+   */
+  controlPlane: 'domestic' | 'blocked' = 'domestic',
 ): Promise<AutopilotBed> {
   requireTools(['iperf3', 'nginx', CHROMIUM]);
   const allow = await captureChromeJa4();
@@ -139,14 +144,26 @@ export async function startAutopilotBed(
     const abroad = net.addServerHost('abroad').address;
     const laptop = await NetcliHost.start(bed, 'laptop', {
       prepare: () => net.moveHome('laptop'),
-      daemonArgs,
+      daemonArgs: typeof daemonArgs === 'function' ? await daemonArgs(bed) : daemonArgs,
     });
     const censor = await Censor.start(net, {
       ja4Allow: [allow],
       realServers: { [cover.serverName]: `${cover.address}:${cover.port}` },
       probeTimeoutMs: 2_000,
       ...c.censor,
-      home: [net.homeSubnet, `${net.host('ctrl').address}/32`, ...(c.censor.home ?? [])],
+      ...(controlPlane === 'blocked'
+        ? {
+            service: {
+              addresses: [`${net.host('ctrl').address}/32`, ...(c.censor.service?.addresses ?? [])],
+              names: c.censor.service?.names ?? [],
+            },
+          }
+        : {}),
+      home: [
+        net.homeSubnet,
+        ...(controlPlane === 'domestic' ? [`${net.host('ctrl').address}/32`] : []),
+        ...(c.censor.home ?? []),
+      ],
     });
     const stop = async () => {
       await censor.stop();

@@ -4,7 +4,9 @@
 import {
   CLIENT_CONFIG_DEFAULTS,
   CONFIG_CHANGE_EFFECT,
+  apiMethodName,
   applyConfigPatch,
+  parseApiMethod,
   setConfigValue,
   type AddDestinationSetRequest,
   type ClientConfig,
@@ -308,6 +310,66 @@ export class FakeEngine implements EngineApi {
 
   async streamTest(request: { platform: string }): Promise<Answer<'streamTest'>> {
     return this.#catalog.streamTest(request, this.current, () => void this.requireSession());
+  }
+
+  // ---- API access methods ----------------------------------------------------------------------
+
+  /** Test control: the methods (by name) that cannot reach the service. */
+  unreachableApiMethods = new Set<string>();
+
+  async apiAccess(): Promise<Answer<'apiAccess'>> {
+    const status = this.current.api_access;
+    return {
+      ...status,
+      methods: [
+        {
+          method: 'direct',
+          kind: 'direct',
+          about: 'straight to the service',
+          in_use: status.in_use === 'direct',
+        },
+        {
+          method: 'relays',
+          kind: 'relays',
+          about: 'through a relay of the signed list: none usable yet',
+          in_use: status.in_use === 'relays',
+        },
+      ],
+    };
+  }
+
+  async testApiAccess(request: { method: string }): Promise<Answer<'testApiAccess'>> {
+    this.requireService();
+    let name: string;
+    try {
+      name = apiMethodName(parseApiMethod(request.method));
+    } catch (e) {
+      throw new FerryError('api-access-invalid', (e as Error).message);
+    }
+    return this.unreachableApiMethods.has(name)
+      ? {
+          method: name,
+          ok: false,
+          message: 'no answer in time (the address may be blocked)',
+          elapsed_ms: 5000,
+        }
+      : { method: name, ok: true, message: 'reached the service in 12 ms', elapsed_ms: 12 };
+  }
+
+  async useApiAccess(request: { method: string }): Promise<Answer<'useApiAccess'>> {
+    const auto = request.method.trim().toLowerCase() === 'auto';
+    const test = auto
+      ? { method: 'auto', ok: true, message: 'direct first, then relays', elapsed_ms: 0 }
+      : await this.testApiAccess(request);
+    if (!test.ok)
+      throw new FerryError(
+        'api-access-failed',
+        `${test.method} cannot reach the service (${test.message})`,
+      );
+    const r = setConfigValue(this.config, 'api_access', auto ? 'auto' : request.method);
+    if (!r.ok) throw new FerryError('api-access-invalid', r.error.message);
+    this.config = r.config;
+    return { setting: auto ? 'auto' : test.method, test };
   }
 
   async diagnose(): Promise<Answer<'diagnose'>> {

@@ -85,7 +85,8 @@ class ServerEngine final : public EngineBase {
         tcp_max_pending_(size_t(cfg.tcp_max_pending)),
         tcp_pending_per_source_(size_t(cfg.tcp_pending_per_source)),
         tls_key_(cfg.private_key),
-        on_stranger_(cfg.on_stranger) {
+        on_stranger_(cfg.on_stranger),
+        on_api_stream_(cfg.on_api_stream) {
     if (cfg.tcp_auth_timeout_ms < 100 || cfg.tcp_auth_timeout_ms > 600000)
       throw std::runtime_error("TCP authentication timeout out of range");
     if (cfg.tcp_max_authenticated < 1 || cfg.tcp_max_pending < 1 || cfg.tcp_pending_per_source < 1)
@@ -504,7 +505,7 @@ class ServerEngine final : public EngineBase {
         if (pending_by_source_[source] == 0) pending_by_source_.erase(source);
         counters_.drop();
         if (tls && on_stranger_) {  // on the TLS port, the cover site answers it, as it answers every stranger
-          give_away(fd, {});
+          give_away(on_stranger_, fd, {});
           continue;
         }
         uint8_t sink[4096];
@@ -625,6 +626,14 @@ class ServerEngine final : public EngineBase {
         break;
     }
     SystemBytes rnd;
+    if (hello.purpose == HelloPurpose::kApi) {
+      // Without a taker the node offers no API access: the hello is answered as any stranger's.
+      if (on_api_stream_)
+        api_streams_.emplace_back(sc.conn, build_server_flight(hello.session_id.data(), rnd));
+      else
+        strangers_.push_back(sc.conn);
+      return true;
+    }
     sc.hello.reset();
     sc.stage = ServerConn::Stage::kAwaitInit;
     const bool ok = begin_server_stream(*sc.conn, pub_, hello, rnd);
@@ -640,17 +649,32 @@ class ServerEngine final : public EngineBase {
     if (!sc || sc->stage != ServerConn::Stage::kAwaitHello) return;
     const int fd = on_stranger_ ? fcntl(c->fd, F_DUPFD_CLOEXEC, 0) : -1;
     if (fd < 0) return close_conn(c);
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
     std::vector<uint8_t> head = sc->hello->head();
-    --pending_;
-    if (--pending_from(sc->source) == 0) pending_by_source_.erase(sc->source);
-    conns_.erase(c->tag);
-    give_away(fd, std::move(head));
+    forget_pending(*sc);
+    give_away(on_stranger_, fd, std::move(head));
   }
 
-  void give_away(int fd, std::vector<uint8_t> head) {
+  // An API stream's connection leaves the engine as a stranger's does; the callee writes `reply` first.
+  void hand_over_api(const TcpConnPtr& c, std::vector<uint8_t> reply) {
+    ServerConn* sc = find_conn(c);
+    if (!sc || sc->stage != ServerConn::Stage::kAwaitHello) return;
+    const int fd = fcntl(c->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return close_conn(c);
+    forget_pending(*sc);
+    give_away(on_api_stream_, fd, std::move(reply));
+  }
+
+  void forget_pending(ServerConn& sc) {
+    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, sc.conn->fd, nullptr);
+    --pending_;
+    if (--pending_from(sc.source) == 0) pending_by_source_.erase(sc.source);
+    conns_.erase(sc.conn->tag);
+  }
+
+  static void give_away(const std::function<void(int, std::vector<uint8_t>)>& taker, int fd,
+                        std::vector<uint8_t> bytes) {
     try {
-      on_stranger_(fd, std::move(head));
+      taker(fd, std::move(bytes));
     } catch (...) {
       ::close(fd);  // the callee could not take it
     }
@@ -786,6 +810,8 @@ class ServerEngine final : public EngineBase {
       for (const TcpConnPtr& c : to_close) close_conn(c);
       for (const TcpConnPtr& c : strangers_) hand_over(c);
       strangers_.clear();
+      for (auto& [c, reply] : api_streams_) hand_over_api(c, std::move(reply));
+      api_streams_.clear();
     }
   }
 
@@ -815,6 +841,8 @@ class ServerEngine final : public EngineBase {
   TlsReplayCache tls_replay_;
   const std::function<void(int, std::vector<uint8_t>)> on_stranger_;
   std::vector<TcpConnPtr> strangers_;  // judged in this round; handed over at its end
+  const std::function<void(int, std::vector<uint8_t>)> on_api_stream_;
+  std::vector<std::pair<TcpConnPtr, std::vector<uint8_t>>> api_streams_;  // the same, with the node's answer
   int epoll_fd_ = -1;
   bool listening_ = false;
   Clock::time_point last_sweep_{}, accept_paused_until_{};

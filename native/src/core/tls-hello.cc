@@ -145,11 +145,11 @@ void put_extension_data(std::vector<uint8_t>& v, const HelloExtensionTemplate& e
 
 bool tls_auth_session_id(const Key32& ephemeral_priv, const Key32& node_pub, const uint8_t client_random[32],
                          uint32_t unix_time, const uint8_t nonce8[8], const uint8_t* aad, size_t aad_len,
-                         uint8_t out[32]) {
+                         uint8_t out[32], HelloPurpose purpose) {
   Secret<Key32> shared, auth_key;
   if (!x25519_shared(ephemeral_priv, node_pub, *shared)) return false;
   hkdf_label(client_random, 20, shared->data(), shared->size(), kAuthInfo, *auth_key);
-  uint8_t pt[16] = {kAuthVersion, 0, 0, 0, uint8_t(unix_time >> 24), uint8_t(unix_time >> 16),
+  uint8_t pt[16] = {kAuthVersion, uint8_t(purpose), 0, 0, uint8_t(unix_time >> 24), uint8_t(unix_time >> 16),
                     uint8_t(unix_time >> 8), uint8_t(unix_time)};
   std::memcpy(pt + 8, nonce8, 8);
   Aead aead(Cipher::kAes256Gcm, *auth_key);
@@ -157,7 +157,8 @@ bool tls_auth_session_id(const Key32& ephemeral_priv, const Key32& node_pub, con
 }
 
 std::vector<uint8_t> build_client_hello(const HelloTemplate& t, const std::string& server_name, const Key32& node_pub,
-                                        uint32_t unix_time, ByteSource& rnd, std::array<uint8_t, 32>& client_random) {
+                                        uint32_t unix_time, ByteSource& rnd, std::array<uint8_t, 32>& client_random,
+                                        HelloPurpose purpose) {
   if (server_name.empty() || server_name.size() > 253) throw std::runtime_error("bad TLS server name");
   uint8_t seeds[kGreaseSlots];
   rnd.fill(seeds, sizeof seeds);
@@ -224,7 +225,7 @@ std::vector<uint8_t> build_client_hello(const HelloTemplate& t, const std::strin
   rnd.fill(nonce8, sizeof nonce8);
   uint8_t* sid = rec.data() + kTlsRecordHeader + kSessionIdAt;
   if (!tls_auth_session_id(*auth_priv, node_pub, client_random.data(), unix_time, nonce8,
-                           rec.data() + kTlsRecordHeader, hs_len, sid))
+                           rec.data() + kTlsRecordHeader, hs_len, sid, purpose))
     throw std::runtime_error("the node's public key is not usable");
   return rec;
 }
@@ -332,12 +333,13 @@ HelloVerdict check_client_hello(const uint8_t* p, size_t n, const X25519Key& nod
   uint8_t pt[16];
   Aead aead(Cipher::kAes256Gcm, *auth_key);
   if (!aead.open(random + 20, aad.data(), aad.size(), hs + kSessionIdAt, 16, pt)) return HelloVerdict::kStranger;
-  if (pt[0] != kAuthVersion || pt[1] || pt[2] || pt[3]) return HelloVerdict::kStranger;
+  if (pt[0] != kAuthVersion || pt[1] > uint8_t(HelloPurpose::kApi) || pt[2] || pt[3]) return HelloVerdict::kStranger;
   const int64_t t = int64_t(uint32_t(pt[4]) << 24 | uint32_t(pt[5]) << 16 | uint32_t(pt[6]) << 8 | pt[7]);
   if (t > now_s + kTlsHelloWindowS || t < now_s - kTlsHelloWindowS) return HelloVerdict::kStranger;
   if (!replay.insert(random, now_s)) return HelloVerdict::kStranger;
   std::memcpy(out.client_random.data(), random, 32);
   std::memcpy(out.session_id.data(), hs + kSessionIdAt, 32);
+  out.purpose = HelloPurpose(pt[1]);
   out.record_len = kTlsRecordHeader + len;
   return HelloVerdict::kAuthentic;
 }

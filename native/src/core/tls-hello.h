@@ -33,17 +33,23 @@ class SystemBytes final : public ByteSource {
   void fill(uint8_t* p, size_t n) override { random_bytes(p, n); }
 };
 
+// What an authentic hello asks for (the byte after the version in its authentication): the Ferry stream of a
+// tunnel, or a byte stream the relay splices to its control plane (API access through relays, before the client
+// has an account: the authentication needs only the node's public key).
+enum class HelloPurpose : uint8_t { kTunnel = 0, kApi = 1 };
+
 // One TLS record holding a ClientHello built from t for server_name, authenticated for the node whose static
 // public key is node_pub at unix_time (seconds). client_random receives the hello's random (the TLS stream's
 // length masks are keyed by it).
 std::vector<uint8_t> build_client_hello(const HelloTemplate& t, const std::string& server_name, const Key32& node_pub,
-                                        uint32_t unix_time, ByteSource& rnd, std::array<uint8_t, 32>& client_random);
+                                        uint32_t unix_time, ByteSource& rnd, std::array<uint8_t, 32>& client_random,
+                                        HelloPurpose purpose = HelloPurpose::kTunnel);
 
 // The authentication alone: the 32-byte legacy_session_id for a hello whose handshake message (from its type
 // byte, session id zeroed) is aad. Exposed for the test vectors.
 bool tls_auth_session_id(const Key32& ephemeral_priv, const Key32& node_pub, const uint8_t client_random[32],
                          uint32_t unix_time, const uint8_t nonce8[8], const uint8_t* aad, size_t aad_len,
-                         uint8_t out[32]);
+                         uint8_t out[32], HelloPurpose purpose = HelloPurpose::kTunnel);
 
 // Client randoms of accepted hellos, kept for 2 windows (a hello may be dated up to a window ahead). Bounded:
 // when full, nothing more is accepted until entries expire (fail closed: the hello is a stranger's).
@@ -77,6 +83,7 @@ enum class HelloVerdict {
 struct AuthenticHello {
   std::array<uint8_t, 32> client_random{};
   std::array<uint8_t, 32> session_id{};
+  HelloPurpose purpose = HelloPurpose::kTunnel;
   size_t record_len = 0;  // bytes of the hello record; what follows is the client's stream
 };
 

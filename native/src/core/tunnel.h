@@ -102,6 +102,10 @@ struct ServerConfig {
   // and every byte the engine read from it. Called on the network thread; must not block. Unset: the engine
   // closes strangers' connections itself.
   std::function<void(int fd, std::vector<uint8_t> head)> on_stranger;
+  // Takes an authentic hello's connection that asks for the control plane (HelloPurpose::kApi): fd (the callee's)
+  // and the node's answer to write to it first (the server flight). The callee splices the stream inside to
+  // the control plane. Called on the network thread; must not block. Unset: such hellos are strangers'.
+  std::function<void(int fd, std::vector<uint8_t> reply)> on_api_stream;
   int path_mtu = 1500;
   int handshakes_per_source = 20;  // initiations per second per source address (and burst)
 };

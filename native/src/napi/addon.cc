@@ -18,6 +18,8 @@
 
 #include "../core/crypto.h"
 #include "../core/marked-socket.h"
+#include "../core/tls-hello.h"
+#include "../core/tls-template.h"
 #include "../core/tun.h"
 #include "../core/tunnel.h"
 
@@ -113,8 +115,8 @@ class NapiSink final : public ferry::EventSink {
   std::atomic<uint64_t> drops_{0};
 };
 
-// Hands strangers' connections on a server's TLS port to one JS callback, onStranger(fd, head), through a bounded
-// thread-safe function. The descriptor is the callee's from then on; whenever it cannot be delivered (a full
+// Hands connections on a server's TLS port to one JS callback, (fd, bytes), through a bounded thread-safe
+// function: strangers' to onStranger (with what was read), API streams' to onApiStream (with what to write). The descriptor is the callee's from then on; whenever it cannot be delivered (a full
 // queue, the tunnel closing) it is closed here, so that no descriptor is ever lost.
 void close_fd(int fd) {
 #ifdef _WIN32
@@ -124,7 +126,7 @@ void close_fd(int fd) {
 #endif
 }
 
-class StrangerTaker {
+class FdTaker {
  public:
   static constexpr size_t kQueueSize = 1024;
 
@@ -133,8 +135,8 @@ class StrangerTaker {
     std::vector<uint8_t> head;
   };
 
-  StrangerTaker(Napi::Env env, Napi::Function cb) {
-    tsfn_ = Napi::ThreadSafeFunction::New(env, cb, "ferry-strangers", kQueueSize, 1);
+  FdTaker(Napi::Env env, Napi::Function cb, const char* name) {
+    tsfn_ = Napi::ThreadSafeFunction::New(env, cb, name, kQueueSize, 1);
   }
 
   void take(int fd, std::vector<uint8_t> head) {
@@ -170,6 +172,8 @@ class StrangerTaker {
   Napi::ThreadSafeFunction tsfn_;
 };
 
+using FdTakers = std::vector<std::shared_ptr<FdTaker>>;
+
 class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
  public:
   static Napi::Function Define(Napi::Env env) {
@@ -185,17 +189,17 @@ class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
   explicit TunnelHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TunnelHandle>(info) {}
   ~TunnelHandle() override { shutdown(); }
 
-  void attach(std::unique_ptr<ferry::Tunnel> t, std::shared_ptr<NapiSink> sink, std::shared_ptr<StrangerTaker> taker) {
+  void attach(std::unique_ptr<ferry::Tunnel> t, std::shared_ptr<NapiSink> sink, FdTakers takers) {
     tunnel_ = std::move(t);
     sink_ = std::move(sink);
-    taker_ = std::move(taker);
+    takers_ = std::move(takers);
   }
 
  private:
   void shutdown() {
     if (tunnel_) tunnel_->close();  // joins the data-plane threads and removes the interface
     if (sink_) sink_->release();
-    if (taker_) taker_->release();  // after close: the engine hands nothing over any more
+    for (auto& t : takers_) t->release();  // after close: the engine hands nothing over any more
   }
 
   Napi::Value Close(const Napi::CallbackInfo& info) {
@@ -217,7 +221,7 @@ class TunnelHandle final : public Napi::ObjectWrap<TunnelHandle> {
 
   std::unique_ptr<ferry::Tunnel> tunnel_;
   std::shared_ptr<NapiSink> sink_;
-  std::shared_ptr<StrangerTaker> taker_;
+  FdTakers takers_;
 };
 
 // Errors carry a stable code that native/index.ts maps into its error type.
@@ -330,14 +334,14 @@ Napi::Value start(const Napi::CallbackInfo& info, F make) {
     fail(env, "ERR_FERRY_OPTIONS", "expected (options, onEvent)");
   Napi::Object opts = info[0].As<Napi::Object>();
   auto sink = std::make_shared<NapiSink>(env, info[1].As<Napi::Function>());
-  std::shared_ptr<StrangerTaker> taker;  // a server with onStranger sets it
+  FdTakers takers;  // a server with onStranger / onApiStream adds them
   auto release = [&] {
     sink->release();
-    if (taker) taker->release();
+    for (auto& t : takers) t->release();
   };
   std::unique_ptr<ferry::Tunnel> tunnel;
   try {
-    tunnel = make(env, opts, sink, taker);
+    tunnel = make(env, opts, sink, takers);
   } catch (const Napi::Error&) {
     release();
     throw;
@@ -349,7 +353,7 @@ Napi::Value start(const Napi::CallbackInfo& info, F make) {
     fail(env, "ERR_FERRY_START", ex.what());
   }
   Napi::Object handle = env.GetInstanceData<Napi::FunctionReference>()->New({});
-  TunnelHandle::Unwrap(handle)->attach(std::move(tunnel), sink, taker);
+  TunnelHandle::Unwrap(handle)->attach(std::move(tunnel), sink, std::move(takers));
   return handle;
 }
 
@@ -425,7 +429,7 @@ Napi::Value TunnelHandle::PeerStats(const Napi::CallbackInfo& info) {
 
 Napi::Value StartClient(const Napi::CallbackInfo& info) {
   return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink,
-                        std::shared_ptr<StrangerTaker>&) {
+                        FdTakers&) {
     ferry::ClientConfig c;
     WipeOnExit wipe_key(c.private_key);  // on every path out, a failed start included
     c.interface_name = get_string(env, o, "interfaceName");
@@ -471,7 +475,7 @@ Napi::Value StartClient(const Napi::CallbackInfo& info) {
 
 Napi::Value StartServer(const Napi::CallbackInfo& info) {
   return start(info, [](Napi::Env env, const Napi::Object& o, std::shared_ptr<NapiSink> sink,
-                        std::shared_ptr<StrangerTaker>& taker) {
+                        FdTakers& takers) {
     ferry::ServerConfig c;
     WipeOnExit wipe_key(c.private_key);
     c.interface_name = get_string(env, o, "interfaceName");
@@ -493,8 +497,17 @@ Napi::Value StartServer(const Napi::CallbackInfo& info) {
     Napi::Value on_stranger = o.Get("onStranger");
     if (!on_stranger.IsUndefined()) {
       if (!on_stranger.IsFunction()) fail(env, "ERR_FERRY_OPTIONS", "option onStranger must be a function");
-      taker = std::make_shared<StrangerTaker>(env, on_stranger.As<Napi::Function>());
-      c.on_stranger = [t = taker](int fd, std::vector<uint8_t> head) { t->take(fd, std::move(head)); };
+      auto t = std::make_shared<FdTaker>(env, on_stranger.As<Napi::Function>(), "ferry-strangers");
+      takers.push_back(t);
+      c.on_stranger = [t](int fd, std::vector<uint8_t> head) { t->take(fd, std::move(head)); };
+    }
+    Napi::Value on_api = o.Get("onApiStream");
+    if (!on_api.IsUndefined()) {
+      if (!on_api.IsFunction()) fail(env, "ERR_FERRY_OPTIONS", "option onApiStream must be a function");
+      if (c.tls_listen_port == 0) fail(env, "ERR_FERRY_OPTIONS", "onApiStream needs tlsListenPort");
+      auto t = std::make_shared<FdTaker>(env, on_api.As<Napi::Function>(), "ferry-api-streams");
+      takers.push_back(t);
+      c.on_api_stream = [t](int fd, std::vector<uint8_t> reply) { t->take(fd, std::move(reply)); };
     }
     c.tcp_auth_timeout_ms = get_int(env, o, "tcpAuthTimeoutMs", 10000, 100, 600000);
     c.tcp_max_authenticated = get_int(env, o, "tcpMaxConnections", 16384, 1, 1 << 20);
@@ -548,6 +561,31 @@ Napi::Value MarkedSocket(const Napi::CallbackInfo& info) {
   }
 }
 
+// apiHello(nodePublicKey, serverName, helloTemplate): one TLS record holding a ClientHello from the template (its
+// compiled line form), authenticated for that node and asking for its control plane (API access through relays).
+Napi::Value ApiHello(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsString() || !info[1].IsString() || !info[2].IsString())
+    fail(env, "ERR_FERRY_OPTIONS", "expected (nodePublicKey, serverName, helloTemplate)");
+  Key32 node;
+  if (!ferry::base64_decode_key(info[0].As<Napi::String>().Utf8Value(), node))
+    fail(env, "ERR_FERRY_KEY", "the node's public key is not a base64 32-byte key");
+  ferry::HelloTemplate t;
+  std::string why;
+  if (!ferry::parse_hello_template(info[2].As<Napi::String>().Utf8Value(), t, why))
+    fail(env, "ERR_FERRY_OPTIONS", "the hello template is invalid: " + why);
+  try {
+    ferry::SystemBytes rnd;
+    std::array<uint8_t, 32> random;
+    const std::vector<uint8_t> hello =
+        ferry::build_client_hello(t, info[1].As<Napi::String>().Utf8Value(), node, uint32_t(time(nullptr)), rnd,
+                                  random, ferry::HelloPurpose::kApi);
+    return Napi::Buffer<uint8_t>::Copy(env, hello.data(), hello.size());
+  } catch (const std::exception& e) {
+    fail(env, "ERR_FERRY_OPTIONS", e.what());
+  }
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = TunnelHandle::Define(env);
   env.SetInstanceData(new Napi::FunctionReference(Napi::Persistent(ctor)));
@@ -556,6 +594,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("generatePrivateKey", Napi::Function::New(env, GeneratePrivateKey));
   exports.Set("publicKey", Napi::Function::New(env, PublicKey));
   exports.Set("markedSocket", Napi::Function::New(env, MarkedSocket));
+  exports.Set("apiHello", Napi::Function::New(env, ApiHello));
   return exports;
 }
 

@@ -20,6 +20,7 @@ describe('netcli diagnose', () => {
     expect(r.stdout.split('\n')).toEqual([
       'ok    Engine: running (disconnected)',
       'ok    Control plane: 203.0.113.80:8080 answers in 4 ms (version 0.1.0)',
+      'ok    API access: the service is reached directly; a signed list of 2 relays to reach it through if it is blocked',
       "ok    Clock: within a second of the control plane's clock",
       'ok    Node over UDP: hk-1 (asia-east) at 198.51.100.7 answers authenticated UDP probes (12 ms)',
       "ok    Node over TCP: a TCP connect to hk-1 (asia-east)'s Ferry port works",
@@ -59,7 +60,7 @@ describe('netcli diagnose', () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('ok    Engine: running (connected to hk-1)');
-    expect(lines.slice(2, 6)).toEqual([
+    expect(lines.slice(3, 7)).toEqual([
       "WARN  Clock: this host's clock is 14 s ahead of the control plane's: getting close to where tunnel handshakes fail",
       '      fix: turn on time sync: timedatectl set-ntp true',
       'FAIL  Node over UDP: UDP to the node gets no answer on this network: the connect fell back to TCP',
@@ -87,6 +88,7 @@ describe('netcli diagnose', () => {
     expect(report.checks.map((c) => c.id)).toEqual([
       'engine',
       'control-plane',
+      'api-access',
       'clock',
       'node-udp',
       'node-tcp',
@@ -98,7 +100,7 @@ describe('netcli diagnose', () => {
       'split',
     ]);
     expect(report).toMatchObject({ problems: 1, warnings: 0 });
-    expect(report.checks[9]).toEqual({
+    expect(report.checks[10]).toEqual({
       id: 'kill-switch',
       title: 'Kill switch',
       verdict: 'problem',
@@ -123,7 +125,7 @@ describe('netcli diagnose', () => {
     expect(j.code).toBe(1);
     const report = DiagnosticsReport.parse(JSON.parse(j.stdout));
     expect(report.checks[0]).toMatchObject({ id: 'engine', verdict: 'problem' });
-    expect(report.checks.slice(1).map((c) => c.verdict)).toEqual(Array(10).fill('skipped'));
+    expect(report.checks.slice(1).map((c) => c.verdict)).toEqual(Array(11).fill('skipped'));
 
     const file = path.join(cli.dir, 'down.json');
     const e = await netcli('diagnose', '--export', file);
@@ -171,7 +173,7 @@ describe('netcli diagnose', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const text = await readFile(file, 'utf8');
     const exported = DiagnosticsReport.parse(JSON.parse(text));
-    expect(exported.checks).toHaveLength(11);
+    expect(exported.checks).toHaveLength(12);
     expect(exported.problems).toBe(2);
     for (const leak of [
       '192.0.2.53',
@@ -224,7 +226,7 @@ describe('netcli diagnose', () => {
     expect(text).not.toMatch(/corp/i);
     const exported = DiagnosticsReport.parse(JSON.parse(text));
     expect(exported.checks[1]!.summary).toBe('<service-host>:8443 answers in 4 ms (version 0.1.0)');
-    expect(exported.checks[2]).toMatchObject({
+    expect(exported.checks[3]).toMatchObject({
       summary: '<service-host> said its time (getaddrinfo ENOTFOUND api.<service-host>)',
       fix: 'check https://<service-host>:8443/api/v1 in a browser',
     });

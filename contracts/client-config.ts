@@ -297,8 +297,9 @@ export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'liv
   service: 'none',
   service_ca: 'none',
   service_insecure: 'none',
-  service_key: 'none',
-  api_access: 'none',
+  // The kill switch lets the engine reach the service where these say (relays, a proxy).
+  service_key: 'live',
+  api_access: 'live',
   mode: 'reconnect',
   protocol: 'reconnect',
   encryption: 'reconnect',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 export const DIAGNOSTIC_CHECK_IDS = [
   'engine',
   'control-plane',
+  'api-access',
   'clock',
   'node-udp',
   'node-tcp',
@@ -26,6 +27,7 @@ export type DiagnosticVerdict = (typeof DIAGNOSTIC_VERDICTS)[number];
 export const DIAGNOSTIC_TITLES: Readonly<Record<DiagnosticCheckId, string>> = {
   engine: 'Engine',
   'control-plane': 'Control plane',
+  'api-access': 'API access',
   clock: 'Clock',
   'node-udp': 'Node over UDP',
   'node-tcp': 'Node over TCP',

@@ -45,6 +45,22 @@ describe('the local routes’ time limits', () => {
       streamTest: 60_000,
       diagnose: 30_000,
       startTunnel: 120_000,
+      // Calls the engine makes to the control plane: room for API access to try direct, then relays.
+      ...Object.fromEntries(
+        [
+          'createAccount',
+          'login',
+          'logout',
+          'account',
+          'listDevices',
+          'addDevice',
+          'renameDevice',
+          'revokeDevice',
+          'listRegions',
+        ].map((id) => [id, 60_000]),
+      ),
+      testApiAccess: 45_000,
+      useApiAccess: 45_000,
     });
     expect(LOCAL_TIMEOUTS_MS.tunnel).toBeGreaterThan(DEFAULT_TIMEOUT_MS);
   });

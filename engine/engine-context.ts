@@ -84,12 +84,20 @@ export class EngineContext {
       openers: deps.apiOpeners ?? markedOpeners(),
       relays: this.relayLists,
       networks: this.networks,
+      resetConnections: () => deps.resetConnections?.(),
     });
     deps.useControlRoute?.(this.api.route);
     this.listRefresh = new RelayListRefresh({
       lists: this.relayLists,
       recordKey: async (key) => {
         await this.config.patch({ service_key: key });
+      },
+      // A new list may name other relays: the kill switch lets the engine reach the new ones.
+      // (Not queued as an operation: that would supersede a connect under way.)
+      listChanged: async () => {
+        if (this.guard.facts.stage === 'off' && !this.guard.facts.lockdown) return;
+        const controlPlane = await this.controlEndpoints(await this.config.load());
+        await this.guard.update({ controlPlane });
       },
     });
     this.split = new SplitChoice(deps.split);
@@ -138,8 +146,11 @@ export class EngineContext {
     const url = new URL(config.service);
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    // A name the network will not resolve (a censor's doing) must not keep the others out.
-    const addresses = await this.hosts.resolve(host).catch(() => []);
+    // A name the network will not resolve (a censor's doing) must not keep the others out; a
+    // method other than direct never goes there straight (not even a kept-alive connection).
+    const addresses = ApiAccess.allowsDirect(config)
+      ? await this.hosts.resolve(host).catch(() => [])
+      : [];
     const direct = addresses.map((address) => ({ address, port, protocol: 'tcp' as const }));
     const others = await this.api.endpoints(config, (h) => this.hosts.resolve(h));
     return [...direct, ...others];

@@ -370,6 +370,11 @@ export class Engine implements EngineApi {
 
   // ---- lifetime -----------------------------------------------------------------------------
 
+  /** The engine's background work under way (a relay list being fetched) has settled. */
+  backgroundSettled(): Promise<void> {
+    return this.#ctx.listRefresh.settled();
+  }
+
   async shutdown(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -5,7 +5,8 @@
 // a relay from the signed relay list, which splices to the control plane; a proxy the user gave.
 // `auto` tries, in order, what worked last in this run, what worked on this network before
 // (remembered per network like the transport autopilot's choice), direct, then relays; with a
-// tunnel up, direct first (it goes through the tunnel). Nothing here logs a destination.
+// tunnel up, direct first (it goes through the tunnel), and `relays` means the tunnel's relay.
+// Nothing here logs a destination.
 import type { Duplex } from 'node:stream';
 
 import {
@@ -55,12 +56,23 @@ export const RELAYS_PER_CALL = 2;
 const MAX_RELAY_ENDPOINTS = 64;
 
 export class ApiAccessError extends Error {
-  constructor(readonly failures: { method: string; message: string }[]) {
+  /**
+   * The first method's own error code (a certificate's, ECONNREFUSED...): what a call's error
+   * says of the service when every method failed.
+   */
+  readonly code: string | undefined;
+
+  constructor(
+    readonly failures: { method: string; message: string }[],
+    errors: readonly unknown[] = [],
+  ) {
     super(
       failures.length === 0
         ? 'no way to reach the service is known'
         : failures.map((f) => `${f.method}: ${f.message}`).join('; '),
     );
+    const coded = errors.find((e) => typeof (e as { code?: unknown } | null)?.code === 'string');
+    this.code = (coded as { code?: string } | undefined)?.code;
   }
 }
 
@@ -92,7 +104,7 @@ export function failureWords(e: unknown): string {
   // Our own words (no relay list, the proxy's refusal) carry no address; anything else is cut to
   // its first words without one.
   return message.replace(
-    /\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\[?(?:[0-9a-f]{0,4}:){2,}[0-9a-f]{0,4}\]?(?::\d+)?/gi,
+    /\[?(?:[0-9a-f]{0,4}:){2,}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-f]{0,4})\]?(?::\d+)?|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/gi,
     '…',
   );
 }
@@ -152,6 +164,8 @@ export class ApiAccess {
       openers: MethodOpeners;
       relays: RelayLists;
       networks: NetworkMemory;
+      /** Drops the control transport's pooled connections (opened by another method). */
+      resetConnections?: () => void;
       random?: () => number;
     },
   ) {}
@@ -159,12 +173,20 @@ export class ApiAccess {
   /** The configuration in force (the engine tells it on every load); the list's state follows. */
   note(config: ClientConfig): void {
     const keyChanged = this.#config?.service_key !== config.service_key;
+    const methodChanged = this.#config !== null && this.#config.api_access !== config.api_access;
     this.#config = config;
+    // A kept-alive connection of the old method must not carry the next call.
+    if (methodChanged) {
+      this.#worked = null;
+      this.d.resetConnections?.();
+    }
     if (keyChanged) void this.d.relays.relays(config).catch(() => undefined);
   }
 
   /** A tunnel came or went: with one up, direct goes through it and is tried first. */
   tunnel(up: boolean): void {
+    // What got through inside the tunnel says nothing of the network outside it.
+    if (this.#tunnelUp && !up) this.#worked = null;
     this.#tunnelUp = up;
   }
 
@@ -204,6 +226,7 @@ export class ApiAccess {
   readonly route: StreamRoute = async (target, finish, signal) => {
     const setting = this.#config?.api_access ?? 'auto';
     const failures: { method: string; message: string }[] = [];
+    const errors: unknown[] = [];
     for (const method of await this.order(setting)) {
       signal.throwIfAborted();
       try {
@@ -216,9 +239,10 @@ export class ApiAccess {
       } catch (e) {
         if (signal.aborted) throw e;
         failures.push({ method: apiMethodName(method), message: failureWords(e) });
+        errors.push(e);
       }
     }
-    throw new ApiAccessError(failures);
+    throw new ApiAccessError(failures, errors);
   };
 
   /** One method's finished stream, within its time. */
@@ -229,7 +253,9 @@ export class ApiAccess {
     signal: AbortSignal,
   ): Promise<Duplex> {
     const o = this.d.openers;
-    if (method.kind === 'direct')
+    // With a tunnel up, relays are reached through it, which is itself a relay's: the control
+    // plane is asked through the tunnel (a relay's own ports are closed to its tunnel's devices).
+    if (method.kind === 'direct' || (method.kind === 'relays' && this.#tunnelUp))
       return withBudget(signal, DIRECT_BUDGET_MS, async (s) =>
         finish(await o.direct(target.host, target.port, s), s),
       );
@@ -261,6 +287,11 @@ export class ApiAccess {
       }
     }
     throw new Error(`no relay got through (${(last as Error).message})`);
+  }
+
+  /** Whether `config` lets the engine reach the service straight (auto or direct). */
+  static allowsDirect(config: Pick<ClientConfig, 'api_access'>): boolean {
+    return config.api_access === 'auto' || config.api_access === 'direct';
   }
 
   /**

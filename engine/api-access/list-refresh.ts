@@ -18,6 +18,8 @@ export class RelayListRefresh {
       lists: RelayLists;
       /** Records the service's key presented on first contact. */
       recordKey: (key: string) => Promise<void>;
+      /** A list was kept (the relays may differ from the last one's). */
+      listChanged?: () => Promise<void>;
       now?: () => number;
     },
   ) {}
@@ -46,6 +48,7 @@ export class RelayListRefresh {
         c = { ...c, service_key: body.public_key };
       }
       const offered = await this.d.lists.offer(body, c);
+      if (offered.ok) await this.d.listChanged?.().catch(() => undefined);
       this.#nextAt = this.now() + (offered.ok ? REFRESH_EVERY_MS : RETRY_AFTER_MS);
     } catch {
       this.#nextAt = this.now() + RETRY_AFTER_MS;

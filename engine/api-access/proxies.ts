@@ -53,6 +53,9 @@ export async function openSocks5(
 ): Promise<Socket> {
   const socket = await connectProxy(proxy, o);
   const creds = proxyCredentials(proxy);
+  // The handshake ends with the signal too (the library's own limit is longer).
+  const onAbort = () => socket.destroy(new Error('the proxy did not answer in time'));
+  o.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const { socket: tunnel } = await SocksClient.createConnection({
       command: 'connect',
@@ -69,7 +72,10 @@ export async function openSocks5(
     return tunnel;
   } catch (e) {
     socket.destroy();
+    if (o.signal.aborted) throw new Error('the proxy did not answer in time');
     throw new Error(`the SOCKS5 proxy refused: ${(e as Error).message}`);
+  } finally {
+    o.signal.removeEventListener('abort', onAbort);
   }
 }
 
@@ -102,6 +108,8 @@ export async function openHttpConnect(
       if (!status) return fail(new Error('the proxy’s answer is not HTTP'));
       if (status[1] !== '200')
         return fail(new Error(`the proxy refused the connection (HTTP ${status[1]})`));
+      // Paused: what followed the answer in the same packet waits for the caller's reader.
+      socket.pause();
       cleanup();
       const rest = head.subarray(end + 4);
       if (rest.length) socket.unshift(rest);

@@ -79,6 +79,8 @@ export function readRelayListFile(file: string): SignedList {
 
 export class RelayLists {
   #saved: SignedList | null | undefined;
+  /** The service's last offer, when it was refused (never stored: only said). */
+  #offerRefused: RelayListState['refused'] = null;
   #state: RelayListState = {
     relays: 0,
     source: null,
@@ -142,15 +144,18 @@ export class RelayLists {
           refused ??= { source: c.source, why: checked.why, message: checked.message };
           continue;
         }
+
         if (!best || Date.parse(checked.list.issued_at) > Date.parse(best.list.issued_at))
           best = { source: c.source, list: checked.list };
       }
+    // The shipped list expiring while a newer one is in use is no news.
+    if (best && refused?.why === 'expired' && refused.source === 'shipped') refused = null;
     this.#state = {
       relays: best?.list.relays.length ?? 0,
       source: best?.source ?? null,
       issued_at: best?.list.issued_at ?? null,
       expires_at: best?.list.expires_at ?? null,
-      refused,
+      refused: this.#offerRefused ?? refused,
       key_from: key?.from ?? null,
     };
     return best?.list.relays ?? [];
@@ -173,12 +178,11 @@ export class RelayLists {
       };
     const checked = checkRelayList(body, key.key, (this.o.now ?? Date.now)());
     if (!checked.ok) {
-      this.#state = {
-        ...this.#state,
-        refused: { source: 'service', why: checked.why, message: checked.message },
-      };
+      this.#offerRefused = { source: 'service', why: checked.why, message: checked.message };
+      this.#state = { ...this.#state, refused: this.#offerRefused };
       return checked;
     }
+    this.#offerRefused = null;
     const saved = await this.saved();
     const savedCheck = saved ? checkRelayList(saved, key.key, (this.o.now ?? Date.now)()) : null;
     if (

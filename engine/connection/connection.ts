@@ -258,6 +258,11 @@ export class MainConnection {
     if (stage !== 'off' && keys.some((k) => k === 'split' || k === 'home_country' || k === 'dns'))
       change.split = await ctx.split.setsFor(config, mem.exitBefore);
     if (live && keys.includes('dns')) change.dns = dnsServers(config, live.answer);
+    // Where the engine reaches its service (API access: relays, a proxy), for the kill switch.
+    if (keys.some((k) => ['api_access', 'service_key', 'lockdown', 'kill_switch'].includes(k)))
+      change.controlPlane = await ctx
+        .controlEndpoints(config)
+        .catch(() => ctx.guard.facts.controlPlane);
     await ctx.guard.update(change);
     if (live && change.dns) await ctx.guard.useResolver(change.dns, live.tunnel.interfaceName);
     return stage !== 'off' || config.lockdown || keys.includes('lockdown');

@@ -127,6 +127,7 @@ export async function diagnoseDeps(s: DiagnoseSources): Promise<DiagnoseDeps> {
   const opened: Endpoint[] = [];
   return {
     engine: { state: s.status.status, nodeId: s.status.node?.id ?? null },
+    apiAccess: s.status.api_access,
     control: { service: s.config.service, fetch: s.fetch, timeoutMs: CONTROL_TIMEOUT_MS },
     censorship: {
       status: s.status,

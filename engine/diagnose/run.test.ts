@@ -2,7 +2,12 @@
 // checks fed from what the control plane publishes, a hung check cut off at the bound (the rest
 // reported), a failing check turned into a warning, and the caller's abort.
 import { describe, expect, it } from 'vitest';
-import { DIAGNOSTIC_CHECK_IDS, IDLE_PROTECTION, type FetchLike } from '../../contracts/index.js';
+import {
+  DIAGNOSTIC_CHECK_IDS,
+  IDLE_API_ACCESS,
+  IDLE_PROTECTION,
+  type FetchLike,
+} from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import { runDiagnostics, type DiagnoseDeps } from './run.js';
 
@@ -25,6 +30,16 @@ function deps(over: Partial<DiagnoseDeps> = {}): DiagnoseDeps & { asked: string[
   return {
     asked,
     engine: { state: 'connected', nodeId: 'hk-1' },
+    apiAccess: {
+      ...IDLE_API_ACCESS,
+      in_use: 'direct',
+      relay_list: {
+        ...IDLE_API_ACCESS.relay_list,
+        relays: 2,
+        source: 'service',
+        key_from: 'config',
+      },
+    },
     control: { service: 'https://ferry.example', fetch: controlPlane },
     node: {
       tunnel: { nodeId: 'hk-1', transport: 'udp', notices: [] },
@@ -82,6 +97,7 @@ describe('runDiagnostics', () => {
     const report = await runDiagnostics(d, { now: () => NOW });
     expect(report.checks.map((c) => c.id)).toEqual([...DIAGNOSTIC_CHECK_IDS]);
     expect(report.checks.map((c) => c.verdict)).toEqual([
+      'ok',
       'ok',
       'ok',
       'ok',

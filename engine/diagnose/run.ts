@@ -3,6 +3,7 @@
 import {
   diagnosticCheck,
   diagnosticsReport,
+  type ApiAccessStatus,
   type DiagnosticCheck,
   type DiagnosticCheckId,
   type DiagnosticsReport,
@@ -10,6 +11,7 @@ import {
 } from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import { checkCensorship, type CensorshipDeps } from './censorship.js';
+import { checkApiAccess } from './api-access.js';
 import { checkControlPlane, type ControlPlaneDeps } from './control-plane.js';
 import { checkDnsLeak, type DnsLeakDeps } from './dns-leak.js';
 import { checkIpv6Leak, type Ipv6LeakDeps } from './ipv6-leak.js';
@@ -21,6 +23,8 @@ import { checkSplit, type SplitDeps } from './split.js';
 /** Everything the checks ask, each part injected (engine/diagnose/engine-deps.ts: the real ones). */
 export interface DiagnoseDeps {
   engine: { state: EngineState; nodeId: string | null };
+  /** How the engine reaches its control plane (the status's api_access). */
+  apiAccess: ApiAccessStatus;
   control: ControlPlaneDeps;
   node: NodeReachDeps;
   censorship: CensorshipDeps;
@@ -109,6 +113,7 @@ export async function runDiagnostics(
         const c = await control;
         return [c.controlPlane, c.clock];
       }),
+      bounded(['api-access'], async () => [checkApiAccess(deps.apiAccess)]),
       bounded(['node-udp', 'node-tcp'], () => checkNodeReach(deps.node, signal)),
       bounded(['censorship'], async () => [await checkCensorship(deps.censorship)]),
       bounded(['dns-leak'], async () => {

@@ -14,6 +14,7 @@ import type {
   NftSetElement,
   ProtectionPolicy,
 } from './firewall-policy.js';
+import { SerialQueue } from '../serial-queue.js';
 import { dhcpLinks, lanCidrs, lanElements } from './lan.js';
 import type { Protection } from './protection.js';
 
@@ -122,6 +123,7 @@ export interface ConnectionGuardDeps {
 export class ConnectionGuard {
   #facts: GuardFacts = INITIAL;
   #resolverSet = false;
+  readonly #serial = new SerialQueue();
 
   constructor(private readonly deps: ConnectionGuardDeps) {}
 
@@ -141,6 +143,13 @@ export class ConnectionGuard {
    */
   async update(change: Partial<GuardFacts>): Promise<void> {
     this.#facts = { ...this.#facts, ...change };
+    // One transaction at a time, each from the facts as they are when it runs: an update that
+    // began earlier (a relay list's, a service tunnel's) never puts an older policy in force
+    // after a newer one.
+    return this.#serial.run(() => this.enforceFacts());
+  }
+
+  private async enforceFacts(): Promise<void> {
     const f = this.#facts;
     // The LAN's sets and DHCP's links follow this host's links as they are now.
     const links = holdsPolicy(f) ? await this.deps.links.list() : [];

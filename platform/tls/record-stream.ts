@@ -139,14 +139,18 @@ export class RecordStream extends Duplex {
       this.#waiting.push(() => this._write(chunk, enc, done));
       return;
     }
-    const parts = toRecords(chunk);
-    let ok = true;
-    for (const p of parts) ok = this.#socket.write(p) && ok;
+    // One write: a record's header never leaves in a segment of its own (no TLS stack does that).
+    const ok = this.#socket.write(Buffer.concat(toRecords(chunk)));
     if (ok) done();
     else this.#socket.once('drain', () => done());
   }
 
   override _final(done: (e?: Error | null) => void): void {
+    // The answer to the peer's flight goes out before the end.
+    if (this.#answer) {
+      this.#waiting.push(() => this._final(done));
+      return;
+    }
     this.#socket.end(done);
   }
 

@@ -9,6 +9,7 @@ import { closeSync } from 'node:fs';
 import net from 'node:net';
 
 import { RecordStream } from '../../platform/tls/record-stream.js';
+import { sourceKey } from '../probe/source-limiter.js';
 import { SWEEP_MS, TokenBuckets, type KeyedRate } from '../rate/token-buckets.js';
 
 export interface ApiRelayOptions {
@@ -73,7 +74,8 @@ export class ApiRelay {
   /** Takes a client's socket whose hello asked for the control plane; `reply` goes first. */
   take(client: net.Socket, reply: Buffer): void {
     client.on('error', () => undefined);
-    const source = client.remoteAddress ?? '';
+    // An IPv6 source by its /64: one host may hold all of it.
+    const source = sourceKey(client.remoteAddress ?? '');
     const max = this.o.maxStreams ?? DEFAULT_MAX_API_STREAMS;
     if (this.closed || this.streams.size >= max || !this.buckets.take(source, this.now())) {
       // Over a limit: closed unanswered, as a node's TCP port closes what it cannot take.

@@ -31,6 +31,11 @@ export function fakeDiagnosis(
           'netcli init --endpoint <url>',
         )
       : diagnosticCheck('control-plane', 'ok', '203.0.113.80:8080 answers in 4 ms (version 0.1.0)'),
+    diagnosticCheck(
+      'api-access',
+      'ok',
+      'the service is reached directly; a signed list of 2 relays to reach it through if it is blocked',
+    ),
     diagnosticCheck('clock', 'ok', "within a second of the control plane's clock"),
     up
       ? diagnosticCheck('node-udp', 'ok', `the tunnel to ${node} runs over UDP`)

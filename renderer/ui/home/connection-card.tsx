@@ -43,6 +43,11 @@ export function ConnectionCard() {
           {sentence(status.transport_reason.message)}
         </p>
       ) : null}
+      {status.api_access.reason ? (
+        <p className="connection__service muted" aria-label="Service">
+          {sentence(status.api_access.reason)}
+        </p>
+      ) : null}
       {failure ? <p className="connection__failure">{failure}</p> : null}
       {status.status === 'error' && status.protection.kill_switch === 'active' ? (
         <p>The kill switch is blocking traffic until you connect again or disconnect.</p>

@@ -5,7 +5,7 @@ import { useActions } from '../store-context.js';
 import { useSetting } from './use-setting.js';
 import { FieldError, useFieldError } from '../forms/field-error.js';
 
-export type ChoiceKey = 'split' | 'obfuscation' | 'mode' | 'protocol' | 'encryption';
+export type ChoiceKey = 'split' | 'obfuscation' | 'mode' | 'protocol' | 'encryption' | 'api_access';
 
 export interface Choice<V extends string> {
   value: V;

@@ -18,6 +18,7 @@ const SHOWN = [
   'mode',
   'protocol',
   'encryption',
+  'api_access',
 ];
 
 export function SettingsScreen() {
@@ -125,6 +126,23 @@ export function SettingsScreen() {
               },
               { value: 'tcp', label: 'TCP', aliases: ['on'] },
               { value: 'off', label: 'UDP only' },
+            ]}
+          />
+          <ChoiceSetting
+            name="api_access"
+            legend="Reaching the service"
+            choices={[
+              {
+                value: 'auto',
+                label: 'Automatic',
+                hint: 'Directly, or through a Ferry server when the service is blocked on this network.',
+              },
+              { value: 'direct', label: 'Directly' },
+              {
+                value: 'relays',
+                label: 'Through a Ferry server',
+                hint: 'Hidden like the tunnel; the server sees only encrypted traffic.',
+              },
             ]}
           />
         </section>

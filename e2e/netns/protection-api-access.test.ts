@@ -1,0 +1,52 @@
+// No leak with API access through relays (issue 21, done-when 4): a laptop with lockdown on and
+// `api_access relays` (as auto settles on where the service is blocked) connects, calls the
+// control plane while connected (regions, account) and disconnects, all under continuous traffic
+// of every kind with its eth0 captured. Nothing leaves but to the relays (their tunnel ports,
+// TLS ports and probe responders): not one packet goes to the control plane itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { LocalStatus } from '../../contracts/index.js';
+import { ProtectionBed } from './protection-kit.js';
+
+describe('protection: no leak with API access through relays', () => {
+  let p: ProtectionBed;
+  beforeAll(async () => {
+    p = await ProtectionBed.start({ tls: true });
+    p.setUp();
+  }, 180_000);
+  afterAll(async () => {
+    await p?.stop();
+  }, 60_000);
+
+  it('lockdown + api_access relays: connect, calls while connected and disconnect go to the relays only', async () => {
+    const { laptop } = p;
+    const ctrl = p.bed.net.host('ctrl').address;
+    laptop.human('config', 'set', 'lockdown', 'on');
+    // The relay list comes from the service on sign-in (its key recorded on first contact).
+    const before = laptop.json('api-access', 'list');
+    expect(before.relay_list).toMatchObject({ relays: 2, source: 'service', key_from: 'config' });
+    laptop.human('api-access', 'use', 'relays');
+
+    const watch = await p.watch();
+    expect(laptop.json('region', 'list').regions.length).toBeGreaterThan(0);
+    const up = laptop.json('connect', '--region', 'work') as LocalStatus;
+    expect(up).toMatchObject({ status: 'connected', protection: { kill_switch: 'active' } });
+    const relay = p.currentRelay();
+    expect(p.bed.echoFrom('laptop', 3)).toBe(relay.address);
+    laptop.human('account');
+    expect((laptop.json('status') as LocalStatus).api_access.in_use).toBe('relays');
+    laptop.human('disconnect');
+    const result = await watch.stop();
+
+    expect(p.leaks(result)).toEqual([]);
+    const toControlPlane = result.packets.filter((x) => x.dst === ctrl || x.src === ctrl);
+    expect(
+      toControlPlane.map((x) => `${x.time} ${x.src}:${x.sport} > ${x.dst}:${x.dport}`),
+      'packets to or from the control plane',
+    ).toEqual([]);
+    // The API calls went to the relays' TLS ports (before the tunnel: straight; after: inside).
+    const tlsPorts = new Set(p.relays.map((r) => `${r.address}:${r.tls!.port}`));
+    expect(result.packets.some((x) => tlsPorts.has(`${x.dst}:${x.dport}`))).toBe(true);
+    laptop.human('config', 'set', 'lockdown', 'off');
+  }, 120_000);
+});

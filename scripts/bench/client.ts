@@ -14,6 +14,8 @@ import { createUnixFetch } from '../../engine/host/unix-fetch.js';
 import { NetcliHost, NETCLI } from '../../e2e/netns/netcli-host.js';
 import { requireTools, sh } from '../../e2e/netns/test-network.js';
 import { Testbed } from '../../e2e/netns/testbed.js';
+import { startCoverSite } from '../../e2e/netns/censor/cover-site.js';
+import { TLS_PORT } from '../../e2e/netns/autopilot/cases.js';
 import { markdownTable as table, median, spread } from './bench-kit.js';
 
 /** Timed connects per protocol and per way of asking (netcli, the local API). */
@@ -105,7 +107,7 @@ interface LatencyRow {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl']);
+  requireTools(['ip', 'nft', 'wireguard-go', 'wg', 'curl', 'sysctl', 'nginx']);
   const failures: string[] = [];
   const fail = (what: string, e: unknown) => {
     failures.push(`${what}: ${((e as Error).message ?? String(e)).split('\n')[0]}`);
@@ -135,8 +137,12 @@ async function main(): Promise<void> {
 
   const unixFetch: { close(): Promise<void> }[] = [];
   try {
-    log('starting relays in asia-east and global (WireGuard and Ferry)');
-    await bed.addRelay('tokyo', 'asia-east', { ferry: true });
+    log(
+      'starting relays in asia-east and global (WireGuard and Ferry; tokyo with the TLS transport)',
+    );
+    // tokyo serves the TLS transport (its cover site a real nginx): API access through relays.
+    const cover = await startCoverSite(bed.net, { serverName: 'cover.example' });
+    await bed.addRelay('tokyo', 'asia-east', { ferry: true, tls: { port: TLS_PORT, cover } });
     await bed.addRelay('zurich', 'global', { ferry: true });
     const relayAddresses = () => new Set([...bed.relays.values()].map((r) => r.address));
 
@@ -275,8 +281,31 @@ async function main(): Promise<void> {
       }
     }
 
+    // The control plane reached through a relay (its TLS port splices to it), as where the
+    // service is blocked: every connect's POST /connect takes that way.
+    samples['wireguard/relays'] = [];
+    log(`API access through relays: ${CONNECT_RUNS} WireGuard connects through the local API`);
+    try {
+      await api.useApiAccess({ body: { method: 'relays' } });
+      for (let i = 0; i < CONNECT_RUNS; i++) {
+        try {
+          const s = await timedConnect('wireguard', 'api');
+          samples['wireguard/relays'].push(s);
+          log(
+            `  relays run ${i + 1}: connect ${s.connectMs.toFixed(0)} ms, first byte ${s.firstByteMs.toFixed(1)} ms`,
+          );
+        } catch (e) {
+          fail(`WireGuard connect with API access through relays, run ${i + 1}`, e);
+        }
+        await api.disconnect({}).catch((e: unknown) => fail('disconnect (relays)', e));
+      }
+      await api.useApiAccess({ body: { method: 'auto' } });
+    } catch (e) {
+      fail('API access through relays', e);
+    }
+
     await sleep(SETTLE_MS);
-    readMemory(`signed in, disconnected (after ${4 * CONNECT_RUNS + 1} connects)`);
+    readMemory(`signed in, disconnected (after ${5 * CONNECT_RUNS + 1} connects)`);
 
     const latencyRows: LatencyRow[] = [];
     const latencyRound = async (nodes: number) => {
@@ -364,6 +393,14 @@ async function main(): Promise<void> {
               ];
             }),
           ),
+          ((xs) => [
+            'WireGuard',
+            'engine: `POST /connect`, the control plane reached through a relay (API access relays)',
+            spread(xs.map((s) => s.connectMs)),
+            spread(xs.map((s) => s.firstByteMs)),
+            spread(sum(xs)),
+            verdict(sum(xs), TARGET_CONNECT_MS),
+          ])(samples['wireguard/relays'] ?? []),
           cold
             ? [
                 'WireGuard',

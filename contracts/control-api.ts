@@ -162,6 +162,9 @@ export const Region = z
         'Platforms (ids of the platform table) that a healthy node of the region was verified for recently: its own latest check reached the catalogue, with no proxy or "not offered" answer.',
       ),
     allowed: z.boolean().describe("Whether the caller's plan may connect here."),
+    entry: z
+      .boolean()
+      .describe('Its relays are offered as the entries of multihop paths (a domestic first hop).'),
   })
   .meta({ id: 'Region' });
 export type Region = z.infer<typeof Region>;
@@ -556,12 +559,26 @@ export const CreateRegionRequest = z.strictObject({
     .regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code')
     .transform((s) => s.toUpperCase())
     .nullable(),
+  entry: z
+    .boolean()
+    .optional()
+    .describe(
+      'The region offers its relays as the entries of multihop paths (a first hop inside a network that lets only it through); default false.',
+    ),
 });
+export const UpdateRegionRequest = z
+  .strictObject({
+    name: displayName(64).optional(),
+    entry: z.boolean().optional().describe('Offer (or withdraw) the region’s relays as multihop entries.'),
+  })
+  .refine((r) => r.name !== undefined || r.entry !== undefined, 'name or entry');
+export const RegionParams = z.strictObject({ id: RegionId });
 export const RegionRecord = z.object({
   id: z.string(),
   name: z.string(),
   area: z.string(),
   country: z.string().nullable(),
+  entry: z.boolean(),
 });
 
 export const CreateNodeRequest = z.strictObject({

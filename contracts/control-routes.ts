@@ -353,6 +353,17 @@ export const controlRoutes = {
     response: api.RegionRecord,
     errors: ['region-exists'],
   }),
+  adminUpdateRegion: route({
+    method: 'PATCH',
+    path: '/admin/regions/:id',
+    auth: 'admin',
+    status: 200,
+    summary: 'Rename a region, or offer (or withdraw) its relays as multihop entries',
+    params: api.RegionParams,
+    body: api.UpdateRegionRequest,
+    response: api.RegionRecord,
+    errors: ['not-found'],
+  }),
   adminCreateNode: route({
     method: 'POST',
     path: '/admin/nodes',

@@ -74,6 +74,7 @@ const REGIONS: Region[] = [
     nodes_healthy: 1,
     platforms_verified: [],
     allowed: true,
+    entry: false,
   },
   {
     id: 'global',
@@ -84,6 +85,7 @@ const REGIONS: Region[] = [
     nodes_healthy: 1,
     platforms_verified: [],
     allowed: true,
+    entry: false,
   },
   {
     id: 'uk',
@@ -94,6 +96,7 @@ const REGIONS: Region[] = [
     nodes_healthy: 1,
     platforms_verified: [],
     allowed: true,
+    entry: false,
   },
 ];
 

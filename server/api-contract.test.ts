@@ -170,6 +170,7 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       return { token: revoker.token, params: { id: victim.device.id } };
     }
     if (id === 'adminCheckPlatforms') return { token, params: { id: node.id } };
+    if (id === 'adminUpdateRegion') return { token, params: { id: 'global' } };
     if (id === 'addDevice') return { token: adder.token };
     if (def.params && 'id' in (def.params as any).shape)
       return { token, params: { id: me.device.id } };
@@ -521,6 +522,17 @@ describe.each(backends())('the API against its OpenAPI document on %s', (backend
       token: spareNode.token,
       body: { wireguard_public_key: mine.ferry_public_key },
     });
+    await call('adminUpdateRegion', {
+      token: ADMIN_TOKEN,
+      params: { id: 'asia-east' },
+      body: { entry: true },
+    });
+    const noRegion = await call('adminUpdateRegion', {
+      token: ADMIN_TOKEN,
+      params: { id: 'nowhere' },
+      body: { entry: true },
+    });
+    expect(noRegion.body.code).toBe('not-found');
     const checkAsked = await call('adminCheckPlatforms', {
       token: ADMIN_TOKEN,
       params: { id: 'node_nosuchnode' },

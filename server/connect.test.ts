@@ -250,6 +250,7 @@ describe.each(backends())('connect on %s', (backend) => {
       name: 'Asia South (Mumbai)',
       area: 'asia',
       country: 'IN',
+      entry: false,
     });
     const dup = await h.call('POST', '/admin/regions', { token: ADMIN_TOKEN, body: region.body });
     expect(dup.status).toBe(409);

@@ -26,6 +26,7 @@ const REGIONS: RegionsAnswer = {
       nodes_healthy: 2,
       platforms_verified: [],
       allowed: true,
+      entry: false,
       latency: '48ms',
     },
     {
@@ -37,6 +38,7 @@ const REGIONS: RegionsAnswer = {
       nodes_healthy: 1,
       platforms_verified: [],
       allowed: true,
+      entry: false,
       latency: null,
     },
     {
@@ -48,6 +50,7 @@ const REGIONS: RegionsAnswer = {
       nodes_healthy: 0,
       platforms_verified: [],
       allowed: false,
+      entry: false,
       latency: null,
     },
   ],

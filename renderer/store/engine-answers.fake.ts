@@ -52,6 +52,7 @@ export const REGIONS: FaceValue<'listRegions'> = {
       nodes_healthy: 2,
       platforms_verified: ['netflix'],
       allowed: true,
+      entry: false,
       latency: '42ms',
     },
     {
@@ -63,6 +64,7 @@ export const REGIONS: FaceValue<'listRegions'> = {
       nodes_healthy: 1,
       platforms_verified: [],
       allowed: false,
+      entry: false,
       latency: null,
     },
   ],

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type {
   CreateNodeRequest,
   CreateRegionRequest,
+  UpdateRegionRequest,
   Node,
   PlatformCheckReport,
   Protocol,
@@ -172,9 +173,24 @@ export class Inventory {
   }
 
   async createRegion(req: z.output<typeof CreateRegionRequest>): Promise<Result<RegionRow>> {
-    const row = { id: req.id, name: req.name, area: req.area, country: req.country };
+    const row = {
+      id: req.id,
+      name: req.name,
+      area: req.area,
+      country: req.country,
+      entry: req.entry ?? false,
+    };
     const inserted = await this.written(this.d.regions.insertRegion(row));
     return inserted ? ok(row) : fail('region-exists', `region "${req.id}" exists`);
+  }
+
+  /** An operator renames a region or offers (or withdraws) its relays as multihop entries. */
+  async updateRegion(
+    id: string,
+    req: z.output<typeof UpdateRegionRequest>,
+  ): Promise<Result<RegionRow>> {
+    const row = await this.written(this.d.regions.updateRegion(id, req));
+    return row ? ok(row) : fail('not-found', `no region "${id}"`);
   }
 
   async createNode(

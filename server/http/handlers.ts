@@ -101,6 +101,7 @@ export function buildHandlers(s: Services): HandlerTable {
       return ok({ status: 'disconnected' as const });
     },
     adminCreateRegion: ({ body }) => s.inventory.createRegion(body),
+    adminUpdateRegion: ({ params, body }) => s.inventory.updateRegion(params.id, body),
     adminCreateNode: ({ body }) => s.inventory.createNode(body),
     adminCheckPlatforms: async ({ params }) => {
       const asked = await s.inventory.requestPlatformCheck(params.id);

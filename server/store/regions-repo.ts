@@ -2,7 +2,16 @@
 import type { Selectable } from 'kysely';
 import type { Db, NodesTable, RegionsTable } from './schema.js';
 
-export type RegionRow = Selectable<RegionsTable>;
+/** A region as read back, its entry flag a boolean. */
+export type RegionRow = Omit<Selectable<RegionsTable>, 'entry'> & { entry: boolean };
+
+const regionOf = (r: Selectable<RegionsTable>): RegionRow => ({
+  id: r.id,
+  name: r.name,
+  area: r.area,
+  country: r.country,
+  entry: Number(r.entry) === 1,
+});
 
 /** A node as read back: everything but its token hash. */
 export type NodeRow = Omit<Selectable<NodesTable>, 'token_hash'>;
@@ -31,19 +40,37 @@ const NODE_COLUMNS = [
 export class RegionsRepo {
   constructor(private readonly db: Db) {}
 
-  listRegions(): Promise<RegionRow[]> {
-    return this.db.selectFrom('regions').selectAll().orderBy('id').execute();
+  async listRegions(): Promise<RegionRow[]> {
+    return (await this.db.selectFrom('regions').selectAll().orderBy('id').execute()).map(regionOf);
   }
 
   /** Returns false when the id is taken. */
   async insertRegion(r: RegionRow): Promise<boolean> {
     const row = await this.db
       .insertInto('regions')
-      .values(r)
+      .values({ ...r, entry: r.entry ? 1 : 0 })
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  async updateRegion(
+    id: string,
+    change: { name?: string; entry?: boolean },
+  ): Promise<RegionRow | undefined> {
+    const set = {
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.entry !== undefined ? { entry: change.entry ? 1 : 0 } : {}),
+    };
+    if (Object.keys(set).length > 0)
+      await this.db.updateTable('regions').set(set).where('id', '=', id).execute();
+    const row = await this.db
+      .selectFrom('regions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && regionOf(row);
   }
 
   /** A new node: its keys come with its registration, its health with its heartbeats. */

@@ -27,6 +27,8 @@ export interface RegionsTable {
   name: string;
   area: string;
   country: string | null;
+  /** 1: the region's relays are offered as multihop entries (migration 10). */
+  entry: Generated<number>;
 }
 
 export interface NodesTable {

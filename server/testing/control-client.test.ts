@@ -95,7 +95,14 @@ describe.each(backends())('the typed control client on %s', (backend) => {
     expect(await route('adminCreateRegion', admin.adminCreateRegion({ body: region }))).toEqual({
       ...region,
       country: 'ZA',
+      entry: false,
     });
+    expect(
+      await route(
+        'adminUpdateRegion',
+        admin.adminUpdateRegion({ params: { id: 'af-south' }, body: { entry: true } }),
+      ),
+    ).toMatchObject({ id: 'af-south', entry: true });
     const node = await route(
       'adminCreateNode',
       admin.adminCreateNode({

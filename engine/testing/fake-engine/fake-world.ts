@@ -13,6 +13,7 @@ export const FAKE_REGIONS: readonly Region[] = [
     nodes_healthy: 2,
     platforms_verified: [],
     allowed: true,
+    entry: false,
   },
   {
     id: 'asia-east',
@@ -23,6 +24,7 @@ export const FAKE_REGIONS: readonly Region[] = [
     nodes_healthy: 1,
     platforms_verified: ['netflix'],
     allowed: true,
+    entry: false,
   },
   {
     id: 'europe-west',
@@ -33,6 +35,7 @@ export const FAKE_REGIONS: readonly Region[] = [
     nodes_healthy: 1,
     platforms_verified: [],
     allowed: false,
+    entry: false,
   },
 ];
 

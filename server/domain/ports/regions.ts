@@ -5,6 +5,8 @@ export interface RegionRow {
   name: string;
   area: string;
   country: string | null;
+  /** The region's relays are offered as the entries of multihop paths. */
+  entry: boolean;
 }
 
 /** A node as read back: everything but its token hash. */
@@ -56,6 +58,11 @@ export interface RegionsStore {
   listRegions(): Promise<RegionRow[]>;
   /** Returns false when the id is taken. */
   insertRegion(region: RegionRow): Promise<boolean>;
+  /** Changes a region's name or entry flag; the row as it is now, undefined: no such region. */
+  updateRegion(
+    id: string,
+    change: { name?: string; entry?: boolean },
+  ): Promise<RegionRow | undefined>;
   insertNode(node: NewNode): Promise<void>;
   /** By id; every node, or those of one region. */
   listNodes(regionId?: string): Promise<NodeRow[]>;

@@ -14,10 +14,16 @@ import { MemoryStores } from './memory-stores.js';
 
 /** A few regions of the kinds the service seeds: areas with several, and the global one. */
 export const TEST_REGIONS: readonly RegionRow[] = [
-  { id: 'asia-east', name: 'Asia East (Tokyo)', area: 'asia', country: 'JP' },
-  { id: 'asia-southeast', name: 'Asia Southeast (Singapore)', area: 'asia', country: 'SG' },
-  { id: 'eu-west', name: 'Europe West (Amsterdam)', area: 'europe', country: 'NL' },
-  { id: 'global', name: 'Global', area: 'global', country: null },
+  { id: 'asia-east', name: 'Asia East (Tokyo)', area: 'asia', country: 'JP', entry: false },
+  {
+    id: 'asia-southeast',
+    name: 'Asia Southeast (Singapore)',
+    area: 'asia',
+    country: 'SG',
+    entry: false,
+  },
+  { id: 'eu-west', name: 'Europe West (Amsterdam)', area: 'europe', country: 'NL', entry: false },
+  { id: 'global', name: 'Global', area: 'global', country: null, entry: false },
 ];
 
 export const NODE_HEALTHY_FOR_MS = 30_000;

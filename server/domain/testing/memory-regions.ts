@@ -23,6 +23,17 @@ export class MemoryRegions implements RegionsStore {
     return true;
   }
 
+  async updateRegion(
+    id: string,
+    change: { name?: string; entry?: boolean },
+  ): Promise<RegionRow | undefined> {
+    const row = this.h.t.regions.find((r) => r.id === id);
+    if (!row) return undefined;
+    if (change.name !== undefined) row.name = change.name;
+    if (change.entry !== undefined) row.entry = change.entry;
+    return copy(row);
+  }
+
   async insertNode(node: NewNode): Promise<void> {
     if (!this.h.t.regions.some((r) => r.id === node.region_id))
       throw new Error('foreign key constraint failed: nodes.region_id');

@@ -65,7 +65,7 @@ describe('MemoryStores', () => {
 
   it('hands out copies: changing a row read changes nothing stored', async () => {
     const stores = new MemoryStores({
-      regions: [{ id: 'r', name: 'R', area: 'a', country: null }],
+      regions: [{ id: 'r', name: 'R', area: 'a', country: null, entry: false }],
     });
     const [region] = await stores.regions.listRegions();
     region!.name = 'changed';

@@ -10,6 +10,7 @@ import * as nodeProbe from './0006-node-probe.js';
 import * as deviceTunnels from './0007-device-tunnels.js';
 import * as nodePlatforms from './0008-node-platforms.js';
 import * as nodeTls from './0009-node-tls.js';
+import * as regionEntry from './0010-region-entry.js';
 
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export function migrationProvider(dialect: Dialect): MigrationProvider {
     '0007-device-tunnels': { up: deviceTunnels.up },
     '0008-node-platforms': { up: nodePlatforms.up(dialect) },
     '0009-node-tls': { up: nodeTls.up },
+    '0010-region-entry': { up: regionEntry.up },
   };
   return { getMigrations: async () => migrations };
 }

@@ -569,7 +569,10 @@ export const CreateRegionRequest = z.strictObject({
 export const UpdateRegionRequest = z
   .strictObject({
     name: displayName(64).optional(),
-    entry: z.boolean().optional().describe('Offer (or withdraw) the region’s relays as multihop entries.'),
+    entry: z
+      .boolean()
+      .optional()
+      .describe('Offer (or withdraw) the region’s relays as multihop entries.'),
   })
   .refine((r) => r.name !== undefined || r.entry !== undefined, 'name or entry');
 export const RegionParams = z.strictObject({ id: RegionId });

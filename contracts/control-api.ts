@@ -380,6 +380,9 @@ const ConnectFields = z.strictObject({
     .describe(
       'Nodes this client just lost or could not reach (failover): another node is chosen when there is one; only when none is left is one of these offered again.',
     ),
+  entry_region: RegionId.optional().describe(
+    'Multihop: enter at a relay of this region (one marked `entry`), which forwards the encrypted tunnel to the exit node chosen as usual; the answer then carries `entry`. The plan limits the exit, once.',
+  ),
 });
 
 export const ConnectRequest = ConnectFields.superRefine((b, ctx) => {
@@ -418,6 +421,34 @@ export const ConnectResponse = z.object({
   usage: z.enum(USAGES),
   mode: z.enum(MODES),
   node: z.object({ ...NODE_ENDPOINT, ...NODE_TLS }),
+  entry: z
+    .object({
+      id: z.string(),
+      region: z.string(),
+      endpoint_host: z.string(),
+      wireguard_port: z
+        .number()
+        .int()
+        .describe("The entry's port forwarding to the exit's WireGuard port."),
+      ferry_port: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          "The entry's port forwarding to the exit's Ferry port (UDP and TCP); null: the exit serves none.",
+        ),
+      tls_port: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          "The entry's port forwarding to the exit's TLS transport; null: the exit serves none.",
+        ),
+    })
+    .optional()
+    .describe(
+      'Multihop (entry_region asked): the relay to connect to, which forwards to `node`. The tunnel is with `node` (its keys, its server name); only the address and ports are the entry’s.',
+    ),
   tunnel: z.object({
     ipv4: z.string(),
     ipv6: z.string(),
@@ -736,6 +767,19 @@ export const HeartbeatResponse = z.object({
     .optional()
     .describe(
       'True: check every streaming platform now, not at the next scheduled time (an operator asked, or the control plane has no fresh result of the node).',
+    ),
+  forwards: z
+    .array(
+      z.object({
+        port: z.number().int(),
+        protocol: z.enum(['udp', 'tcp']),
+        to_host: z.string(),
+        to_port: z.number().int(),
+      }),
+    )
+    .optional()
+    .describe(
+      "A node of an entry region: the ports it forwards to the other relays' tunnel ports (multihop), all of them each time; absent: none.",
     ),
 });
 

@@ -1,9 +1,11 @@
 // Entry regions (multihop's first hop): an operator offers a region's relays as entries when it
 // adds the region or later (PATCH /admin/regions/:id), and GET /regions says which regions do.
 // Only the admin changes regions; a change of nothing, or of a region that does not exist, is
-// refused with what to do.
+// refused with what to do. A connect with entry_region gets the exit as usual and an entry relay
+// whose ports forward to it; the entry's heartbeat answer lists those forwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { ConnectResponse } from '../contracts/index.js';
 import {
   ADMIN_TOKEN,
   backends,
@@ -75,5 +77,50 @@ describe.each(backends())('entry regions on %s', (backend) => {
     });
     expect(device.status).toBe(401);
     expect(await regions()).toContainEqual(['ru-west', false]);
+  });
+
+  it('connect with entry_region: the exit as usual, and an entry relay whose ports forward to it', async () => {
+    const exit = await h.addHealthyNode('asia-east');
+    const entry = await h.addHealthyNode('cn-east');
+    const reply = await h.call('POST', '/connect', {
+      token,
+      body: { region: 'asia-east', protocol: 'ferry', entry_region: 'cn-east' },
+    });
+    expect(reply.status).toBe(200);
+    const answer = ConnectResponse.parse(reply.body);
+    expect(answer.node.id).toBe(exit.id);
+    expect(answer.entry).toMatchObject({
+      id: entry.id,
+      region: 'cn-east',
+      endpoint_host: '192.0.2.10',
+    });
+    expect(answer.routing.reasons.at(-1)).toMatch(
+      /^entering at node_\S+ \(cn-east\), which forwards/,
+    );
+    // The entry's heartbeat answer carries the same ports, forwarding to the exit's.
+    const beat = (await h.heartbeat(entry.token)).body as { forwards: unknown[] };
+    expect(beat.forwards).toEqual(
+      expect.arrayContaining([
+        {
+          port: answer.entry!.wireguard_port,
+          protocol: 'udp',
+          to_host: '192.0.2.10',
+          to_port: 51820,
+        },
+        { port: answer.entry!.ferry_port, protocol: 'udp', to_host: '192.0.2.10', to_port: 51821 },
+        { port: answer.entry!.ferry_port, protocol: 'tcp', to_host: '192.0.2.10', to_port: 51821 },
+      ]),
+    );
+    // A relay outside entry regions forwards nothing.
+    expect((await h.heartbeat(exit.token)).body.forwards).toBeUndefined();
+  });
+
+  it('refuses an entry region that offers no entries, naming those that do', async () => {
+    const reply = await h.call('POST', '/connect', {
+      token,
+      body: { region: 'asia-east', entry_region: 'eu-west' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0]).toMatchObject({ field: 'entry_region', allowed: ['cn-east'] });
   });
 });

@@ -30,6 +30,7 @@ import {
   type LiveSessions,
 } from './live-sessions.js';
 import type { DeviceAuth } from './ports/devices.js';
+import { entryPorts, hopSlots } from './hops.js';
 import type { NodeRow, RegionRow } from './ports/regions.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, planOf, type PlanRule } from './plans.js';
@@ -216,6 +217,13 @@ export class ConnectionService {
     }
     const node = nodes.find((n) => n.id === choice.node.id)!;
     const reasons = [...choice.reasons];
+    let entry: ConnectResponse['entry'];
+    if (req.entry_region !== undefined) {
+      const hop = this.entryFor(req.entry_region, node, nodes, regions, protocol, peer.ipv4, now);
+      if (!hop.ok) return hop;
+      entry = hop.value;
+      reasons.push(`entering at ${entry.id} (${entry.region}), which forwards to this node`);
+    }
     if (platform !== undefined) {
       const check = verifiedCheck(node)!;
       const age = Math.max(0, Math.floor((now - check.checked_ms) / 1000));
@@ -271,6 +279,7 @@ export class ConnectionService {
         tls_port: node.tls_port,
         tls_server_name: node.tls_server_name,
       },
+      ...(entry ? { entry } : {}),
       tunnel: {
         ipv4: peer.ipv4,
         ipv6: peer.ipv6,
@@ -286,6 +295,52 @@ export class ConnectionService {
       routing: { strategy: `${scope.label}: ${scope.strategy}`, reasons },
       notices,
     });
+  }
+
+  /**
+   * Multihop's entry: the least loaded healthy relay of `regionId` (a region marked entry) other
+   * than the exit, and its ports that forward to the exit (hops.ts).
+   */
+  private entryFor(
+    regionId: string,
+    exit: NodeRow,
+    nodes: readonly NodeRow[],
+    regions: readonly RegionRow[],
+    protocol: Protocol,
+    ipv4: string,
+    now: number,
+  ): Result<NonNullable<ConnectResponse['entry']>> {
+    const region = regions.find((r) => r.id === regionId);
+    if (!region?.entry) {
+      const entries = regions.filter((r) => r.entry).map((r) => r.id);
+      return fail('validation-failed', `"${regionId}" is not an entry region`, {
+        errors: [
+          { field: 'entry_region', message: 'a region that offers entries', allowed: entries },
+        ],
+      });
+    }
+    // WireGuard's port differs per block of devices (shards): the entry forwards the first.
+    if (protocol === 'wireguard' && shardOf(ipv4) !== 0)
+      return fail(
+        'no-node-available',
+        'multihop carries WireGuard for this device only with protocol ferry',
+      );
+    const candidates = nodes
+      .filter(
+        (n) =>
+          n.region_id === regionId &&
+          n.id !== exit.id &&
+          this.inventory.takesSessions(n, protocol, now) &&
+          n.load < 1,
+      )
+      .sort((a, b) => a.load - b.load || (a.id < b.id ? -1 : 1));
+    const hop = candidates[0];
+    if (!hop)
+      return fail('no-node-available', `no healthy entry relay in ${regionId}; try again shortly`, {
+        retryAfterSeconds: this.inventory.heartbeatSeconds,
+      });
+    const ports = entryPorts(hopSlots(nodes).get(exit.id)!, exit);
+    return ok({ id: hop.id, region: hop.region_id, endpoint_host: hop.endpoint_host, ...ports });
   }
 
   status(auth: DeviceAuth): Promise<StatusResponse> {

@@ -20,6 +20,7 @@ import type { PlatformChecks } from './platform-checks.js';
 import type { Quota } from './quota.js';
 import { planAllowsRegion, type PlanRule } from './plans.js';
 import type { NodePlatformRow } from './ports/node-platforms.js';
+import { forwardsOf, type Forward } from './hops.js';
 import type { NodeRow, NodeTls, RegionRow, RegionsStore } from './ports/regions.js';
 import type { Transactions } from './ports/stores.js';
 import { claimKeys } from './public-keys.js';
@@ -289,6 +290,7 @@ export class Inventory {
       healthy_for_seconds: number;
       probe_key?: string | undefined;
       check_platforms?: boolean | undefined;
+      forwards?: Forward[] | undefined;
     }>
   > {
     if (node.wireguard_public_key === null) {
@@ -324,12 +326,18 @@ export class Inventory {
     const checks = await this.platforms.record(node.id, h.platforms);
     if (checks.changed) this.view.invalidate();
     await this.d.quota.rollOver();
+    // A relay of an entry region forwards to every other relay (multihop).
+    const view = await this.view.get();
+    const forwards = view.regions.find((r) => r.id === node.region_id)?.entry
+      ? forwardsOf(node, view.nodes)
+      : undefined;
     return ok({
       feed_version: await this.d.feed.currentVersion(),
       healthy_for_seconds: Math.floor(this.opts.healthyForMs / 1000),
       // Registration made it, so a registered node always has one.
       ...(node.probe_key === null ? {} : { probe_key: node.probe_key }),
       ...(checks.checkNow ? { check_platforms: true } : {}),
+      ...(forwards ? { forwards } : {}),
     });
   }
 

@@ -47,6 +47,8 @@ describe('the client configuration', () => {
       allow_lan: false,
       mtu: 'auto',
       ui: 'terminal',
+      multihop: 'auto',
+      entry_region: 'auto',
     });
     expect(defaults()).toEqual(CLIENT_CONFIG_DEFAULTS);
   });
@@ -257,6 +259,8 @@ describe('config set', () => {
       allow_lan: 'true',
       mtu: '1380',
       ui: 'graphical',
+      multihop: 'always',
+      entry_region: 'cn-east',
     };
     let c = defaults();
     for (const [k, v] of Object.entries(samples)) c = setOk(k, v, c);

@@ -15,6 +15,12 @@ import { caseInsensitiveEnum, ENCRYPTIONS, MODES, PROTOCOLS } from './values.js'
  */
 export const OBFUSCATION_MODES = ['auto', 'on', 'off', 'tcp', 'tls'] as const;
 export const SPLIT_MODES = ['auto', 'off'] as const;
+/**
+ * Multihop: `always` enters at a relay of `entry_region` and leaves at the exit; `never` does not;
+ * `auto` does where the network lets through only an entry region's relays.
+ */
+export const MULTIHOP_MODES = ['auto', 'always', 'never'] as const;
+export type MultihopMode = (typeof MULTIHOP_MODES)[number];
 export const UI_MODES = ['terminal', 'graphical'] as const;
 export type ObfuscationMode = (typeof OBFUSCATION_MODES)[number];
 export type SplitMode = (typeof SPLIT_MODES)[number];
@@ -160,6 +166,13 @@ export const MtuSetting = z
   .union([z.literal('auto'), z.number().int().min(1280).max(1500)])
   .meta({ description: '`auto` (the node’s MTU) or 1280..1500 bytes.' });
 
+/** `auto` (an entry region the service offers) or a region id marked entry. */
+export const EntryRegionSetting = z
+  .string()
+  .transform((s) => s.trim().toLowerCase())
+  .refine((s) => /^[a-z0-9][a-z0-9-]{1,31}$/.test(s), 'auto or a region id (one marked entry)')
+  .meta({ description: '`auto` (an entry region the service offers) or a region id.' });
+
 /** Each key's schema, without defaults: the file, PATCH bodies and `config set` share them. */
 const FIELDS = {
   service: ServiceUrl.nullable(),
@@ -180,6 +193,8 @@ const FIELDS = {
   allow_lan: z.boolean(),
   mtu: MtuSetting,
   ui: caseInsensitiveEnum(UI_MODES),
+  multihop: caseInsensitiveEnum(MULTIHOP_MODES),
+  entry_region: EntryRegionSetting,
 };
 
 export type ConfigKey = keyof typeof FIELDS;
@@ -213,6 +228,10 @@ export interface ClientConfig {
   allow_lan: boolean;
   mtu: 'auto' | number;
   ui: UiMode;
+  /** Multihop: enter at a relay of entry_region, leave at the exit. */
+  multihop: MultihopMode;
+  /** The region whose relays a multihop path enters at (`auto`: one the service offers). */
+  entry_region: string;
 }
 
 /**
@@ -240,6 +259,8 @@ export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
   allow_lan: false,
   mtu: 'auto',
   ui: 'terminal',
+  multihop: 'auto',
+  entry_region: 'auto',
 });
 
 /** The configuration as stored and shown: every key, missing ones take their default. */
@@ -263,6 +284,8 @@ export const ClientConfig = z
     allow_lan: FIELDS.allow_lan.default(CLIENT_CONFIG_DEFAULTS.allow_lan),
     mtu: FIELDS.mtu.default(CLIENT_CONFIG_DEFAULTS.mtu),
     ui: FIELDS.ui.default(CLIENT_CONFIG_DEFAULTS.ui),
+    multihop: FIELDS.multihop.default(CLIENT_CONFIG_DEFAULTS.multihop),
+    entry_region: FIELDS.entry_region.default(CLIENT_CONFIG_DEFAULTS.entry_region),
   })
   .meta({ id: 'ClientConfig' }) satisfies z.ZodType<ClientConfig, unknown>;
 
@@ -286,6 +309,8 @@ export const ClientConfigPatch = z.strictObject({
   allow_lan: FIELDS.allow_lan.optional(),
   mtu: FIELDS.mtu.optional(),
   ui: FIELDS.ui.optional(),
+  multihop: FIELDS.multihop.optional(),
+  entry_region: FIELDS.entry_region.optional(),
 }) satisfies z.ZodType<Partial<ClientConfig>, unknown>;
 export type ClientConfigPatch = Partial<ClientConfig>;
 
@@ -313,6 +338,8 @@ export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'liv
   allow_lan: 'live',
   mtu: 'reconnect',
   ui: 'none',
+  multihop: 'reconnect',
+  entry_region: 'reconnect',
 };
 
 const BOOLEAN_WORDS = new Map<string, boolean>([
@@ -366,6 +393,11 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
     allow_lan: { expects: 'whether the local network stays reachable', allowed: ['true', 'false'] },
     mtu: { expects: 'auto (the node’s MTU) or a number of bytes from 1280 to 1500' },
     ui: { expects: 'the face `netcli` opens with no arguments', allowed: [...UI_MODES] },
+    multihop: {
+      expects: 'whether a connection enters at a relay of entry_region and leaves at another',
+      allowed: [...MULTIHOP_MODES],
+    },
+    entry_region: { expects: 'auto or the id of a region whose relays offer entries' },
   };
 
 /**

@@ -6,6 +6,7 @@ import {
   CONFIG_KEYS,
   ClientConfig,
   ClientConfigPatch,
+  EntryRegionSetting,
   RegionSetting,
   ServiceCa,
   ServiceUrl,
@@ -77,7 +78,15 @@ export type EngineState = (typeof ENGINE_STATES)[number];
 export const LocalNode = z.object({
   id: z.string(),
   region: z.string(),
-  endpoint: z.string().describe('host:port of the node, as the tunnel uses it'),
+  endpoint: z
+    .string()
+    .describe('host:port of the node, as the tunnel uses it (the entry’s, with multihop)'),
+  entry: z
+    .object({ id: z.string(), region: z.string() })
+    .optional()
+    .describe(
+      'Multihop: the relay the tunnel enters at, which forwards it to this node; absent: none.',
+    ),
 });
 
 export const LocalFailure = z.object({
@@ -245,6 +254,9 @@ export const LocalConnectRequest = z.strictObject({
     .describe(
       'Stream mode for this platform (its id or an alias, any letter case): only a node verified for it, and its traffic pinned to the tunnel. Implies mode stream.',
     ),
+  via: EntryRegionSetting.optional().describe(
+    'Multihop for this connect: enter at a relay of this region (or `auto`: one the service offers), leave at the node chosen as usual.',
+  ),
 });
 export type LocalConnectRequest = z.output<typeof LocalConnectRequest>;
 

@@ -167,6 +167,9 @@ export class Engine implements EngineApi {
                 live.answer.protocol,
                 live.transport,
               )}`,
+              ...(live.answer.entry
+                ? { entry: { id: live.answer.entry.id, region: live.answer.entry.region } }
+                : {}),
             }
           : null,
       protocol: tunnel?.protocol ?? null,

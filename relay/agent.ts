@@ -21,7 +21,8 @@ import { ApiRelay } from './ferry/api-relay.js';
 import { RelayHealth, reasonOf } from './health.js';
 import { loadOrCreateKey } from './keys.js';
 import { RelayFirewall } from './nat/firewall.js';
-import { resolveControlPlane } from './nat/control-plane-access.js';
+import { resolveControlPlane, systemLookup } from './nat/control-plane-access.js';
+import { HopForwards } from './nat/hop-forwards.js';
 import { linuxRelayOs, type RelayOs } from './os.js';
 import { PlatformChecker } from './platforms/platform-checker.js';
 import { FeedFollower } from './sync/feed-follower.js';
@@ -153,6 +154,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   let shards: WireGuardShards | undefined;
   let ferry: FerryServer | undefined;
   let api: ApiRelay | undefined;
+  let hops: HopForwards | undefined;
   let dns: DnsForwarder | undefined;
   let ferryReplies: FerryLocalReplies | undefined;
   let resolveDone!: () => void;
@@ -168,6 +170,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     await ferryReplies?.close();
     await ferry?.close();
     api?.close();
+    await hops?.close();
     tls?.close();
     await shards?.close();
     await firewall?.close();
@@ -353,6 +356,19 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       onAnswer: (answer) => {
         if (answer.probe_key) responder?.setKey(answer.probe_key);
         if (answer.check_platforms) platforms?.requestRound();
+        // Multihop: a relay of an entry region forwards to the other relays.
+        if (answer.forwards !== undefined || hops) {
+          hops ??= new HopForwards({
+            firewall: os.firewall,
+            table: `ferry_${o.interfaceName.replace(/[^A-Za-z0-9_]/g, '_')}_hops`,
+            lookup: systemLookup,
+          });
+          hops
+            .set(answer.forwards ?? [])
+            .catch((e: unknown) =>
+              log.warn({ err: reasonOf(e) }, 'the multihop forwards could not be put in force'),
+            );
+        }
       },
       // A tunnel's status says connected only with a latency: a new WireGuard tunnel is
       // measured at its first handshake, and the measurement reported at once.

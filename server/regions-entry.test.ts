@@ -120,7 +120,10 @@ describe.each(backends())('entry regions on %s', (backend) => {
       token,
       body: { region: 'asia-east', entry_region: 'eu-west' },
     });
-    expect(reply.status).toBe(400);
-    expect(reply.body.errors[0]).toMatchObject({ field: 'entry_region', allowed: ['cn-east'] });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({
+      code: 'not-found',
+      detail: '"eu-west" is not an entry region; entry regions: cn-east',
+    });
   });
 });

@@ -16,6 +16,7 @@ interface ConnectOptions extends CommonOptions {
   encryption?: string;
   usage?: string;
   platform?: string;
+  via?: string;
   verbose?: boolean;
 }
 
@@ -31,6 +32,10 @@ export function registerConnection(program: Command, rt: Runtime): void {
       '--platform <platform>',
       'stream mode for a platform (netflix, youtube...): a node verified for it, its traffic in the tunnel',
     )
+    .option(
+      '--via <region>',
+      'multihop: enter at a relay of this region (auto: one the service offers), leave at the node chosen as usual',
+    )
     .option('--verbose', 'also say why this node was chosen, and the notices')
     .action(async (opts: ConnectOptions) => {
       const client = await rt.client(opts);
@@ -41,6 +46,7 @@ export function registerConnection(program: Command, rt: Runtime): void {
         ...(opts.encryption ? { encryption: opts.encryption } : {}),
         ...(opts.usage ? { usage: opts.usage } : {}),
         ...(opts.platform ? { platform: opts.platform } : {}),
+        ...(opts.via ? { via: opts.via } : {}),
       };
       const answer = await rt
         .progress(opts, 'Connecting', client.connect({ body, signal: rt.io.interrupts() }))

@@ -17,7 +17,8 @@ const STATE_WORDS = ENGINE_STATE_SENTENCE_WORDS;
 /** "asia-east (node hk-1) over WireGuard, ChaCha20-Poly1305": where the tunnel goes and how. */
 function link(s: LocalStatus): string {
   const where = s.region ?? s.node?.region ?? 'a node';
-  const node = s.node ? ` (node ${s.node.id})` : '';
+  const entry = s.node?.entry ? `, entering at ${s.node.entry.id} in ${s.node.entry.region}` : '';
+  const node = s.node ? ` (node ${s.node.id}${entry})` : '';
   const over = s.protocol
     ? ` over ${protocolName(s.protocol)}${s.transport && s.transport !== 'udp' ? ` (${TRANSPORT_NAMES[s.transport]})` : ''}`
     : '';

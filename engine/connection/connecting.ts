@@ -7,6 +7,7 @@
 import {
   ApiError,
   type ClientConfig,
+  type ConnectResponse,
   type ControlClient,
   type Usage,
 } from '../../contracts/index.js';
@@ -99,9 +100,11 @@ export async function connecting(
   const here = await ctx.networks.here();
   // A setting that names TCP or TLS wants a node that serves it (Ferry's; WireGuard has neither).
   const stream = streamSetting(config.obfuscation);
+  const entryRegion = await entryRegionOf(control, target.entryRegion ?? null, signal);
   const ask = (protocol: ClientConfig['protocol']) =>
     control.connect({
       body: {
+        ...(entryRegion ? { entry_region: entryRegion } : {}),
         protocol,
         ...(protocol === 'ferry' && stream ? { transport: stream } : {}),
         encryption: target.encryption,
@@ -123,7 +126,7 @@ export async function connecting(
     here.remembered,
     opts.change,
   );
-  const answer = await ask(protocol).catch((e: unknown) => {
+  const asked = await ask(protocol).catch((e: unknown) => {
     // Ferry asked for at once, where the region has no Ferry node: the user's protocol then
     // (not for TLS, which WireGuard cannot stand in for).
     if (
@@ -135,6 +138,8 @@ export async function connecting(
       return ask(target.protocol);
     throw e;
   });
+  // Multihop: the tunnel is with the exit (its keys), at the entry's address and ports.
+  const answer = throughEntry(asked);
   throwIfAborted(signal);
   ctx.reachedService(control, config);
   mem.attemptNode = answer.node.id;
@@ -202,4 +207,41 @@ export async function connecting(
   ctx.api.tunnel(true);
   ctx.deps.resetConnections?.();
   return { up, split, before, switching, nodes, controlPlane, pinned };
+}
+
+/**
+ * The entry region a multihop connect asks for: the one named, or under `auto` the first the
+ * service offers (none offered: a clear error); null: one hop.
+ */
+async function entryRegionOf(
+  control: ControlClient,
+  asked: string | null,
+  signal: AbortSignal,
+): Promise<string | null> {
+  if (asked === null) return null;
+  if (asked !== 'auto') return asked;
+  const { regions } = await control.listRegions({ signal });
+  const entry = regions.find((r) => r.entry && r.allowed) ?? regions.find((r) => r.entry);
+  if (!entry)
+    throw new FerryError(
+      'config-invalid',
+      'multihop: the service offers no entry region (netcli config set multihop never)',
+    );
+  return entry.id;
+}
+
+/** A multihop answer as the tunnel uses it: the exit's keys at the entry's address and ports. */
+export function throughEntry(answer: ConnectResponse): ConnectResponse {
+  const entry = answer.entry;
+  if (!entry) return answer;
+  return {
+    ...answer,
+    node: {
+      ...answer.node,
+      endpoint_host: entry.endpoint_host,
+      wireguard_port: entry.wireguard_port,
+      ferry_port: entry.ferry_port,
+      tls_port: entry.tls_port,
+    },
+  };
 }

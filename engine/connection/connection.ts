@@ -136,6 +136,7 @@ export class MainConnection {
       ...(request.region ? { region: request.region } : {}),
       ...(request.mode || request.usage || request.platform ? { mode: target.mode } : {}),
       ...(target.platform ? { platform: target.platform } : {}),
+      ...(request.via ? { via: request.via } : {}),
     };
     mem.attemptNode = null;
     const c = { config, control, target, usage, signal, opts };

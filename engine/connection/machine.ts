@@ -21,6 +21,8 @@ export interface ConnectTarget {
   mode: Mode;
   /** Stream mode's platform (its table id), null: none asked for. */
   platform?: string | null;
+  /** Multihop: the entry region (`auto`: one the service offers); null/absent: one hop. */
+  entryRegion?: string | null;
 }
 
 /** The tunnel in use, as the control plane's connect answer and the data plane describe it. */

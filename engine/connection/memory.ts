@@ -31,6 +31,8 @@ export type Overrides = Partial<
 > & {
   /** Stream mode's platform: kept with the mode, for reconnects. */
   platform?: string;
+  /** Multihop for this connection (connect --via): kept for reconnects. */
+  via?: string;
 };
 
 export class ConnectionMemory {

@@ -53,6 +53,9 @@ export function connectTarget(
     encryption: request.encryption ?? config.encryption,
     mode,
     platform,
+    // `--via` for this connect, else multihop always with the configured entry region. (auto's
+    // turn to an entry, where only it gets through, is the connection's own.)
+    entryRegion: request.via ?? (config.multihop === 'always' ? config.entry_region : null),
   };
   return { target, usage };
 }

@@ -261,6 +261,7 @@ describe('the local API host', () => {
       'usage',
       'mode',
       'platform',
+      'via',
     ]);
     expect(bad.text).not.toContain('openvpn');
   });

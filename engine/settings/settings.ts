@@ -64,8 +64,8 @@ export class SettingsService {
     this.ctx.api.note(config);
     const overrides = this.connection.mem.overrides;
     const overridden = (Object.keys(overrides) as (keyof Overrides)[]).filter(
-      (k): k is Exclude<keyof Overrides, 'platform'> =>
-        k !== 'platform' && given.includes(k) && overrides[k] !== config[k],
+      (k): k is Exclude<keyof Overrides, 'platform' | 'via'> =>
+        k !== 'platform' && k !== 'via' && given.includes(k) && overrides[k] !== config[k],
     );
     const reconnect = [
       ...new Set([
@@ -76,6 +76,8 @@ export class SettingsService {
     for (const key of given) delete overrides[key as keyof Overrides & ConfigKey];
     // A mode set in the configuration ends a connect's stream mode for a platform too.
     if (given.includes('mode')) delete overrides.platform;
+    // Multihop set in the configuration ends a connect's --via.
+    if (given.includes('multihop') || given.includes('entry_region')) delete overrides.via;
     const state = this.connection.state;
     const live = state === 'connected' || state === 'reconnecting';
     if (live && reconnect.length > 0) {

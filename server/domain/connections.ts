@@ -313,11 +313,10 @@ export class ConnectionService {
     const region = regions.find((r) => r.id === regionId);
     if (!region?.entry) {
       const entries = regions.filter((r) => r.entry).map((r) => r.id);
-      return fail('validation-failed', `"${regionId}" is not an entry region`, {
-        errors: [
-          { field: 'entry_region', message: 'a region that offers entries', allowed: entries },
-        ],
-      });
+      return fail(
+        'not-found',
+        `"${regionId}" is not an entry region; entry regions: ${entries.join(', ') || 'none'}`,
+      );
     }
     // WireGuard's port differs per block of devices (shards): the entry forwards the first.
     if (protocol === 'wireguard' && shardOf(ipv4) !== 0)

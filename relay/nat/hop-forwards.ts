@@ -40,7 +40,8 @@ export function hopForwardsBody(forwards: readonly HopForward[]): NftObject[] {
   // What was forwarded leaves from the entry's own address: the exit never sees the client's.
   body.push(
     rule('postrouting', [
-      eq({ ct: { key: 'status' } }, 'dnat'),
+      // A flag test (the status holds other flags too), not an equality.
+      { match: { op: 'in', left: { ct: { key: 'status' } }, right: 'dnat' } },
       eq({ meta: { key: 'nfproto' } }, 'ipv4'),
       { masquerade: null },
     ]),

@@ -27,6 +27,24 @@ describe('netcli output', () => {
     expect(formatStatus(connected)[1]).toBe('Latency 8.5ms · stream mode · interface ferry3');
   });
 
+  it('names both hops of a multihop connection, and a service reached through a relay', () => {
+    const twoHops: LocalStatus = {
+      ...connected,
+      node: { ...connected.node!, entry: { id: 'sha-1', region: 'cn-east' } },
+      api_access: {
+        ...connected.api_access,
+        in_use: 'relays',
+        reason: 'the service cannot be reached directly from here: reached through a relay',
+      },
+    };
+    expect(statusHeadline(twoHops)).toBe(
+      'Connected to global (node zrh-1, entering at sha-1 in cn-east) over Ferry (TCP), AES-256-GCM',
+    );
+    expect(formatStatus(twoHops)).toContain(
+      'Service   through relays: the service cannot be reached directly from here: reached through a relay',
+    );
+  });
+
   it('says which transport and why, in words', () => {
     const viaTls: LocalStatus = {
       ...connected,

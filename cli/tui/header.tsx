@@ -27,6 +27,9 @@ export function whereWords(state: TuiState, s: LocalStatus): string {
   return [
     regionName(state, s.region ?? s.node?.region),
     s.node ? `node ${s.node.id}` : null,
+    s.node?.entry
+      ? `entering at ${s.node.entry.id} in ${regionName(state, s.node.entry.region)}`
+      : null,
     s.protocol ? `${protocolName(s.protocol)}${transport}` : null,
   ]
     .filter(Boolean)

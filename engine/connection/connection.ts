@@ -15,6 +15,7 @@ import type { ActiveTunnel } from '../tunnel/tunnel.js';
 import {
   connecting,
   enterConnecting,
+  type Connecting,
   type ConnectOptions,
   type Established,
 } from './connecting.js';
@@ -139,10 +140,10 @@ export class MainConnection {
       ...(request.via ? { via: request.via } : {}),
     };
     mem.attemptNode = null;
-    const c = { config, control, target, usage, signal, opts };
+    let c: Connecting = { config, control, target, usage, signal, opts };
     let est: Established | null = null;
     try {
-      est = await connecting(ctx, mem, c);
+      ({ est, c } = await this.connectingHops(c));
       const result = await enterConnected(ctx, mem, c, est, (live, e) =>
         this.onTunnelEvent(live, e),
       );
@@ -173,6 +174,45 @@ export class MainConnection {
       }
       throw error;
     }
+  }
+
+  /**
+   * multihop auto: where a connect gets no answer on any transport and the service offers entry
+   * regions, the same connect through an entry relay (a network that lets only the entry
+   * region's relays through); the way that got through is remembered per network and tried
+   * first there next time. A connect that names its hops (--via, multihop always or never) is
+   * made as asked.
+   */
+  private async connectingHops(c: Connecting): Promise<{ est: Established; c: Connecting }> {
+    const { ctx, mem } = this;
+    if (c.config.multihop !== 'auto' || c.target.entryRegion)
+      return { est: await connecting(ctx, mem, c), c };
+    const network = await ctx.networks.currentNetwork().catch(() => null);
+    const viaEntry: Connecting = {
+      ...c,
+      target: { ...c.target, entryRegion: c.config.entry_region },
+    };
+    const order =
+      (await ctx.networks.recallHop(network)) === 'entry' ? [viaEntry, c] : [c, viaEntry];
+    let first: unknown;
+    for (const attempt of order) {
+      try {
+        const est = await connecting(ctx, mem, attempt);
+        const hop = attempt.target.entryRegion ? 'entry' : 'direct';
+        // A reconnect (failover, a transport's change) keeps entering where this one did.
+        if (hop === 'entry') mem.overrides.via = c.config.entry_region;
+        await ctx.networks.rememberHop(network, hop).catch(() => undefined);
+        return { est, c: attempt };
+      } catch (e) {
+        // The first way's failure is what the user hears when the other way fails too (a
+        // service with no entry region, say): nothing answered.
+        first ??= e;
+        const unanswered =
+          e instanceof FerryError && (e.code === 'node-unreachable' || e.code === 'tunnel-timeout');
+        if (!unanswered || c.signal.aborted) throw first;
+      }
+    }
+    throw first;
   }
 
   /**

@@ -37,6 +37,8 @@ const Memory = z.strictObject({
         transport: z.enum(TRANSPORTS).optional(),
         /** How the control plane was reached there (a proxy by its kind: its URL is in the config). */
         api: z.enum(REMEMBERED_API).optional(),
+        /** multihop auto: whether a connect there had to enter at an entry relay. */
+        hop: z.enum(['direct', 'entry']).optional(),
       }),
     )
     .max(REMEMBERED_NETWORKS),
@@ -121,9 +123,20 @@ export class NetworkMemory {
     await this.update(network, { api });
   }
 
+  /** Whether a connect on `network` went through an entry relay (multihop auto). */
+  async recallHop(network: string | null): Promise<'direct' | 'entry' | null> {
+    if (network === null) return null;
+    const memory = await this.load().catch(() => null);
+    return memory?.networks.find((n) => n.network === network)?.hop ?? null;
+  }
+
+  async rememberHop(network: string | null, hop: 'direct' | 'entry'): Promise<void> {
+    await this.update(network, { hop });
+  }
+
   private async update(
     network: string | null,
-    facts: { transport?: Transport; api?: RememberedApi },
+    facts: { transport?: Transport; api?: RememberedApi; hop?: 'direct' | 'entry' },
   ): Promise<void> {
     if (network === null) return;
     const memory = await this.load();

@@ -4,7 +4,8 @@
 // that entry relay's TLS port, connects with `--via` to a foreign exit, and reaches the foreign
 // echo service, which sees the exit's address. A capture on the entry's uplink holds none of
 // the client's plaintext and no packet from the client to the exit: the entry forwards the
-// encrypted tunnel from its own address.
+// encrypted tunnel from its own address. With multihop auto (the default) a plain connect finds
+// that only the entry gets through, enters there by itself, and starts there next time.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,5 +99,25 @@ describe('multihop behind an allowlist', () => {
     );
     // No plaintext of the client's traffic anywhere on the entry's wire.
     expect(readFileSync(wire).includes(Buffer.from(marker))).toBe(false);
+  }, 240_000);
+
+  it('multihop auto: where only the entry gets through, a plain connect enters there by itself, and the next starts there', async () => {
+    const { bed, laptop, relay: exit } = b!;
+    expect(laptop.json('config', 'get', 'multihop')).toEqual({ multihop: 'auto' });
+    const t0 = performance.now();
+    const first = laptop.json('connect', '--region', EXIT_REGION) as LocalStatus;
+    const firstMs = performance.now() - t0;
+    expect(first).toMatchObject({
+      status: 'connected',
+      node: { id: exit.nodeId, entry: { id: entry.nodeId, region: ENTRY_REGION } },
+    });
+    expect(bed.echoFrom('laptop', 5)).toBe(exit.address);
+    laptop.human('disconnect');
+    // Remembered for this network: straight to the entry, without the direct tries first.
+    const t1 = performance.now();
+    const second = laptop.json('connect', '--region', EXIT_REGION) as LocalStatus;
+    expect(second.node?.entry?.id).toBe(entry.nodeId);
+    expect(performance.now() - t1).toBeLessThan(firstMs);
+    laptop.human('disconnect');
   }, 240_000);
 });

@@ -33,6 +33,12 @@ export function ConnectionCard() {
           {status.node ? (
             <>
               {' · '}server {status.node.id} <span className="muted">({status.node.endpoint})</span>
+              {status.node.entry ? (
+                <span className="connection__entry">
+                  {' · '}entering at {status.node.entry.id} in{' '}
+                  {regionName(regions, status.node.entry.region)}
+                </span>
+              ) : null}
             </>
           ) : null}
         </p>

@@ -1,11 +1,15 @@
-// No leak with API access through relays (issue 21, done-when 4): a laptop with lockdown on and
+// No leak with API access through relays or multihop (issue 21, done-when 4): a laptop with
+// lockdown on and
 // `api_access relays` (as auto settles on where the service is blocked) connects, calls the
 // control plane while connected (regions, account) and disconnects, all under continuous traffic
 // of every kind with its eth0 captured. Nothing leaves but to the relays (their tunnel ports,
-// TLS ports and probe responders): not one packet goes to the control plane itself.
+// TLS ports and probe responders): not one packet goes to the control plane itself. Through an
+// entry relay (--via), nothing leaves but to the entry, the control plane and the domestic set:
+// not one packet to the exit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { LocalStatus } from '../../contracts/index.js';
+import { LINK_SCOPE_CIDRS, leakSummary, leaksOf } from './leak-watch.js';
 import { ProtectionBed } from './protection-kit.js';
 
 describe('protection: no leak with API access through relays', () => {
@@ -48,5 +52,40 @@ describe('protection: no leak with API access through relays', () => {
     const tlsPorts = new Set(p.relays.map((r) => `${r.address}:${r.tls!.port}`));
     expect(result.packets.some((x) => tlsPorts.has(`${x.dst}:${x.dport}`))).toBe(true);
     laptop.human('config', 'set', 'lockdown', 'off');
+  }, 120_000);
+
+  it('multihop (--via an entry region): nothing leaves but to the entry relay, the control plane and the domestic set', async () => {
+    const { laptop, bed } = p;
+    laptop.human('api-access', 'use', 'auto');
+    await bed.admin.adminCreateRegion({
+      body: { id: 'home-entry', name: 'Home (entry)', area: 'home', country: null, entry: true },
+    });
+    const entry = await bed.addRelay('entry', 'home-entry', { ferry: true });
+    laptop.human('config', 'set', 'lockdown', 'on');
+    const watch = await p.watch();
+    const up = laptop.json('connect', '--region', 'work', '--via', 'home-entry') as LocalStatus;
+    expect(up).toMatchObject({ status: 'connected', node: { entry: { id: entry.nodeId } } });
+    const exit = p.relays.find((r) => r.nodeId === up.node?.id)!;
+    expect(p.bed.echoFrom('laptop', 3)).toBe(exit.address);
+    laptop.human('region', 'list');
+    // A few seconds of the watch's traffic through both hops.
+    await new Promise((r) => setTimeout(r, 3_000));
+    laptop.human('disconnect');
+    const result = await watch.stop();
+    laptop.human('config', 'set', 'lockdown', 'off');
+
+    const leaks = leakSummary(
+      leaksOf(result.packets, {
+        addresses: [entry.address, bed.net.host('ctrl').address],
+        cidrs: [`${p.domestic.address}/32`, ...LINK_SCOPE_CIDRS],
+        self: result.self,
+      }),
+    );
+    expect(leaks).toEqual([]);
+    // Not one packet between the laptop and the exit itself.
+    expect(result.packets.filter((x) => x.dst === exit.address || x.src === exit.address)).toEqual(
+      [],
+    );
+    expect(result.probes.tcp?.successes).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -25,6 +25,8 @@ const LATENCY_RUNS = 5;
 /** The free plan's regions: the extra relays alternate between them. */
 const REGIONS = ['asia-east', 'global'] as const;
 const NODE_COUNTS = [2, 10] as const;
+/** The entry region of the two-hop connects (marked entry by the bench). */
+const ENTRY_REGION = 'bench-entry';
 const TARGET_CONNECT_MS = 1_000;
 const TARGET_LATENCY_CHECK_MS = 3_000;
 /**
@@ -203,13 +205,16 @@ async function main(): Promise<void> {
     const timedConnect = async (
       protocol: Protocol,
       via: 'netcli' | 'api',
+      entry?: string,
     ): Promise<ConnectSample> => {
       const t0 = performance.now();
       if (via === 'netcli') {
         const r = host.run('connect', '--protocol', protocol, '--region', REGIONS[0], '--json');
         if (r.code !== 0) throw new Error(`netcli connect exited ${r.code}: ${r.stderr.trim()}`);
       } else {
-        await api.connect({ body: { protocol, region: REGIONS[0] } });
+        await api.connect({
+          body: { protocol, region: REGIONS[0], ...(entry ? { via: entry } : {}) },
+        });
       }
       const connectMs = performance.now() - t0;
       const { ms, exit } = firstByte();
@@ -356,6 +361,35 @@ async function main(): Promise<void> {
       await bed.addRelay(`relay${i + 3}`, REGIONS[i % REGIONS.length]!);
     await latencyRound(bed.relays.size);
 
+    // Two hops: in at a relay of an entry region, out at the exit (the entry forwards).
+    samples['wireguard/two-hops'] = [];
+    log(
+      `multihop: ${CONNECT_RUNS} WireGuard connects through the local API, --via an entry region`,
+    );
+    try {
+      await bed.admin.adminCreateRegion({
+        body: { id: ENTRY_REGION, name: 'Entry', area: 'entry', country: null, entry: true },
+      });
+      // After the latency rounds: a region the plan does not list would change their counts.
+      await bed.addRelay('entry', ENTRY_REGION, { ferry: true });
+      // The entry learns its forwards from its next heartbeat answer.
+      await sleep(2 * HEARTBEAT_SECONDS * 1000);
+      for (let i = 0; i < CONNECT_RUNS; i++) {
+        try {
+          const s = await timedConnect('wireguard', 'api', ENTRY_REGION);
+          samples['wireguard/two-hops'].push(s);
+          log(
+            `  two hops run ${i + 1}: connect ${s.connectMs.toFixed(0)} ms, first byte ${s.firstByteMs.toFixed(1)} ms`,
+          );
+        } catch (e) {
+          fail(`WireGuard connect through two hops, run ${i + 1}`, e);
+        }
+        await api.disconnect({}).catch((e: unknown) => fail('disconnect (two hops)', e));
+      }
+    } catch (e) {
+      fail('multihop', e);
+    }
+
     await sleep(SETTLE_MS);
     readMemory('signed in, disconnected (at the end)');
 
@@ -401,6 +435,14 @@ async function main(): Promise<void> {
             spread(sum(xs)),
             verdict(sum(xs), TARGET_CONNECT_MS),
           ])(samples['wireguard/relays'] ?? []),
+          ((xs) => [
+            'WireGuard',
+            'engine: `POST /connect` with `via`: two hops, in at an entry relay, out at the exit',
+            spread(xs.map((s) => s.connectMs)),
+            spread(xs.map((s) => s.firstByteMs)),
+            spread(sum(xs)),
+            verdict(sum(xs), TARGET_CONNECT_MS),
+          ])(samples['wireguard/two-hops'] ?? []),
           cold
             ? [
                 'WireGuard',

@@ -2,7 +2,6 @@
 // network memory on a temp state dir: auto's order and what it remembers, a method failing or
 // hanging and the next one tried, one method only, the words of each failure (never an
 // address), the status, and where the kill switch lets the engine's control sockets go.
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,6 +31,7 @@ import {
 } from './api-access.js';
 import { RelayLists } from './relay-lists.js';
 import type { RelayTlsPort } from './relay-stream.js';
+import { keyPair, signedBy } from '../catalog/testing/signed-relay-list.js';
 
 const NOW = Date.parse('2026-11-28T04:00:00Z');
 const TARGET = { host: 'control.test', port: 443 };
@@ -51,21 +51,7 @@ function stateDir(): string {
 
 // ---- a service's signed relay list ------------------------------------------------------------
 
-function keyPair(): { privateKey: KeyObject; publicKey: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const spki = publicKey.export({ format: 'der', type: 'spki' });
-  return { privateKey, publicKey: spki.subarray(spki.length - 32).toString('base64') };
-}
 const service = keyPair();
-
-function signedBy(k: { privateKey: KeyObject; publicKey: string }, body: unknown): SignedRelayList {
-  const bytes = Buffer.from(JSON.stringify(body));
-  return {
-    list: bytes.toString('base64'),
-    signature: sign(null, bytes, k.privateKey).toString('base64'),
-    public_key: k.publicKey,
-  };
-}
 
 function relay(id: string, host: string, tlsPort: number | null): RelayFacts {
   return {

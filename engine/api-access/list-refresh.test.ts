@@ -1,7 +1,6 @@
 // The relay list's refresh in the background, on a fake clock and a fake control client: when it
 // is due, a minute after a failure, one at a time, and the service's key recorded on first
 // contact only (when none is known and the list verifies with the key it presents).
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import {
 } from '../../contracts/index.js';
 import { RelayListRefresh, REFRESH_EVERY_MS, RETRY_AFTER_MS } from './list-refresh.js';
 import { RelayLists } from './relay-lists.js';
+import { keyPair, signedBy } from '../catalog/testing/signed-relay-list.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -27,22 +27,8 @@ function stateDir(): string {
   return path.join(d, 'state');
 }
 
-function keyPair(): { privateKey: KeyObject; publicKey: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const spki = publicKey.export({ format: 'der', type: 'spki' });
-  return { privateKey, publicKey: spki.subarray(spki.length - 32).toString('base64') };
-}
 const service = keyPair();
 const stranger = keyPair();
-
-function signedBy(k: { privateKey: KeyObject; publicKey: string }, body: unknown): SignedRelayList {
-  const bytes = Buffer.from(JSON.stringify(body));
-  return {
-    list: bytes.toString('base64'),
-    signature: sign(null, bytes, k.privateKey).toString('base64'),
-    public_key: k.publicKey,
-  };
-}
 
 const content = (expiresAt = '2026-12-05T04:00:00.000Z'): RelayListContent => ({
   version: 1,

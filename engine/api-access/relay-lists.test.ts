@@ -1,7 +1,6 @@
 // The relay lists a client knows (shipped, given to the daemon, the service's last good one kept
 // in the state dir) and which one it uses: the key they are checked with, the newest that
 // verifies, a refused list told without losing the last good one, and the kept file.
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RelayFacts, RelayListContent, SignedRelayList } from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import { readRelayListFile, RelayLists, type ShippedRelayList } from './relay-lists.js';
+import { keyPair, signedBy } from '../catalog/testing/signed-relay-list.js';
 
 const NOW = Date.parse('2026-11-28T04:00:00Z');
 
@@ -24,22 +24,8 @@ function tempDir(): string {
 }
 const stateDir = () => path.join(tempDir(), 'state');
 
-function keyPair(): { privateKey: KeyObject; publicKey: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const spki = publicKey.export({ format: 'der', type: 'spki' });
-  return { privateKey, publicKey: spki.subarray(spki.length - 32).toString('base64') };
-}
 const service = keyPair();
 const stranger = keyPair();
-
-function signedBy(k: { privateKey: KeyObject; publicKey: string }, body: unknown): SignedRelayList {
-  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  return {
-    list: bytes.toString('base64'),
-    signature: sign(null, bytes, k.privateKey).toString('base64'),
-    public_key: k.publicKey,
-  };
-}
 
 function relay(id: string): RelayFacts {
   return {

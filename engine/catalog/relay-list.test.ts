@@ -1,18 +1,12 @@
 // The client's check of a signed relay list: the service's own signature over the exact bytes,
 // the key the client knows (not the one the list names), the expiry, the shape.
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
-import type { RelayListContent, SignedRelayList } from '../../contracts/index.js';
+import type { RelayListContent } from '../../contracts/index.js';
 import { checkRelayList } from './relay-list.js';
+import { keyPair, signedBy } from './testing/signed-relay-list.js';
 
 const NOW = Date.parse('2026-11-28T04:00:00Z');
-
-function keyPair(): { privateKey: KeyObject; publicKey: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const spki = publicKey.export({ format: 'der', type: 'spki' });
-  return { privateKey, publicKey: spki.subarray(spki.length - 32).toString('base64') };
-}
 
 const content = (expiresAt = '2026-12-05T04:00:00.000Z'): RelayListContent => ({
   version: 1,
@@ -32,15 +26,6 @@ const content = (expiresAt = '2026-12-05T04:00:00.000Z'): RelayListContent => ({
     },
   ],
 });
-
-function signedBy(k: { privateKey: KeyObject; publicKey: string }, body: unknown): SignedRelayList {
-  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  return {
-    list: bytes.toString('base64'),
-    signature: sign(null, bytes, k.privateKey).toString('base64'),
-    public_key: k.publicKey,
-  };
-}
 
 describe('checkRelayList', () => {
   const service = keyPair();

@@ -5,12 +5,12 @@
 // control plane's address only. Rate-limited per source address (new streams a minute) and in
 // total (streams at once); nothing about a stream (its address, its bytes, its time) is logged or
 // kept beyond the rate limit's memory of a refilling bucket.
-import { closeSync } from 'node:fs';
 import net from 'node:net';
 
 import { RecordStream } from '../../platform/tls/record-stream.js';
 import { sourceKey } from '../probe/source-limiter.js';
 import { SWEEP_MS, TokenBuckets, type KeyedRate } from '../rate/token-buckets.js';
+import { handedSocket } from './handed-socket.js';
 
 export interface ApiRelayOptions {
   /** Where the control plane is (its addresses and port, as the relay reaches it). */
@@ -57,18 +57,8 @@ export class ApiRelay {
 
   /** ServerTunnelOptions.onApiStream: the connection's descriptor, now ours, and the flight. */
   readonly onApiStream = (fd: number, reply: Buffer): void => {
-    let socket: net.Socket;
-    try {
-      socket = new net.Socket({ fd, readable: true, writable: true, allowHalfOpen: true });
-    } catch {
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
-      return;
-    }
-    this.take(socket, reply);
+    const socket = handedSocket(fd);
+    if (socket) this.take(socket, reply);
   };
 
   /** Takes a client's socket whose hello asked for the control plane; `reply` goes first. */

@@ -1,11 +1,10 @@
 // The relay's side of the TLS transport port: the native Ferry server accepts on it and hands
 // over strangers (every connection it does not authenticate from its first flight), which are
 // spliced to the cover site, so that to anyone else the port is the cover site itself.
-import { closeSync } from 'node:fs';
-import net from 'node:net';
 import type { Logger } from 'pino';
 import { CoverAddress } from './cover-address.js';
 import { CoverSplice } from './cover-splice.js';
+import { handedSocket } from './handed-socket.js';
 import type { TlsTransportOptions } from './tls-options.js';
 
 export class TlsTransport {
@@ -34,19 +33,8 @@ export class TlsTransport {
    * socket's descriptor, now ours, and the bytes the server read from it.
    */
   readonly onStranger = (fd: number, head: Buffer): void => {
-    let socket: net.Socket;
-    try {
-      socket = new net.Socket({ fd, readable: true, writable: true, allowHalfOpen: true });
-    } catch {
-      // Not a socket we can use: it must not stay open, answered by no one.
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
-      return;
-    }
-    this.splice.splice(socket, head);
+    const socket = handedSocket(fd);
+    if (socket) this.splice.splice(socket, head);
   };
 
   close(): void {

@@ -164,7 +164,10 @@ export const Region = z
     allowed: z.boolean().describe("Whether the caller's plan may connect here."),
     entry: z
       .boolean()
-      .describe('Its relays are offered as the entries of multihop paths (a domestic first hop).'),
+      .optional()
+      .describe(
+        'Its relays are offered as the entries of multihop paths (a domestic first hop). Absent only from an older control plane (none then).',
+      ),
   })
   .meta({ id: 'Region' });
 export type Region = z.infer<typeof Region>;

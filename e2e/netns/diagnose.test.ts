@@ -44,6 +44,8 @@ describe('netcli diagnose', () => {
     expect(v).toMatchObject({
       engine: 'ok',
       'control-plane': 'ok',
+      // Reached directly, with the service's relay list to fall back on.
+      'api-access': 'ok',
       clock: 'ok',
       'node-udp': 'ok',
       // The first connect on this network got through over UDP: no sign of interference.
@@ -68,7 +70,7 @@ describe('netcli diagnose', () => {
     expect(r.stderr).toContain(file);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, 'utf8');
-    expect(JSON.parse(text).checks).toHaveLength(11);
+    expect(JSON.parse(text).checks).toHaveLength(12);
     const secrets = [
       p.laptop.address,
       ...p.relays.map((r) => r.address),

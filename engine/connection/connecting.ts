@@ -169,8 +169,7 @@ export async function connecting(
   // Fresh latencies of the region's nodes for smart routing and failover, measured while the
   // tunnel comes up: only on a network where UDP got through before and the tunnel starts with
   // UDP (the probes are UDP: where the tunnel hides in TCP or TLS they would give it away), and
-  // never once connected, and never with multihop.
-  // Never through an entry relay: probes would go to the exits themselves, beside the entry.
+  // never once connected, nor through an entry relay (they would go to the exits themselves).
   const round =
     !answer.entry &&
     here.remembered === 'udp' &&

@@ -2,6 +2,7 @@
 // local API on the socket until SIGTERM or Ctrl-C, then disconnects cleanly and goes.
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
+import { ServiceKey } from '../../contracts/index.js';
 import { DEFAULT_STATE_DIR } from '../../engine/state-dir.js';
 import { CliError } from '../errors.js';
 import type { CreateEngine } from '../io.js';
@@ -29,11 +30,9 @@ function seconds(value: string): number {
 
 /** --service-key: base64 of 32 bytes (the engine checks it again). */
 function serviceKey(value: string): string {
-  if (!/^[A-Za-z0-9+/]{43}=$/.test(value))
-    throw new InvalidArgumentError(
-      'base64 of 32 bytes (ferry-server --print-public-key prints it)',
-    );
-  return value;
+  const key = ServiceKey.safeParse(value);
+  if (!key.success) throw new InvalidArgumentError(key.error.issues[0]!.message);
+  return key.data;
 }
 
 /** What netcli expects engine/create-engine.ts to export (checked by the compiler once it does). */

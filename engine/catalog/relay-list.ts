@@ -4,7 +4,7 @@
 // wrong, never an address.
 import { createPublicKey, verify } from 'node:crypto';
 
-import { RelayListContent, SignedRelayList } from '../../contracts/index.js';
+import { RelayListContent, ServiceKey, SignedRelayList } from '../../contracts/index.js';
 
 export type RelayListRefusal = 'malformed' | 'unknown-key' | 'bad-signature' | 'expired';
 
@@ -22,7 +22,7 @@ const refuse = (why: RelayListRefusal, message: string): RelayListCheck => ({
 
 /** Whether `serviceKey` is a base64 Ed25519 public key (32 bytes). */
 export function isServiceKey(serviceKey: string): boolean {
-  return /^[A-Za-z0-9+/]{43}=$/.test(serviceKey);
+  return ServiceKey.safeParse(serviceKey).success;
 }
 
 export function checkRelayList(body: unknown, serviceKey: string, nowMs: number): RelayListCheck {

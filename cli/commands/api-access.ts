@@ -9,6 +9,9 @@ import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 const METHOD_HELP =
   'direct, relays, or a proxy socks5://[user:password@]host:port or http://host:port';
 
+/** The progress line for a method: a proxy's user name and password left out. */
+const trying = (method: string) => `Trying ${method.replace(/\/\/[^@/]*@/, '//')}`;
+
 export function registerApiAccess(program: Command, rt: Runtime): void {
   const group = program
     .command('api-access')
@@ -27,7 +30,7 @@ export function registerApiAccess(program: Command, rt: Runtime): void {
       const client = await rt.client(opts);
       const result = await rt.progress(
         opts,
-        `Trying ${method.replace(/\/\/[^@/]*@/, '//')}`,
+        trying(method),
         client.testApiAccess({ body: { method }, signal: rt.io.interrupts() }),
       );
       rt.print(opts, result, () => formatApiAccessTest(result));
@@ -42,7 +45,7 @@ export function registerApiAccess(program: Command, rt: Runtime): void {
       const client = await rt.client(opts);
       const result = await rt.progress(
         opts,
-        `Trying ${method.replace(/\/\/[^@/]*@/, '//')}`,
+        trying(method),
         client.useApiAccess({ body: { method }, signal: rt.io.interrupts() }),
       );
       rt.print(opts, result, () => [`API access: ${result.setting} (${result.test.message})`]);

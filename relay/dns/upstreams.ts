@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { GATEWAY_IPV4, GATEWAY_IPV6 } from '../../contracts/index.js';
-import type { Upstream } from './forwarder.js';
+import type { Upstream } from '../../platform/dns/exchange.js';
 
 const OWN = new net.BlockList();
 OWN.addAddress(GATEWAY_IPV4, 'ipv4');

@@ -13,6 +13,7 @@ import { registerGui } from './commands/gui.js';
 import { registerInit } from './commands/init.js';
 import { registerLatency } from './commands/latency.js';
 import { registerRegion } from './commands/region.js';
+import { registerSplit } from './commands/split.js';
 import { registerService } from './commands/service.js';
 import { registerStatus } from './commands/status.js';
 import { registerTunnel } from './commands/tunnel.js';
@@ -79,6 +80,7 @@ export function buildProgram(rt: Runtime): Command {
   registerStatus(program, rt);
   registerConfig(program, rt);
   registerRegion(program, rt);
+  registerSplit(program, rt);
   registerLatency(program, rt);
   registerService(program, rt);
   registerTunnel(program, rt);

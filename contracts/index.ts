@@ -28,3 +28,4 @@ export * from './renderer-policy.js';
 export * from './diagnostics.js';
 export * from './platforms.js';
 export * from './service-tunnels.js';
+export * from './split-rules.js';

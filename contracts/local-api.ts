@@ -27,6 +27,7 @@ import {
 import { ServiceKey } from './api-access.js';
 import type { RouteDef } from './control-routes.js';
 import { DiagnosticsReport } from './diagnostics.js';
+import { SplitRule, SplitRuleQuery, SplitRuleRequest, SplitRulesResponse } from './split-rules.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { TRANSPORTS, TransportReason } from './transports.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
@@ -753,6 +754,32 @@ export const localRoutes = {
     status: 204,
     summary: 'Remove a service of your own',
     params: DestinationSetParams,
+  }),
+  listSplitRules: route({
+    method: 'GET',
+    path: '/split/rules',
+    auth: 'none',
+    status: 200,
+    summary: 'The split rules by domain, on top of the split by country',
+    response: SplitRulesResponse,
+  }),
+  addSplitRule: route({
+    method: 'POST',
+    path: '/split/rules',
+    auth: 'none',
+    status: 201,
+    summary:
+      'Send a domain and its subdomains direct or through the tunnel (a rule for the same domain is replaced)',
+    body: SplitRuleRequest,
+    response: SplitRule,
+  }),
+  removeSplitRule: route({
+    method: 'DELETE',
+    path: '/split/rules',
+    auth: 'none',
+    status: 204,
+    summary: 'Remove the split rule of a domain',
+    query: SplitRuleQuery,
   }),
   startTunnel: route({
     method: 'POST',

@@ -12,6 +12,8 @@ export const NOTICE_CODES = [
   'failover',
   /** The engine: split tunneling is on, but the home country is unknown. */
   'split-unavailable',
+  /** The engine: its own resolver could not start; names go to the tunnel's resolver directly. */
+  'dns-split-unavailable',
   /** The engine: UDP is blocked on this network; the tunnel runs over TCP. */
   'udp-blocked',
   /** The engine: obfuscation is on; the tunnel runs over TCP. */

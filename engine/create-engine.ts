@@ -80,6 +80,7 @@ export async function createEngine(opts: {
   const engine = new Engine({
     os,
     split,
+    resolverProxy: {},
     networkWatch: new IpMonitorWatch(),
     networkIdentity: new LinuxNetworkIdentity(),
     stateDir: opts.stateDir,

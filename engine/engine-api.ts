@@ -87,6 +87,12 @@ export interface EngineApi {
   addService(request: Body<'addService'>): Promise<Answer<'addService'>>;
   /** A shipped service: config-invalid; none of that name: service-not-found. */
   removeService(name: string): Promise<void>;
+  /** The split rules by domain. */
+  listSplitRules(): Promise<Answer<'listSplitRules'>>;
+  /** Adds a rule (one for the same domain is replaced); in force at once while connected. */
+  addSplitRule(request: Body<'addSplitRule'>): Promise<Answer<'addSplitRule'>>;
+  /** None for that domain: rule-not-found. */
+  removeSplitRule(domain: string): Promise<void>;
   /**
    * Resolves once traffic crosses the service tunnel; a tag or service already running:
    * tunnel-exists; an unknown service: service-not-found; a domain that does not resolve:

@@ -29,6 +29,10 @@ import type { Endpoint } from './protection/firewall-policy.js';
 import { Protection } from './protection/protection.js';
 import { SessionStore } from './session-store.js';
 import { SplitChoice } from './split/split-choice.js';
+import { SplitRuleStore } from './split/split-rules.js';
+import { DnsProxy } from './dns/dns-proxy.js';
+import { EngineDns } from './dns/engine-dns.js';
+import { RuleAddresses } from './dns/rule-addresses.js';
 
 export class EngineContext {
   readonly config: ConfigStore;
@@ -46,6 +50,13 @@ export class EngineContext {
   /** What transport worked on which network (the transport autopilot's memory). */
   readonly networks: NetworkMemory;
   readonly split: SplitChoice;
+  /** The split rules by domain, and the addresses of their names in force. */
+  readonly splitRules: SplitRuleStore;
+  readonly ruleAddresses: RuleAddresses;
+  /** The engine's resolver while connected; null: the system resolver asks the tunnel's. */
+  readonly dnsProxy: DnsProxy | null;
+  /** Where the system's names are asked while connected. */
+  readonly dns: EngineDns;
   readonly platforms: PlatformTable;
   /** One operation at a time: connect, disconnect, sign-in, a failover's attempt. */
   readonly ops = new OperationQueue();
@@ -63,10 +74,19 @@ export class EngineContext {
       timeoutMs: deps.controlTimeoutMs,
       trustServiceCa: deps.trustServiceCa,
     });
+    this.ruleAddresses = new RuleAddresses(deps.os.firewall);
+    this.splitRules = new SplitRuleStore(deps.stateDir);
+    this.dnsProxy = deps.resolverProxy
+      ? new DnsProxy(this.ruleAddresses, deps.resolverProxy)
+      : null;
     this.guard = new ConnectionGuard({
-      protection: new Protection(deps.os),
-      resolver: deps.os.resolver,
+      protection: new Protection({ ...deps.os, liveElements: () => this.ruleAddresses.elements() }),
       links: deps.os.links,
+    });
+    this.dns = new EngineDns({
+      resolver: deps.os.resolver,
+      proxy: this.dnsProxy,
+      ruleAddresses: this.ruleAddresses,
     });
     this.hosts = new HostAddresses(deps.lookupHost);
     this.latencies = new NodeLatencies(deps.datagrams);

@@ -1,5 +1,6 @@
 // What the engine is made of from outside: its state dir, the control plane's transport, the
 // tunnel manager and the OS seams, and the knobs tests turn (time limits, names, probes).
+import type { DnsProxyOptions } from './dns/dns-proxy.js';
 import type { DeviceKind, FetchLike, PlatformTable, SignedRelayList } from '../contracts/index.js';
 import type { MethodOpeners, StreamRoute } from './api-access/api-access.js';
 import type { ProbeControl } from './api-access/commands.js';
@@ -57,6 +58,11 @@ export interface EngineDeps {
   os: Pick<OsEffects, 'firewall' | 'routes' | 'links' | 'resolver' | 'sysctl'>;
   /** Split tunneling's data (none: split auto tunnels everything, with a notice). */
   split?: SplitTunnelSource;
+  /**
+   * The engine's resolver (a DNS proxy on loopback) while connected: the split by DNS and the
+   * split rules by domain. Absent (unit tests): the system resolver asks the tunnel's resolver.
+   */
+  resolverProxy?: DnsProxyOptions;
   /** Host names' addresses (the control plane's, a node's); default: the system resolver. */
   lookupHost?: LookupAll;
   /** How long UDP gets under obfuscation auto before TCP is tried (default UDP_ATTEMPT_MS). */

@@ -25,6 +25,7 @@ import {
   type ServiceTunnel,
   type StartTunnelRequest,
   type StopTunnelResponse,
+  type SplitRule,
 } from '../contracts/index.js';
 import { AccountService } from './account/account.js';
 import { ApiAccessCommands } from './api-access/commands.js';
@@ -48,6 +49,7 @@ import type { SessionStore } from './session-store.js';
 import { SettingsService } from './settings/settings.js';
 import { transportPort } from './transports/plan.js';
 import { GeoSplitTunnel } from './split/split-tunnel.js';
+import { SplitRuleCommands } from './split/split-rule-commands.js';
 import { TunnelKeyStore } from './tunnel-keys.js';
 
 export type { EngineDeps } from './engine-deps.js';
@@ -58,6 +60,7 @@ export class Engine implements EngineApi {
   readonly #account: AccountService;
   readonly #settings: SettingsService;
   readonly #catalog: CatalogService;
+  readonly #splitRules: SplitRuleCommands;
   readonly #apiAccess: ApiAccessCommands;
   readonly services: DestinationSetStore;
   readonly serviceTunnels: ServiceTunnels;
@@ -97,6 +100,10 @@ export class Engine implements EngineApi {
     );
     this.#catalog = new CatalogService(ctx, this.#connection);
     this.#apiAccess = new ApiAccessCommands(ctx, deps.probeControl);
+    this.#splitRules = new SplitRuleCommands({
+      store: ctx.splitRules,
+      rulesChanged: (rules) => this.#connection.splitRulesChanged(rules),
+    });
   }
 
   get config(): ConfigStore {
@@ -356,6 +363,20 @@ export class Engine implements EngineApi {
 
   removeService(name: string): Promise<void> {
     return this.services.remove(name);
+  }
+
+  // ---- split rules by domain (engine/split/split-rule-commands.ts) ------------------------------
+
+  listSplitRules() {
+    return this.#splitRules.list();
+  }
+
+  addSplitRule(request: SplitRule): Promise<SplitRule> {
+    return this.#splitRules.add(request);
+  }
+
+  removeSplitRule(domain: string): Promise<void> {
+    return this.#splitRules.remove(domain);
   }
 
   async startTunnel(request: StartTunnelRequest, signal?: AbortSignal): Promise<ServiceTunnel> {

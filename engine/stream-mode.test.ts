@@ -24,6 +24,7 @@ const platforms = {
 /** A home country whose ranges hold the platform's address: the split would send it directly. */
 const split: SplitTunnelSource = {
   homeCountry: async () => 'DE',
+  countryOf: () => null,
   sets: async () => ({
     route: [{ prefix: { addr: '203.0.113.0', len: 24 } }],
     private: [{ prefix: { addr: '10.0.0.0', len: 8 } }],

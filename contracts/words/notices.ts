@@ -6,6 +6,7 @@ const NOTICE_TITLES = {
   failover: 'Moved to another server',
   'cipher-substituted': 'Another cipher is in use',
   'split-unavailable': 'Split tunneling is off',
+  'dns-split-unavailable': 'Domestic names go through the tunnel',
   'udp-blocked': 'UDP is blocked',
   obfuscated: 'Connection disguised',
   'transport-fallback': 'Transport blocked',

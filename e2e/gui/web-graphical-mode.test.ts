@@ -128,16 +128,19 @@ describe('the web graphical mode against the real engine', () => {
     await app.setKillSwitch(true);
     await expect.poll(() => status().protection.kill_switch).toBe('active');
 
-    expect(resolvConf()).toMatch(/^nameserver 10\.64\.0\.1$/m);
+    // The system resolver is the engine's; it asks the resolver the setting names.
+    expect(resolvConf()).toMatch(/^nameserver 127\.102\.121\.53$/m);
+    expect(status().protection.dns).toEqual(['10.64.0.1']);
     await app.setDns('192.0.2.53');
     await expect.poll(() => laptop.json('config', 'get', 'dns').dns).toBe('192.0.2.53');
-    await expect.poll(() => resolvConf()).toMatch(/^nameserver 192\.0\.2\.53$/m);
+    await expect.poll(() => status().protection.dns).toEqual(['192.0.2.53']);
+    expect(resolvConf()).toMatch(/^nameserver 127\.102\.121\.53$/m);
     // A value that is not an address is refused where it was typed; nothing changes.
     await app.setDns('not-an-address');
     await expect.poll(() => app.errorText()).toMatch(/address/i);
     expect(laptop.json('config', 'get', 'dns').dns).toBe('192.0.2.53');
     await app.setDns('auto');
-    await expect.poll(() => resolvConf()).toMatch(/^nameserver 10\.64\.0\.1$/m);
+    await expect.poll(() => status().protection.dns).toEqual(['10.64.0.1']);
   }, 90_000);
 
   it('diagnostics: every check with a verdict', async () => {

@@ -2,7 +2,9 @@
 // TCP 53) that records which address asked for each name, and a one-shot client that queries any
 // server from inside a host. DNS leak tests ask it whether a query reached it from the relay or
 // from somewhere else.
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { ManagedProcess } from './test-network.js';
 import type { Testbed } from './testbed.js';
 
@@ -23,6 +25,8 @@ export interface DnsAuthorityOptions {
    * as ferry-server --dns-leak-zone names it to clients).
    */
   whoamiZone?: string;
+  /** The TTL of its A records (0 by default: a resolver asks again every time). */
+  ttl?: number;
 }
 
 /** The whoami zone tests publish: `<label>.whoami.ferry-test` answers with the asker's address. */
@@ -39,6 +43,12 @@ export interface DnsAuthority {
   whoAsked(name: string): string[];
   /** The source address of each query for a name under `suffix`, in order (one per query). */
   askersUnder(suffix: string): string[];
+  /** Each query for `name` as it came: when (epoch ms), from where, with a Client Subnet or not. */
+  queriesFor(
+    name: string,
+  ): { at: number; from: string; type: string; ecs: boolean; transport: string }[];
+  /** Answers `name` (relative or absolute) with `address` from the next query on. */
+  setRecord(name: string, address: string): void;
   /**
    * whoAsked once `count` queries for `name` have been seen: the server's output reaches the
    * test a moment after its answer.
@@ -57,8 +67,9 @@ export interface DnsAuthority {
  * likes).
  */
 const AUTHORITY_SERVER = `
-const { zone, wildcard, records, whoami, dnsPacket: dnsPacketPath } = JSON.parse(process.env.DNS_AUTHORITY);
+const { zone, wildcard, recordsFile, whoami, ttl, dnsPacket: dnsPacketPath } = JSON.parse(process.env.DNS_AUTHORITY);
 const dnsPacket = require(dnsPacketPath);
+const fs = require('node:fs');
 const dgram = require('node:dgram');
 const net = require('node:net');
 const say = (o) => console.log(JSON.stringify(o));
@@ -70,7 +81,9 @@ function answer(message, from, transport) {
   if (q.type !== 'query' || !q.questions || q.questions.length !== 1) return undefined;
   const question = q.questions[0];
   const name = norm(question.name);
-  say({ event: 'query', from: from.replace(/^::ffff:/, ''), name, type: question.type, transport });
+  const records = JSON.parse(fs.readFileSync(recordsFile, 'utf8'));
+  const ecs = (q.additionals || []).some((a) => a.type === 'OPT' && (a.options || []).some((o) => o.code === 8));
+  say({ event: 'query', at: Date.now(), from: from.replace(/^::ffff:/, ''), name, type: question.type, transport, ecs });
   const inZone = name === zone || name.endsWith('.' + zone);
   const asker = from.replace(/^::ffff:/, '');
   const whoamiName = whoami !== null && name.endsWith('.' + whoami) &&
@@ -86,7 +99,7 @@ function answer(message, from, transport) {
       (truncate ? dnsPacket.TRUNCATED_RESPONSE : 0),
     questions: [question],
     answers: !refuse && !truncate && question.type === 'A' && a !== undefined
-      ? [{ type: 'A', name: question.name, ttl: 0, data: a }]
+      ? [{ type: 'A', name: question.name, ttl, data: a }]
       : [],
   });
 }
@@ -125,12 +138,16 @@ export async function startDnsAuthority(
   opts: DnsAuthorityOptions,
 ): Promise<DnsAuthority> {
   const h = bed.net.addServerHost(name);
-  const records: Record<string, string> = {};
-  for (const [n, a] of Object.entries(opts.records ?? {})) {
+  const absolute = (n: string) => {
     const full = normalise(n);
-    records[full === TEST_ZONE || full.endsWith(`.${TEST_ZONE}`) ? full : `${full}.${TEST_ZONE}`] =
-      a;
-  }
+    return full === TEST_ZONE || full.endsWith(`.${TEST_ZONE}`) ? full : `${full}.${TEST_ZONE}`;
+  };
+  const records: Record<string, string> = {};
+  for (const [n, a] of Object.entries(opts.records ?? {})) records[absolute(n)] = a;
+  // Read again for every query: a test changes a name's address while the server runs.
+  const recordsFile = path.join(bed.net.dir, `dns-${name}-records.json`);
+  const writeRecords = () => writeFileSync(recordsFile, JSON.stringify(records));
+  writeRecords();
   const whoami = opts.whoamiZone === undefined ? null : normalise(opts.whoamiZone);
   const whoamiZone =
     whoami === null || whoami.endsWith(`.${TEST_ZONE}`) ? whoami : `${whoami}.${TEST_ZONE}`;
@@ -138,8 +155,9 @@ export async function startDnsAuthority(
     DNS_AUTHORITY: JSON.stringify({
       zone: TEST_ZONE,
       wildcard: opts.wildcard,
-      records,
+      recordsFile,
       whoami: whoamiZone,
+      ttl: opts.ttl ?? 0,
       dnsPacket: DNS_PACKET,
     }),
   });
@@ -148,7 +166,18 @@ export async function startDnsAuthority(
       .output()
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { event: string; from?: string; name?: string });
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            event: string;
+            at?: number;
+            from?: string;
+            name?: string;
+            ecs?: boolean;
+            transport?: string;
+            type?: string;
+          },
+      );
   try {
     await bed.net.waitFor(`the DNS authority ${name}`, 10_000, () => {
       if (proc.child.exitCode !== null) throw new Error('it exited');
@@ -176,6 +205,20 @@ export async function startDnsAuthority(
             (e.name === normalise(suffix) || e.name?.endsWith(`.${normalise(suffix)}`)),
         )
         .map((e) => e.from!),
+    queriesFor: (asked) =>
+      events()
+        .filter((e) => e.event === 'query' && e.name === normalise(asked))
+        .map((e) => ({
+          at: e.at!,
+          from: e.from!,
+          type: e.type!,
+          ecs: e.ecs!,
+          transport: e.transport!,
+        })),
+    setRecord: (n, address) => {
+      records[absolute(n)] = address;
+      writeRecords();
+    },
     waitAsked: (asked, count = 1, timeoutMs = 5_000) =>
       bed.net.waitFor(`${count} queries for ${asked} at ${name}`, timeoutMs, () => {
         const from = whoAsked(asked);
@@ -191,6 +234,8 @@ export interface DnsAnswer {
   truncated: boolean;
   /** The A records' addresses. */
   addresses: string[];
+  /** The answer carried a Client Subnet option. */
+  ecs: boolean;
 }
 
 /**
@@ -198,16 +243,21 @@ export interface DnsAnswer {
  * none came within `timeoutMs`. Blocks the caller (it runs as a child process in the namespace).
  */
 const CLIENT = `
-const { server, name, transport, timeoutMs, dnsPacket: dnsPacketPath } = JSON.parse(process.argv[1]);
+const { server, name, transport, timeoutMs, subnet, dnsPacket: dnsPacketPath } = JSON.parse(process.argv[1]);
 const dnsPacket = require(dnsPacketPath);
 const id = Math.floor(Math.random() * 65536);
+const [ip, prefix] = subnet ? subnet.split('/') : [];
 const query = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED,
-  questions: [{ type: 'A', name }] });
+  questions: [{ type: 'A', name }],
+  additionals: subnet ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0, options: [
+    { code: 8, family: 1, sourcePrefixLength: Number(prefix), scopePrefixLength: 0, ip }] }] : [] });
 const done = (m) => {
   const p = dnsPacket.decode(m);
   if (p.id !== id) return;
+  const opt = (p.additionals || []).find((a) => a.type === 'OPT');
   console.log(JSON.stringify({ id: p.id, rcode: p.rcode, truncated: p.flag_tc,
-    addresses: p.answers.filter((a) => a.type === 'A').map((a) => a.data) }));
+    addresses: p.answers.filter((a) => a.type === 'A').map((a) => a.data),
+    ecs: !!opt && (opt.options || []).some((o) => o.code === 8) }));
   process.exit(0);
 };
 setTimeout(() => { console.log('null'); process.exit(0); }, timeoutMs);
@@ -237,7 +287,12 @@ export function queryFrom(
   host: string,
   server: string,
   name: string,
-  opts: { transport?: 'udp' | 'tcp'; timeoutMs?: number } = {},
+  opts: {
+    transport?: 'udp' | 'tcp';
+    timeoutMs?: number;
+    /** A Client Subnet option in the query (`a.b.c.0/24`), as some resolvers add. */
+    subnet?: string;
+  } = {},
 ): DnsAnswer | undefined {
   const out = bed.net.exec(host, [
     process.execPath,
@@ -248,6 +303,7 @@ export function queryFrom(
       name,
       transport: opts.transport ?? 'udp',
       timeoutMs: opts.timeoutMs ?? 2_000,
+      subnet: opts.subnet,
       dnsPacket: DNS_PACKET,
     }),
   ]);

@@ -1,6 +1,6 @@
 // The connected state: its whole policy in one nftables transaction (blocking but the tunnel,
 // its node and its resolvers: no probe leaves to another node while connected), the system resolver
-// pointed at the tunnel, and one check-in with the control plane through the tunnel (the first
+// pointed at the engine's (engine/dns), and one check-in with the control plane through the tunnel (the first
 // latency report, whose answer carries the exit address): the second and last call of a connect.
 import type { LocalConnectResponse, Notice } from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
@@ -23,16 +23,24 @@ export async function enterConnected(
   const { config, control, target, signal, opts } = c;
   const { up, split } = est;
   const dns = dnsServers(config, up.answer);
+  // Asked before the system resolver changes: the resolvers the host had are the home network's.
+  // A resolver configured as `dns` is reached through the tunnel, never around it.
+  const homeDns = (await ctx.dns.homeServers()).filter((a) => !dns.includes(a));
   await ctx.guard.apply(
     statePolicy('connected', config, {
       controlPlane: est.controlPlane,
       nodes: est.nodes,
       dns,
+      homeDns,
       split,
       pinned: est.pinned,
     }),
   );
-  await ctx.guard.useResolver(dns, up.tunnel.interfaceName);
+  ctx.dns.setRules(await ctx.splitRules.list().catch(() => []));
+  const dnsNotice = await ctx.dns.use(
+    { tunnel: dns, home: homeDns, isHome: ctx.split.isHome() },
+    up.tunnel.interfaceName,
+  );
   // Stream mode: the platform's addresses (as the tunnel's resolver gives them, which needs the
   // policy above) take the tunnel even where the split tunnel would send them directly.
   if (target.platform && split) {
@@ -67,6 +75,7 @@ export async function enterConnected(
   }
   mem.lostNode = null;
   if (ctx.split.notice) notices.push(ctx.split.notice);
+  if (dnsNotice) notices.push(dnsNotice);
   mem.notices = notices;
   live.stopEvents = up.tunnel.on((e) => onTunnelEvent(live, e));
   mem.machine.dispatch({

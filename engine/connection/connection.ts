@@ -7,6 +7,7 @@ import type {
   ConfigKey,
   LocalConnectRequest,
   LocalConnectResponse,
+  SplitRule,
 } from '../../contracts/index.js';
 import type { EngineContext } from '../engine-context.js';
 import { FerryError } from '../errors.js';
@@ -284,6 +285,17 @@ export class MainConnection {
   }
 
   /**
+   * The split rules changed: the engine's resolver asks by the new ones, and their sets start
+   * again empty while connected (a removed rule's addresses go with it).
+   */
+  async splitRulesChanged(rules: readonly SplitRule[]): Promise<void> {
+    const { ctx } = this;
+    ctx.dns.setRules(rules);
+    ctx.ruleAddresses.clear();
+    await ctx.guard.rulesChanged();
+  }
+
+  /**
    * The protections follow a changed setting at once (kill switch, lockdown, LAN, split, DNS),
    * without a new session. Whether anything in force changed.
    */
@@ -299,13 +311,19 @@ export class MainConnection {
     if (stage !== 'off' && keys.some((k) => k === 'split' || k === 'home_country' || k === 'dns'))
       change.split = await ctx.split.setsFor(config, mem.exitBefore);
     if (live && keys.includes('dns')) change.dns = dnsServers(config, live.answer);
+    const resolverKeys = keys.some((k) => k === 'split' || k === 'home_country' || k === 'dns');
     // Where the engine reaches its service (API access: relays, a proxy), for the kill switch.
     if (keys.some((k) => ['api_access', 'service_key', 'lockdown', 'kill_switch'].includes(k)))
       change.controlPlane = await ctx
         .controlEndpoints(config)
         .catch(() => ctx.guard.facts.controlPlane);
     await ctx.guard.update(change);
-    if (live && change.dns) await ctx.guard.useResolver(change.dns, live.tunnel.interfaceName);
+    // The engine's resolver asks where the new settings say (what it cached goes with them).
+    if (live && resolverKeys)
+      await ctx.dns.use(
+        { tunnel: ctx.guard.facts.dns, home: ctx.guard.facts.homeDns, isHome: ctx.split.isHome() },
+        live.tunnel.interfaceName,
+      );
     return stage !== 'off' || config.lockdown || keys.includes('lockdown');
   }
 }

@@ -22,6 +22,14 @@ export async function enterDisconnected(
   config: ClientConfig | null,
 ): Promise<void> {
   if (config) await disconnectedPolicy(ctx, config);
-  else await ctx.guard.update({ stage: 'off', nodes: [], probes: [], dns: [], pinned: [] });
-  await ctx.guard.restoreResolver();
+  else
+    await ctx.guard.update({
+      stage: 'off',
+      nodes: [],
+      probes: [],
+      dns: [],
+      homeDns: [],
+      pinned: [],
+    });
+  await ctx.dns.restore();
 }

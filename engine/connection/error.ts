@@ -32,5 +32,5 @@ export async function enterError(
       }),
     )
     .catch(() => undefined);
-  if (!config.kill_switch) await ctx.guard.restoreResolver().catch(() => undefined);
+  if (!config.kill_switch) await ctx.dns.restore().catch(() => undefined);
 }

@@ -151,6 +151,9 @@ describe('the local API host', () => {
       testApiAccess: () => client.testApiAccess({ body: { method: 'relays' } }),
       useApiAccess: () => client.useApiAccess({ body: { method: 'direct' } }),
       listServices: () => client.listServices(),
+      addSplitRule: () => client.addSplitRule({ body: { domain: '*.Example.CN.', via: 'Direct' } }),
+      listSplitRules: () => client.listSplitRules(),
+      removeSplitRule: () => client.removeSplitRule({ query: { domain: 'example.cn' } }),
       addService: () =>
         client.addService({
           body: { name: 'Office', cidrs: ['10.20.0.0/16'], domains: ['Wiki.Corp.Example'] },

@@ -13,6 +13,8 @@ export class FakeResolver extends Faults implements Resolver {
   /** The servers in use while set; null when the system's own resolver is in place. */
   servers: string[] | null = null;
   interfaceName: string | null = null;
+  /** The home network's resolvers, as the system had them before the first set. */
+  home: string[] = [];
 
   constructor(private readonly journal = new Journal()) {
     super();
@@ -25,6 +27,11 @@ export class FakeResolver extends Faults implements Resolver {
     this.take('set');
     this.servers = [...servers];
     this.interfaceName = interfaceName;
+  }
+
+  async homeServers(): Promise<string[]> {
+    this.take('homeServers');
+    return [...this.home];
   }
 
   async restore(): Promise<void> {

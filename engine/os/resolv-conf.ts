@@ -40,6 +40,21 @@ export function resolvConfText(servers: readonly string[], saved: Saved): string
   ].join('\n');
 }
 
+/**
+ * The `nameserver` lines' addresses of a resolv.conf that a program outside the host's loopback
+ * can be asked: IPv4, not 127/8 (a stub whose own upstream is unknown), once each, in order.
+ */
+export function homeNameservers(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const [keyword, value] = line.trim().split(/\s+/);
+    if (keyword !== 'nameserver' || value === undefined || isIP(value) !== 4) continue;
+    if (value.startsWith('127.') || value === '0.0.0.0' || out.includes(value)) continue;
+    out.push(value);
+  }
+  return out;
+}
+
 function failed(what: string, e: unknown): FerryError {
   return new FerryError(
     'os-command-failed',
@@ -85,6 +100,16 @@ export class ResolvConfResolver implements Resolver {
     } catch (e) {
       throw failed('set', e);
     }
+  }
+
+  async homeServers(): Promise<string[]> {
+    const before = (await this.saved()) ?? (await this.current());
+    if (before.kind === 'file') return homeNameservers(before.content);
+    if (before.kind === 'absent') return [];
+    // A link to another program's file (resolvconf, NetworkManager): the servers are in there,
+    // which stays while the link is replaced by our file.
+    const target = path.resolve(path.dirname(this.#file), before.target);
+    return homeNameservers(await readFile(target, 'utf8').catch(() => ''));
   }
 
   async restore(): Promise<void> {

@@ -20,8 +20,32 @@ export function resolvedSetCommands(servers: readonly string[], link: string): s
   ];
 }
 
+/**
+ * The IPv4 resolvers of `resolvectl dns`'s output (`Global: ...`, `Link 2 (eth0): ...`) but
+ * those of `skipLink` (the tunnel's, while set) and loopback ones, once each.
+ */
+export function resolvedHomeServers(output: string, skipLink: string | null): string[] {
+  const out: string[] = [];
+  for (const line of output.split('\n')) {
+    const m = /^(Global|Link \d+ \(([^)]+)\)):(.*)$/.exec(line.trim());
+    if (!m || (skipLink !== null && m[2] === skipLink)) continue;
+    for (const word of m[3]!.trim().split(/\s+/)) {
+      const address = word.split('#')[0]!;
+      if (isIP(address) !== 4 || address.startsWith('127.') || out.includes(address)) continue;
+      out.push(address);
+    }
+  }
+  return out;
+}
+
 export class ResolvedResolver implements Resolver {
   #link: string | null = null;
+
+  async homeServers(): Promise<string[]> {
+    const out = await this.run('resolvectl', ['dns']);
+    if (out.exitCode !== 0) return [];
+    return resolvedHomeServers(out.stdout, this.#link);
+  }
 
   constructor(private readonly run: CommandRunner = runCommand) {}
 

@@ -1,12 +1,11 @@
 // What the engine's protections hold at each stage of a connection (the kill switch, the split
-// tunnel, the IPv6 block, the system resolver), kept as facts the engine updates, and put in
-// force as one policy on every change.
+// tunnel and its rules, the IPv6 block), kept as facts the engine updates, and put in force as
+// one policy on every change. (The system resolver is engine/dns's.)
 import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 
 import type { ClientConfig, ConnectResponse } from '../../contracts/index.js';
 import type { Links } from '../../platform/os/links.js';
-import type { Resolver } from '../os/resolver.js';
 import type {
   DhcpLink,
   Endpoint,
@@ -42,6 +41,10 @@ export interface GuardFacts {
   probes: readonly Endpoint[];
   /** The resolvers in use through the tunnel. */
   dns: readonly string[];
+  /** The home network's resolvers the engine's resolver asks around the tunnel (IPv4). */
+  homeDns: readonly string[];
+  /** The split rules' version: it changes with the rules, and their sets start empty again. */
+  rulesVersion: number;
   /** The split tunnel's sets (null: split off, or the home country unknown). */
   split: ProtectionPolicy['split'];
   /** Addresses that take the tunnel even where the split would send them directly (stream mode). */
@@ -74,6 +77,9 @@ export function guardPolicy(
     dhcpLinks: dhcp,
     dns: tunnel ? f.dns : [],
     split: f.split && { ...f.split, pinned: f.pinned },
+    // The split rules steer while a tunnel carries traffic, with or without the split by country.
+    rules: tunnel ? f.rulesVersion : null,
+    homeDns: tunnel ? f.homeDns : [],
   };
 }
 
@@ -109,20 +115,23 @@ const INITIAL: GuardFacts = {
   serviceNodes: {},
   probes: [],
   dns: [],
+  homeDns: [],
+  rulesVersion: 0,
   split: null,
   pinned: [],
 };
 
+/** The facts a connection's state gives whole (the service tunnels and the rules' version outlive them). */
+export type StateFacts = Omit<GuardFacts, 'serviceNodes' | 'rulesVersion'>;
+
 export interface ConnectionGuardDeps {
   protection: Protection;
-  resolver: Resolver;
   /** This host's links, for the LAN's subnets. */
   links: Pick<Links, 'list'>;
 }
 
 export class ConnectionGuard {
   #facts: GuardFacts = INITIAL;
-  #resolverSet = false;
   readonly #serial = new SerialQueue();
 
   constructor(private readonly deps: ConnectionGuardDeps) {}
@@ -167,8 +176,13 @@ export class ConnectionGuard {
    * Puts a state's whole policy in force, in one transaction: every fact is given (the service
    * tunnels' nodes, which outlive the main connection's states, are kept as they are).
    */
-  apply(facts: Omit<GuardFacts, 'serviceNodes'>): Promise<void> {
+  apply(facts: StateFacts): Promise<void> {
     return this.update(facts);
+  }
+
+  /** The split rules changed: their sets start again, empty (their addresses went with them). */
+  rulesChanged(): Promise<void> {
+    return this.update({ rulesVersion: this.#facts.rulesVersion + 1 });
   }
 
   /** Lets a service tunnel's node endpoints out (null: the tunnel is gone). */
@@ -177,23 +191,6 @@ export class ConnectionGuard {
     if (endpoints) serviceNodes[tag] = endpoints;
     else delete serviceNodes[tag];
     await this.update({ serviceNodes });
-  }
-
-  /** Points the system resolver at the tunnel's resolvers. */
-  async useResolver(servers: readonly string[], interfaceName: string): Promise<void> {
-    this.#resolverSet = true;
-    await this.deps.resolver.set(servers, interfaceName);
-  }
-
-  /** Puts the system resolver back (also what a crashed run changed). */
-  async restoreResolver(): Promise<void> {
-    await this.deps.resolver.restore();
-    this.#resolverSet = false;
-  }
-
-  /** Whether this run pointed the system resolver at a tunnel. */
-  get resolverSet(): boolean {
-    return this.#resolverSet;
   }
 
   /** Whether a protection table exists (at start: one a crashed run left). */

@@ -5,6 +5,10 @@ import { FERRY_FWMARK } from '../tunnel/names.js';
 import {
   CONTROL_FWMARK,
   PROTECTION_TABLE,
+  RESOLVER_FWMARK,
+  RULE_DIRECT_CT_MARK,
+  RULE_SETS,
+  RULE_TUNNEL_CT_MARK,
   SPLIT_FWMARK,
   protectionTable,
   type ProtectionPolicy,
@@ -199,7 +203,8 @@ describe('the protection table', () => {
     expect(text(rules(body, 'split_route')[0]!)).toBe(
       '[{"match":{"op":"==","left":{"payload":{"protocol":"ip","field":"daddr"}},"right":"@split_pinned4"}},{"return":null}]',
     );
-    const mark = text(rules(body, 'split_route')[1]!);
+    const route = rules(body, 'split_route').map(text);
+    const mark = route.find((r) => r.includes('"@split_route4"') && r.includes('"right":0}'))!;
     expect(mark).toContain('"@split_route4"');
     expect(mark).toContain(`"value":${SPLIT_FWMARK}`);
     expect(text(rules(body, 'split_nat')[0]!)).toContain('masquerade');
@@ -209,15 +214,68 @@ describe('the protection table', () => {
     expect(text(allow)).toContain('"op":"!="');
     // The engine's control-plane sockets are routed by the split as any socket is (their mark
     // routes nothing), and their connection keeps saying whose it is.
-    const engine = text(rules(body, 'split_route')[2]!);
+    const engine = route.find((r) => r.includes(`"right":${CONTROL_FWMARK}`))!;
     expect(engine).toContain(`"right":${CONTROL_FWMARK}`);
     expect(engine).toContain('"@split_route4"');
     expect(engine).toContain(`{"mangle":{"key":{"meta":{"key":"mark"}},"value":${SPLIT_FWMARK}}}`);
     expect(engine).toContain(`{"mangle":{"key":{"ct":{"key":"mark"}},"value":${CONTROL_FWMARK}}}`);
     // Replies of both kinds of direct connection get the split's mark back.
     expect(text(rules(body, 'split_restore')[0]!)).toContain(
-      `"right":{"set":[${SPLIT_FWMARK},${CONTROL_FWMARK}]}`,
+      `"right":{"set":[${SPLIT_FWMARK},${CONTROL_FWMARK},${RESOLVER_FWMARK},${RULE_DIRECT_CT_MARK}]}`,
     );
+  });
+
+  it('steers by the split rules before the country, also with the split by country off', () => {
+    const body = protectionTable({ ...BLOCKING, rules: 3 });
+    expect(chains(body)).toEqual([
+      'split_route',
+      'split_restore',
+      'split_nat',
+      'guard_out',
+      'guard_forward',
+    ]);
+    // The rules' sets take addresses with a timeout each; their version names them.
+    for (const name of [RULE_SETS.tunnel, RULE_SETS.direct])
+      expect(setNamed(body, name)).toMatchObject({ flags: ['timeout'], comment: 'split rules v3' });
+    expect(setNamed(body, 'split_route4')?.elem).toBeUndefined();
+    const route = rules(body, 'split_route').map(text);
+    const at = (needle: string) => route.findIndex((r) => r.includes(needle));
+    // A tunnel rule's connection is marked and left alone from then on; a direct rule's is split
+    // for as long as it lasts; both before the country's set.
+    expect(route[at(`"@${RULE_SETS.tunnel}"`)]).toContain(`"value":${RULE_TUNNEL_CT_MARK}`);
+    expect(at(`"right":${RULE_TUNNEL_CT_MARK}}},{"return":null}`)).toBeLessThan(
+      at(`"@${RULE_SETS.tunnel}"`),
+    );
+    expect(route[at(`"@${RULE_SETS.direct}"`)]).toContain(`"value":${SPLIT_FWMARK}`);
+    expect(route[at(`"right":${RULE_DIRECT_CT_MARK}}}`)]).toContain(`"value":${SPLIT_FWMARK}`);
+    expect(at(`"@${RULE_SETS.direct}"`)).toBeLessThan(at('"@split_route4"'));
+    // Direct packets leave by the kill switch's split accept, never to the private ranges.
+    expect(setNamed(body, 'split_private4')?.elem?.length).toBeGreaterThan(0);
+    expect(rules(body, 'guard_out').some((r) => text(r).includes('@split_private4'))).toBe(true);
+    // Without a tunnel (no rules version) nothing steers.
+    expect(chains(protectionTable({ ...BLOCKING, rules: null }))).toEqual([
+      'guard_out',
+      'guard_forward',
+    ]);
+  });
+
+  it('lets the engine\u2019s resolver ask the home resolver, and nothing else ask it', () => {
+    const body = protectionTable({ ...BLOCKING, rules: 0, homeDns: ['192.168.1.1'] });
+    expect(setNamed(body, 'home_dns4')?.elem).toEqual(['192.168.1.1']);
+    const out = rules(body, 'guard_out').map(text);
+    const home = out.findIndex((r) => r.includes('@home_dns4'));
+    expect(out[home]).toContain(`"right":${RESOLVER_FWMARK}`);
+    expect(out[home]).toContain('"right":53');
+    // Before the rule that drops DNS to any other resolver.
+    const dnsDrop = out.findIndex((r) => r.includes('@dns4') && r.includes('drop'));
+    expect(home).toBeLessThan(dnsDrop);
+    // Its answers come back by its connection's mark.
+    const resolver = rules(body, 'split_route')
+      .map(text)
+      .find((r) => r.includes(`"right":${RESOLVER_FWMARK}`))!;
+    expect(resolver).toContain(`"value":${RESOLVER_FWMARK}`);
+    expect(() => protectionTable({ ...BLOCKING, homeDns: ['fd00::1'] })).toThrow(TypeError);
+    expect(() => replaceTableCommands(PROTECTION_TABLE, body)).not.toThrow();
   });
 
   it('refuses an endpoint that is not an address and port', () => {

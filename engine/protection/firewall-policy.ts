@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 
 import { checkInterfaceName } from '../../platform/os/arguments.js';
 import type { NftObject, NftTable } from '../../platform/os/nftables.js';
+import { PRIVATE_RANGES } from '../split/direct-set.js';
 import { prefixElements, type NftSetElement } from '../split/nft-elements.js';
 import { FERRY_FWMARK, TUNNEL_INTERFACE_PREFIX } from '../tunnel/names.js';
 
@@ -25,6 +26,24 @@ export const SPLIT_FWMARK = 0x6666;
  * the tunnel (a probe to the node in use through its own tunnel would measure nothing useful).
  */
 export const CONTROL_FWMARK = 0x6667;
+
+/**
+ * The mark on the engine's resolver's sockets to the home network's resolver (set by the native
+ * addon): routed around the tunnel by its own policy rule, and let out by the kill switch only
+ * to those resolvers, port 53, so that no other program's DNS leaves outside the tunnel.
+ */
+export const RESOLVER_FWMARK = 0x6668;
+
+/**
+ * Connection marks (never on packets): a connection begun to a `tunnel` rule's address stays in
+ * the tunnel, one begun to a `direct` rule's address stays out of it, whatever becomes of the
+ * rules' sets (their addresses expire with their TTL) while it lasts.
+ */
+export const RULE_TUNNEL_CT_MARK = 0x6669;
+export const RULE_DIRECT_CT_MARK = 0x666a;
+
+/** The split rules' sets: addresses the engine's resolver gave for a rule's names, each with its TTL. */
+export const RULE_SETS = { tunnel: 'rules_tunnel4', direct: 'rules_direct4' } as const;
 
 /** Every tunnel interface of the engine (main and service tunnels): nft's wildcard. */
 const TUNNEL_INTERFACES = `${TUNNEL_INTERFACE_PREFIX}*`;
@@ -87,7 +106,24 @@ export interface ProtectionPolicy {
     private: readonly NftSetElement[];
     pinned?: readonly NftSetElement[];
   } | null;
+  /**
+   * The split rules' sets (RULE_SETS, filled by the engine's resolver as it answers) and the
+   * chains that steer by them, also with the split by country off; the number is the rules'
+   * version: a new one empties the sets (a rule removed takes its addresses with it). Absent
+   * or null: none.
+   */
+  rules?: number | null;
+  /**
+   * The home network's resolvers (IPv4), which the engine's resolver asks (by its sockets,
+   * marked RESOLVER_FWMARK) for names that are at home; nothing else may ask them while blocking.
+   */
+  homeDns?: readonly string[];
 }
+
+/** The private ranges (IPv4) as set elements: what a split connection may not reach without allow_lan. */
+const PRIVATE_V4_ELEMENTS = prefixElements(
+  PRIVATE_RANGES.filter((c) => isIP(c.split('/')[0]!) === 4),
+);
 
 const meta = (key: string) => ({ meta: { key } });
 const eq = (left: unknown, right: unknown) => ({ match: { op: '==', left, right } });
@@ -132,6 +168,16 @@ function set(name: string, family: 4 | 6, elements: readonly NftSetElement[], in
   };
 }
 
+/**
+ * A set of addresses that come and go, each with its own timeout (the split rules'). Its comment
+ * names the rules' version: a set of another version is another set, made anew and empty.
+ */
+function timeoutSet(name: string, version: number): NftObject {
+  return {
+    set: { name, type: 'ipv4_addr', flags: ['timeout'], comment: `split rules v${version}` },
+  };
+}
+
 function chain(name: string, type: string, hook: string, prio: number): NftObject {
   return { chain: { name, type, hook, prio, policy: 'accept' } };
 }
@@ -158,35 +204,61 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
   const body: NftObject[] = [];
   const dns = (f: 4 | 6) => policy.dns.filter((a) => familyOf(a) === f);
 
-  if (policy.split) {
+  const homeDns = policy.homeDns ?? [];
+  if (homeDns.some((a) => familyOf(a) !== 4))
+    throw new TypeError('the home resolvers are IPv4 addresses');
+  const rulesVersion = policy.rules ?? 0;
+  const steering = policy.split !== null || (policy.rules ?? null) !== null;
+  if (steering) {
+    const ctMark = { ct: { key: 'mark' } };
+    const markSplit = { mangle: { key: meta('mark'), value: SPLIT_FWMARK } };
     body.push(
-      set('split_route4', 4, policy.split.route, true),
-      set('split_private4', 4, policy.split.private, true),
-      set('split_pinned4', 4, policy.split.pinned ?? [], true),
+      set('split_route4', 4, policy.split?.route ?? [], true),
+      set('split_private4', 4, policy.split?.private ?? PRIVATE_V4_ELEMENTS, true),
+      set('split_pinned4', 4, policy.split?.pinned ?? [], true),
+      timeoutSet(RULE_SETS.tunnel, rulesVersion),
+      timeoutSet(RULE_SETS.direct, rulesVersion),
       chain('split_route', 'route', 'output', -150),
       // Pinned to the tunnel (stream mode's platform), wherever its addresses are.
       rule('split_route', eq(daddr(4), '@split_pinned4'), { return: null }),
-      // Only unmarked packets: the tunnel's own sockets and other software's marks keep theirs.
+      // The split rules, before the country's: a connection keeps the way its first packet took.
+      rule('split_route', eq(ctMark, RULE_TUNNEL_CT_MARK), { return: null }),
       rule(
         'split_route',
         eq(meta('mark'), 0),
-        eq(daddr(4), '@split_route4'),
-        { mangle: { key: meta('mark'), value: SPLIT_FWMARK } },
-        { mangle: { key: { ct: { key: 'mark' } }, value: SPLIT_FWMARK } },
+        eq(daddr(4), `@${RULE_SETS.tunnel}`),
+        { mangle: { key: ctMark, value: RULE_TUNNEL_CT_MARK } },
+        { return: null },
       ),
+      rule('split_route', eq(meta('mark'), 0), eq(ctMark, RULE_DIRECT_CT_MARK), markSplit),
+      rule('split_route', eq(meta('mark'), 0), eq(daddr(4), `@${RULE_SETS.direct}`), markSplit, {
+        mangle: { key: ctMark, value: RULE_DIRECT_CT_MARK },
+      }),
+      // Only unmarked packets: the tunnel's own sockets and other software's marks keep theirs.
+      rule('split_route', eq(meta('mark'), 0), eq(daddr(4), '@split_route4'), markSplit, {
+        mangle: { key: ctMark, value: SPLIT_FWMARK },
+      }),
       // The engine's control-plane sockets are split as any socket is; their connection keeps
       // their mark, by which the kill switch still knows them once the packet's says split.
       rule(
         'split_route',
         eq(meta('mark'), CONTROL_FWMARK),
         eq(daddr(4), '@split_route4'),
-        { mangle: { key: meta('mark'), value: SPLIT_FWMARK } },
-        { mangle: { key: { ct: { key: 'mark' } }, value: CONTROL_FWMARK } },
+        markSplit,
+        {
+          mangle: { key: ctMark, value: CONTROL_FWMARK },
+        },
       ),
-      chain('split_restore', 'filter', 'prerouting', -150),
-      rule('split_restore', eq({ ct: { key: 'mark' } }, { set: [SPLIT_FWMARK, CONTROL_FWMARK] }), {
-        mangle: { key: meta('mark'), value: SPLIT_FWMARK },
+      // The resolver's questions to the home network: its answers come back by the same way.
+      rule('split_route', eq(meta('mark'), RESOLVER_FWMARK), {
+        mangle: { key: ctMark, value: RESOLVER_FWMARK },
       }),
+      chain('split_restore', 'filter', 'prerouting', -150),
+      rule(
+        'split_restore',
+        eq(ctMark, { set: [SPLIT_FWMARK, CONTROL_FWMARK, RESOLVER_FWMARK, RULE_DIRECT_CT_MARK] }),
+        markSplit,
+      ),
       chain('split_nat', 'nat', 'postrouting', 100),
       rule(
         'split_nat',
@@ -201,12 +273,22 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
     body.push(set('lan4', 4, policy.lan.v4, true), set('lan6', 6, policy.lan.v6, true));
   }
   if (policy.block) body.push(set('dns4', 4, dns(4), false), set('dns6', 6, dns(6), false));
+  if (homeDns.length > 0) body.push(set('home_dns4', 4, homeDns, false));
 
   if (!policy.block && !policy.blockIpv6) return body;
 
   body.push(chain('guard_out', 'filter', 'output', 0));
   const out = (...expr: unknown[]) => body.push(rule('guard_out', ...expr));
   out(eq(meta('oifname'), 'lo'), ACCEPT);
+  // The engine's resolver asking the home network's: by its mark, to those resolvers only.
+  if (homeDns.length > 0)
+    out(
+      eq(meta('mark'), RESOLVER_FWMARK),
+      eq(meta('l4proto'), { set: ['udp', 'tcp'] }),
+      eq(port('th', 'dport'), 53),
+      eq(daddr(4), '@home_dns4'),
+      ACCEPT,
+    );
   if (policy.block) {
     // Before the tunnels' accept: a query for another resolver is dropped inside the tunnel too.
     for (const proto of ['udp', 'tcp'] as const)
@@ -276,7 +358,7 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
   }
   // The split set's packets, marked on their way in split_route: one set of a country's ranges,
   // not two (a country is tens of thousands of them, and the mark says the same).
-  if (policy.split) out(eq(meta('mark'), SPLIT_FWMARK), ne(daddr(4), '@split_private4'), ACCEPT);
+  if (steering) out(eq(meta('mark'), SPLIT_FWMARK), ne(daddr(4), '@split_private4'), ACCEPT);
   if (policy.block) out(COUNTER, DROP);
   else out(eq(meta('nfproto'), 'ipv6'), COUNTER, DROP);
 

@@ -20,9 +20,20 @@ export class SplitChoice {
     return this.#notice;
   }
 
-  /** The home country of the last choice that split. */
+  /** The home country of the last choice, null when it did not split. */
   get home(): string | null {
     return this.#home;
+  }
+
+  /**
+   * Whether an address is at home by the last choice (the engine's resolver's question), null
+   * when the last choice did not split.
+   */
+  isHome(): ((address: string) => boolean) | null {
+    const home = this.#home;
+    const source = this.source;
+    if (home === null || !source) return null;
+    return (address) => source.countryOf(address) === home;
   }
 
   /**
@@ -31,6 +42,7 @@ export class SplitChoice {
    */
   async setsFor(config: ClientConfig, exitBefore: string | null): Promise<SplitSets | null> {
     this.#notice = null;
+    this.#home = null;
     if (config.split === 'off' || !this.source) return null;
     const home = await this.source.homeCountry(config.home_country, exitBefore);
     if (home === null) {

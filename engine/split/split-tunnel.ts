@@ -21,6 +21,8 @@ export interface SplitTunnelSource {
    * switch lets out only with allow_lan.
    */
   sets(country: string, alwaysTunneled: readonly string[]): Promise<SplitSets>;
+  /** The country of an address (the engine's resolver's question: is an answer at home?). */
+  countryOf(address: string): string | null;
 }
 
 /**
@@ -43,6 +45,10 @@ export class GeoSplitTunnel implements SplitTunnelSource {
     if (setting !== 'auto') return setting;
     if (exitAddress === null) return null;
     return this.geo().countryOf(exitAddress);
+  }
+
+  countryOf(address: string): string | null {
+    return this.geo().countryOf(address);
   }
 
   async sets(country: string, alwaysTunneled: readonly string[]): Promise<SplitSets> {

@@ -3,6 +3,7 @@
 // NftFirewall, every call journaled, failures on demand. seams.contract.ts holds both to it.
 import { Faults, Journal, refused } from './journal.fake.js';
 import {
+  addElementCommands,
   patchTableCommands,
   replaceTableCommands,
   tableView,
@@ -107,6 +108,20 @@ export class FakeFirewall extends Faults implements Firewall {
     }
     // All or nothing, as one transaction.
     for (const c of changes) body = patched(body, c, what);
+    this.tables.set(`${table.family} ${table.name}`, body);
+  }
+
+  async addElements(table: NftTable, elements: readonly NftObject[]): Promise<void> {
+    this.journal.record('firewall', 'addElements', [table, elements]);
+    addElementCommands(table, elements); // the same argument checks
+    this.take('addElements');
+    const what = `add addresses to the ${table.name} firewall table`;
+    let body = this.table(table);
+    if (!body) {
+      if (elements.length === 0) return;
+      throw refused(what, 'No such file or directory');
+    }
+    for (const add of elements) body = patched(body, { add }, what);
     this.tables.set(`${table.family} ${table.name}`, body);
   }
 

@@ -39,6 +39,13 @@ export interface Firewall {
    * the table or a set it names is missing, or an element to delete is not there.
    */
   patch(table: NftTable, changes: readonly NftChange[]): Promise<void>;
+  /**
+   * Adds elements (`{ element: {name, elem} }`) to sets that `apply` declared without elements
+   * of their own, with a timeout each (addresses that come and go): the table stays what apply
+   * made, so that the next apply keeps those sets as they are. Adding an element again renews
+   * its timeout. Fails, changing nothing, when the table or a set is missing.
+   */
+  addElements(table: NftTable, elements: readonly NftObject[]): Promise<void>;
   /** Removes the table; a table that is gone is not an error. */
   remove(table: NftTable): Promise<void>;
   /** Whether the table exists (a restart reconciles what a crash left). */
@@ -142,6 +149,20 @@ export function patchTableCommands(
   });
 }
 
+/** The commands of Firewall.addElements: element objects only, each confined to the table. */
+export function addElementCommands(
+  table: NftTable,
+  elements: readonly NftObject[],
+): Record<string, unknown>[] {
+  for (const e of elements)
+    if (Object.keys(e).length !== 1 || !('element' in e))
+      throw new TypeError('addElements takes element objects only');
+  return patchTableCommands(
+    table,
+    elements.map((add) => ({ add })),
+  );
+}
+
 /** What a table holds after a transaction: its chains, and each set's contents by fingerprint. */
 export interface AppliedTable {
   chains: string[];
@@ -232,6 +253,12 @@ export class NftFirewall implements Firewall {
     this.#applied.delete(`${table.family} ${table.name}`);
     if (commands.length > 0)
       await this.transaction(commands, `change the ${table.name} firewall table`);
+  }
+
+  async addElements(table: NftTable, elements: readonly NftObject[]): Promise<void> {
+    const commands = addElementCommands(table, elements);
+    if (commands.length > 0)
+      await this.transaction(commands, `add addresses to the ${table.name} firewall table`);
   }
 
   async remove(table: NftTable): Promise<void> {

@@ -25,10 +25,12 @@ import {
   type PlatformTable,
   type RegionRule,
   type StartTunnelRequest,
+  type SplitRule,
 } from '../../../contracts/index.js';
 import type { EngineApi, EngineEvent } from '../../engine-api.js';
 import { FerryError } from '../../errors.js';
 import { FakeServiceTunnels } from '../../service-tunnels.fake.js';
+import { withSplitRule, withoutSplitRule } from '../../split/split-rules.js';
 import type { ProbeOutcome } from '../../stream-test.js';
 import {
   FakeAccounts,
@@ -52,6 +54,7 @@ export class FakeEngine implements EngineApi {
   readonly diagnoseOverrides = new Map<DiagnosticCheckId, DiagnosticCheck>();
   readonly #accounts = new FakeAccounts();
   readonly #catalog = new FakeCatalog();
+  #splitRules: SplitRule[] = [];
   readonly #connection = new FakeConnection({
     config: () => this.config,
     signedIn: () => this.session !== null,
@@ -398,6 +401,19 @@ export class FakeEngine implements EngineApi {
 
   async removeService(name: string): Promise<void> {
     this.serviceTunnels.remove(name);
+  }
+
+  async listSplitRules(): Promise<Answer<'listSplitRules'>> {
+    return { rules: [...this.#splitRules] };
+  }
+
+  async addSplitRule(request: SplitRule): Promise<Answer<'addSplitRule'>> {
+    this.#splitRules = withSplitRule(this.#splitRules, request);
+    return request;
+  }
+
+  async removeSplitRule(domain: string): Promise<void> {
+    this.#splitRules = withoutSplitRule(this.#splitRules, domain);
   }
 
   async startTunnel(request: StartTunnelRequest): Promise<Answer<'startTunnel'>> {

@@ -1,0 +1,132 @@
+// The engine's resolver on the host while connected: a DNS server on a loopback address of its
+// own (UDP and TCP 53), which the system resolver points at, answering as SplitResolver decides.
+// Its questions to the home network's resolver leave from marked sockets (RESOLVER_FWMARK), the
+// only DNS the kill switch lets out around the tunnel.
+import { pino, type Logger } from 'pino';
+
+import type { SplitRule } from '../../contracts/index.js';
+import { DnsServer } from '../../platform/dns/dns-server.js';
+import { PLAIN_SOCKETS, type ExchangeSockets } from '../../platform/dns/exchange.js';
+import { UpstreamSet } from '../../platform/dns/upstream-set.js';
+import {
+  connectMarkedTcp,
+  markedUdpSocket,
+  openMarkedSocket,
+  type MarkedSocketOpener,
+} from '../os/marked-socket.js';
+import { RESOLVER_FWMARK } from '../protection/firewall-policy.js';
+import { SplitResolver, type ResolverRoutes, type RuleSets } from './split-resolver.js';
+
+/**
+ * Where the engine's resolver listens: a loopback address no other resolver takes (systemd-
+ * resolved has 127.0.0.53 and 127.0.0.54, dnsmasq and others 127.0.0.1), "fy" in its middle.
+ */
+export const PROXY_ADDRESS = '127.102.121.53';
+
+/** A question's whole budget: the tunnel's resolver, then the home network's, with room to spare. */
+const QUERY_TIMEOUT_MS = 5_000;
+
+export interface DnsProxyOptions {
+  /** Where to listen (PROXY_ADDRESS, 53 by default; tests take a port of their own). */
+  address?: string;
+  port?: number;
+  /** How sockets to the home network's resolver are marked (the native addon's by default). */
+  openMarked?: MarkedSocketOpener;
+  log?: Logger;
+}
+
+/** What the resolver asks where: addresses of the tunnel's and the home network's resolvers. */
+export interface ProxyRoutes {
+  tunnel: readonly string[];
+  home: readonly string[];
+  isHome: ResolverRoutes['isHome'];
+}
+
+/** The home network's resolvers are reached from sockets that carry RESOLVER_FWMARK. */
+function markedSockets(open: MarkedSocketOpener): ExchangeSockets {
+  return {
+    udp: (family) => markedUdpSocket(family, RESOLVER_FWMARK, open),
+    tcp: (address, port, signal) => connectMarkedTcp(address, port, RESOLVER_FWMARK, open, signal),
+  };
+}
+
+const upstreams = (addresses: readonly string[]) =>
+  addresses.map((address) => ({ address, port: 53 }));
+
+export class DnsProxy {
+  #server: DnsServer | null = null;
+  readonly #resolver: SplitResolver;
+  readonly #homeSockets: ExchangeSockets;
+
+  constructor(
+    ruleSets: RuleSets,
+    private readonly opts: DnsProxyOptions = {},
+  ) {
+    this.#homeSockets = markedSockets(opts.openMarked ?? openMarkedSocket);
+    this.#resolver = new SplitResolver(
+      { tunnel: { ask: async () => ({ kind: 'failed' }) }, home: null, isHome: null },
+      ruleSets,
+    );
+  }
+
+  /** The address the system resolver is pointed at. */
+  get address(): string {
+    return this.opts.address ?? PROXY_ADDRESS;
+  }
+
+  get running(): boolean {
+    return this.#server !== null;
+  }
+
+  /** The port it answers on (53 unless the options said otherwise). */
+  get port(): number {
+    return this.#server?.listening()[0]?.udpPort ?? this.opts.port ?? 53;
+  }
+
+  /**
+   * Starts answering (if it is not yet) with `routes`; an address taken by another program
+   * rejects, and the caller points the system resolver at the tunnel's resolvers instead.
+   */
+  async use(routes: ProxyRoutes): Promise<void> {
+    if (routes.tunnel.length === 0)
+      throw new Error('the engine\u2019s resolver needs the tunnel\u2019s resolver');
+    this.#resolver.setRoutes({
+      tunnel: new UpstreamSet(upstreams(routes.tunnel), PLAIN_SOCKETS),
+      home:
+        routes.home.length > 0 ? new UpstreamSet(upstreams(routes.home), this.#homeSockets) : null,
+      isHome: routes.isHome,
+    });
+    if (this.#server) return;
+    this.#server = await DnsServer.start({
+      listen: [this.address],
+      port: this.opts.port ?? 53,
+      answer: (query, transport, signal) => this.#resolver.answer(query, transport, signal),
+      // Loopback only: every program of this host is one client, with no bound of its own.
+      log: this.opts.log ?? pino({ level: 'silent' }),
+      timeoutMs: QUERY_TIMEOUT_MS,
+      maxInFlight: 1_024,
+      maxTcpConnections: 128,
+      tcpIdleMs: 10_000,
+      tcpMaxLifetimeMs: 60_000,
+      maxQueriesPerConnection: 32,
+      bindAttempts: 1,
+      bindRetryMs: 0,
+    });
+  }
+
+  setRules(rules: readonly SplitRule[]): void {
+    this.#resolver.setRules(rules);
+  }
+
+  /** Stops answering and forgets every answer. */
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = null;
+    this.#resolver.setRoutes({
+      tunnel: { ask: async () => ({ kind: 'failed' }) },
+      home: null,
+      isHome: null,
+    });
+    await server?.close();
+  }
+}

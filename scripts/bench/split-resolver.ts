@@ -43,14 +43,22 @@ export function p99(xs: readonly number[]): number {
   return s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)]!;
 }
 
+interface StandIn {
+  socket: dgram.Socket;
+  /** The names it was asked, in order. */
+  asked: string[];
+}
+
 /** A resolver that answers every A question at once, with an address from the name (TTL 300). */
-function standIn(address: string): Promise<dgram.Socket> {
+function standIn(address: string): Promise<StandIn> {
   const socket = dgram.createSocket('udp4');
+  const asked: string[] = [];
   socket.on('message', (m, from) => {
     const q = dnsPacket.decode(m);
     const question = q.questions?.[0];
     if (!question) return;
     const name = question.name.toLowerCase();
+    asked.push(name);
     const n = Number(/(\d+)/.exec(name)?.[1] ?? 1) % 250;
     // A rule's names: an address of their own each (a CDN's), so that every first answer adds one.
     const rule = /^r(\d+)\./.exec(name);
@@ -71,7 +79,7 @@ function standIn(address: string): Promise<dgram.Socket> {
   });
   return new Promise((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(53, address, () => resolve(socket));
+    socket.bind(53, address, () => resolve({ socket, asked }));
   });
 }
 
@@ -166,6 +174,14 @@ export async function resolverRows(namespace: string): Promise<LatencyRow[]> {
     const domestic = await series(QUESTIONS, (i) => asker.ask(PROXY, `home-${i}.bench`));
     const cached = await series(QUESTIONS, () => asker.ask(PROXY, 'f1.bench'));
     const ruleFirst = await series(RULE_QUESTIONS, (i) => asker.ask(PROXY, `r${i}.rule.bench`));
+    // The paths measured are the ones meant: every domestic name was asked at home too, no
+    // foreign one was, and the cached name went upstream once.
+    const [tunnelAsked, homeAsked] = servers.map((s) => s.asked);
+    const homeNames = homeAsked!.filter((n) => n.startsWith('home-')).length;
+    if (homeNames !== QUESTIONS || homeAsked!.some((n) => /^f\d+\./.test(n)))
+      throw new Error(`the home resolver was asked ${homeNames} domestic names, not ${QUESTIONS}`);
+    if (tunnelAsked!.filter((n) => n === 'f1.bench').length !== 1)
+      throw new Error('the cached name was asked upstream more than once');
     const held = await firewall.inspect(PROTECTION_TABLE);
     const direct4 = held?.sets.find((s) => s.name === 'rules_direct4')?.elements ?? 0;
     if (direct4 < RULE_QUESTIONS)
@@ -187,7 +203,7 @@ export async function resolverRows(namespace: string): Promise<LatencyRow[]> {
   } finally {
     asker.close();
     await proxy.stop();
-    for (const s of servers) s.close();
+    for (const s of servers) s.socket.close();
     await firewall.remove(PROTECTION_TABLE).catch(() => undefined);
   }
 }

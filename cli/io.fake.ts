@@ -19,6 +19,8 @@ export interface FakeIo extends CliIo {
   daemonStarts: string[];
   /** What the graphical mode opened: `app`, or a URL given to the browser. */
   opened: string[];
+  /** The programs `netcli exec` ran: the command and its arguments. */
+  programs: string[][];
 }
 
 export function fakeIo(
@@ -32,8 +34,11 @@ export function fakeIo(
     desktopApp?: boolean;
     /** A browser opens URLs (default: no display). */
     browser?: boolean;
+    /** What a program run by `netcli exec` does (default: exits 0). */
+    runProgram?: (command: string, args: readonly string[]) => Promise<number>;
   } = {},
 ): FakeIo {
+  const programs: string[][] = [];
   const interrupt = new AbortController();
   const daemonStarts: string[] = [];
   const opened: string[] = [];
@@ -64,6 +69,13 @@ export function fakeIo(
     async openInBrowser(url) {
       if (options.browser) opened.push(url);
       return options.browser ?? false;
+    },
+    pid: 4242,
+    programs,
+    async runProgram(command, args) {
+      programs.push([command, ...args]);
+      if (options.runProgram) return options.runProgram(command, args);
+      return 0;
     },
     createEngine: options.createEngine,
   };

@@ -49,6 +49,14 @@ export interface CliIo {
    * on a command line (cli/launch.ts); false when there is no display or no browser.
    */
   openInBrowser(url: string): Promise<boolean>;
+  /** This process's id (`netcli exec` asks the engine to put it on a way). */
+  readonly pid: number;
+  /**
+   * Runs a program in the foreground on this terminal (its stdin, stdout and stderr), passing it
+   * Ctrl-C and SIGTERM; resolves to its exit status (128 + the signal that ended it), or rejects
+   * with the spawn's error (ENOENT: no such program).
+   */
+  runProgram(command: string, args: readonly string[]): Promise<number>;
   /** The engine factory for `netcli daemon` (default: engine/engine.ts's createEngine). */
   createEngine?: CreateEngine | undefined;
 }

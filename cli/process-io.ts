@@ -2,6 +2,7 @@
 // prompt that does not echo, and `netcli daemon` started detached with its output in a log.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +82,29 @@ function readHidden(prompt: string): Promise<string> {
   });
 }
 
+/** CliIo.runProgram: the child gets the terminal; the signals that would end netcli go to it. */
+function runProgram(command: string, args: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [...args], { stdio: 'inherit' });
+    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+    const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map(
+      (signal) => [signal, forward(signal)] as const,
+    );
+    for (const [signal, handler] of handlers) process.on(signal, handler);
+    const done = () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler);
+    };
+    child.once('error', (e) => {
+      done();
+      reject(e);
+    });
+    child.once('exit', (code, signal) => {
+      done();
+      resolve(code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0));
+    });
+  });
+}
+
 export function processIo(): CliIo {
   return {
     stdout: { write: (s) => void process.stdout.write(s), isTTY: process.stdout.isTTY === true },
@@ -95,6 +119,8 @@ export function processIo(): CliIo {
       return controller.signal;
     },
     readSecret: (prompt) => (process.stdin.isTTY ? readHidden(prompt) : readLine()),
+    pid: process.pid,
+    runProgram,
     launchDesktopApp: () => launchDesktopApp(process.env),
     openInBrowser: (url) => openInBrowser(url, process.env),
     async startDaemon(socketPath) {

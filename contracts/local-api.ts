@@ -27,7 +27,13 @@ import {
 import { ServiceKey } from './api-access.js';
 import type { RouteDef } from './control-routes.js';
 import { DiagnosticsReport } from './diagnostics.js';
-import { SplitRule, SplitRuleQuery, SplitRuleRequest, SplitRulesResponse } from './split-rules.js';
+import {
+  SplitExecRequest,
+  SplitRule,
+  SplitRuleQuery,
+  SplitRuleRequest,
+  SplitRulesResponse,
+} from './split-rules.js';
 import { StreamTestRequest, StreamTestResult } from './platforms.js';
 import { TRANSPORTS, TransportReason } from './transports.js';
 import { createRouteClient, type RouteClient, type RouteClientOptions } from './route-client.js';
@@ -760,7 +766,7 @@ export const localRoutes = {
     path: '/split/rules',
     auth: 'none',
     status: 200,
-    summary: 'The split rules by domain, on top of the split by country',
+    summary: 'The split rules by domain and by program, on top of the split by country',
     response: SplitRulesResponse,
   }),
   addSplitRule: route({
@@ -769,7 +775,7 @@ export const localRoutes = {
     auth: 'none',
     status: 201,
     summary:
-      'Send a domain and its subdomains direct or through the tunnel (a rule for the same domain is replaced)',
+      'Send a domain and its subdomains, or a program, direct or through the tunnel only (a rule for the same one is replaced)',
     body: SplitRuleRequest,
     response: SplitRule,
   }),
@@ -778,8 +784,17 @@ export const localRoutes = {
     path: '/split/rules',
     auth: 'none',
     status: 204,
-    summary: 'Remove the split rule of a domain',
+    summary: 'Remove the split rule of a domain or a program',
     query: SplitRuleQuery,
+  }),
+  splitExec: route({
+    method: 'POST',
+    path: '/split/exec',
+    auth: 'none',
+    status: 204,
+    summary:
+      'Put a `netcli exec` process (and so the program it starts) on one way: direct or the tunnel only',
+    body: SplitExecRequest,
   }),
   startTunnel: route({
     method: 'POST',

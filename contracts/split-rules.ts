@@ -1,6 +1,6 @@
-// Split rules on top of the split by country (`netcli split add|list|remove`): a domain (and its
-// subdomains) that goes `direct` or through the `tunnel` whatever its country, as the engine's
-// resolver sees its addresses. The shapes every face and the local API share.
+// Split rules on top of the split by country (`netcli split add|list|remove`, `netcli exec`): a
+// domain (and its subdomains) or a program that goes `direct` or through the `tunnel` whatever
+// the country of where it goes. The shapes every face and the local API share.
 import { z } from 'zod';
 
 export const SPLIT_VIAS = ['direct', 'tunnel'] as const;
@@ -36,32 +36,75 @@ export const SplitVia = z
   .transform((s) => s.toLowerCase())
   .pipe(z.enum(SPLIT_VIAS, { message: 'direct or tunnel' }));
 
-export const SplitRule = z
+/** A program's path as a person types it: absolute, without `..`; kept as typed otherwise. */
+export const SplitAppPath = z
+  .string()
+  .trim()
+  .max(4096)
+  .refine((p) => p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\0'), {
+    message: 'a program’s absolute path, e.g. /usr/bin/firefox',
+  });
+
+const Via = z.enum(SPLIT_VIAS).describe('direct: around the tunnel; tunnel: through it only.');
+
+export const DomainRule = z
   .object({
     domain: z.string().describe('The domain; its subdomains follow the rule too.'),
-    via: z.enum(SPLIT_VIAS).describe('direct: around the tunnel; tunnel: through it.'),
+    via: Via,
   })
-  .meta({ id: 'SplitRule' });
+  .meta({ id: 'DomainRule' });
+export type DomainRule = z.infer<typeof DomainRule>;
+
+export const AppRule = z
+  .object({
+    app: z.string().describe('The program (its executable’s path); what it starts follows too.'),
+    via: Via,
+  })
+  .meta({ id: 'AppRule' });
+export type AppRule = z.infer<typeof AppRule>;
+
+export const SplitRule = z.union([DomainRule, AppRule]).meta({ id: 'SplitRule' });
 export type SplitRule = z.infer<typeof SplitRule>;
 
-export const SplitRuleRequest = z.strictObject({ domain: SplitDomain, via: SplitVia });
+export const isDomainRule = (r: SplitRule): r is DomainRule => 'domain' in r;
+export const isAppRule = (r: SplitRule): r is AppRule => 'app' in r;
+
+/** What a rule is for: `domain example.com`, `app /usr/bin/firefox` (one rule each). */
+export function splitRuleTarget(r: SplitRule | SplitRuleTarget): string {
+  return 'domain' in r ? `domain ${r.domain}` : `app ${r.app}`;
+}
+
+export const SplitRuleRequest = z.union([
+  z.strictObject({ domain: SplitDomain, via: SplitVia }),
+  z.strictObject({ app: SplitAppPath, via: SplitVia }),
+]);
 export type SplitRuleRequest = z.input<typeof SplitRuleRequest>;
 
-export const SplitRuleQuery = z.strictObject({ domain: SplitDomain });
+export const SplitRuleQuery = z.union([
+  z.strictObject({ domain: SplitDomain }),
+  z.strictObject({ app: SplitAppPath }),
+]);
+export type SplitRuleTarget = z.output<typeof SplitRuleQuery>;
 
 export const SplitRulesResponse = z
   .object({ rules: z.array(SplitRule) })
   .meta({ id: 'SplitRulesResponse' });
 export type SplitRulesResponse = z.infer<typeof SplitRulesResponse>;
 
+/** `netcli exec`: the process (netcli's own, about to start the program) and its way. */
+export const SplitExecRequest = z.strictObject({
+  pid: z.number().int().min(2).max(4_194_304),
+  via: SplitVia,
+});
+
 /**
  * The rule that decides a name: the one for the name itself or its nearest parent domain (the
  * longest match), null when none does. Names in any case, with or without the root's dot.
  */
-export function splitRuleFor(rules: readonly SplitRule[], name: string): SplitRule | null {
+export function splitRuleFor(rules: readonly SplitRule[], name: string): DomainRule | null {
   const n = name.toLowerCase().replace(/\.$/, '');
-  let best: SplitRule | null = null;
-  for (const r of rules) {
+  let best: DomainRule | null = null;
+  for (const r of rules.filter(isDomainRule)) {
     if (n !== r.domain && !n.endsWith(`.${r.domain}`)) continue;
     if (!best || r.domain.length > best.domain.length) best = r;
   }

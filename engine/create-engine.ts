@@ -50,6 +50,8 @@ export async function createEngine(opts: {
     { ResolvedResolver, usesSystemdResolved },
     { IpMonitorWatch },
     { LinuxNetworkIdentity },
+    { LinuxAppCgroups },
+    { AppTable },
   ] = await Promise.all([
     import('../native/index.js'),
     import('./tunnel/manager.js'),
@@ -62,6 +64,8 @@ export async function createEngine(opts: {
     import('./os/resolved.js'),
     import('./os/network-watch.js'),
     import('../platform/os/network-identity.js'),
+    import('./os/app-cgroups.js'),
+    import('./protection/app-table.js'),
   ]);
   const transport = createControlTransport();
   const os = {
@@ -81,6 +85,7 @@ export async function createEngine(opts: {
     os,
     split,
     resolverProxy: {},
+    apps: { cgroups: new LinuxAppCgroups(opts.stateDir), table: new AppTable() },
     networkWatch: new IpMonitorWatch(),
     networkIdentity: new LinuxNetworkIdentity(),
     stateDir: opts.stateDir,

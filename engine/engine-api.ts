@@ -16,6 +16,12 @@ import type {
 type Body<K extends keyof LocalRoutes> = LocalRoutes[K] extends { body: infer S extends z.ZodType }
   ? z.output<S>
   : never;
+/** A route's query as the host hands it over: already parsed by the route's schema. */
+type Query<K extends keyof LocalRoutes> = LocalRoutes[K] extends {
+  query: infer S extends z.ZodType;
+}
+  ? z.output<S>
+  : never;
 type Answer<K extends keyof LocalRoutes> = LocalRoutes[K] extends {
   response: infer S extends z.ZodType;
 }
@@ -91,8 +97,13 @@ export interface EngineApi {
   listSplitRules(): Promise<Answer<'listSplitRules'>>;
   /** Adds a rule (one for the same domain is replaced); in force at once while connected. */
   addSplitRule(request: Body<'addSplitRule'>): Promise<Answer<'addSplitRule'>>;
-  /** None for that domain: rule-not-found. */
-  removeSplitRule(domain: string): Promise<void>;
+  /** None for that domain or program: rule-not-found. */
+  removeSplitRule(target: Query<'removeSplitRule'>): Promise<void>;
+  /**
+   * Puts a `netcli exec` process on a way (the program it starts inherits it); another process:
+   * config-invalid; no cgroup v2 here: not-supported.
+   */
+  splitExec(request: Body<'splitExec'>): Promise<void>;
   /**
    * Resolves once traffic crosses the service tunnel; a tag or service already running:
    * tunnel-exists; an unknown service: service-not-found; a domain that does not resolve:

@@ -30,6 +30,7 @@ import { Protection } from './protection/protection.js';
 import { SessionStore } from './session-store.js';
 import { SplitChoice } from './split/split-choice.js';
 import { SplitRuleStore } from './split/split-rules.js';
+import { AppSplit } from './split/app-split.js';
 import { DnsProxy } from './dns/dns-proxy.js';
 import { EngineDns } from './dns/engine-dns.js';
 import { RuleAddresses } from './dns/rule-addresses.js';
@@ -57,6 +58,8 @@ export class EngineContext {
   readonly dnsProxy: DnsProxy | null;
   /** Where the system's names are asked while connected. */
   readonly dns: EngineDns;
+  /** Programs on one way; null where the engine runs without (unit tests). */
+  readonly apps: AppSplit | null;
   readonly platforms: PlatformTable;
   /** One operation at a time: connect, disconnect, sign-in, a failover's attempt. */
   readonly ops = new OperationQueue();
@@ -83,6 +86,7 @@ export class EngineContext {
       protection: new Protection({ ...deps.os, liveElements: () => this.ruleAddresses.elements() }),
       links: deps.os.links,
     });
+    this.apps = deps.apps ? new AppSplit(deps.apps) : null;
     this.dns = new EngineDns({
       resolver: deps.os.resolver,
       proxy: this.dnsProxy,

@@ -1,6 +1,7 @@
 // What the engine is made of from outside: its state dir, the control plane's transport, the
 // tunnel manager and the OS seams, and the knobs tests turn (time limits, names, probes).
 import type { DnsProxyOptions } from './dns/dns-proxy.js';
+import type { AppSplitDeps } from './split/app-split.js';
 import type { DeviceKind, FetchLike, PlatformTable, SignedRelayList } from '../contracts/index.js';
 import type { MethodOpeners, StreamRoute } from './api-access/api-access.js';
 import type { ProbeControl } from './api-access/commands.js';
@@ -63,6 +64,8 @@ export interface EngineDeps {
    * split rules by domain. Absent (unit tests): the system resolver asks the tunnel's resolver.
    */
   resolverProxy?: DnsProxyOptions;
+  /** Programs on one way (split rules by program, netcli exec). Absent: not supported here. */
+  apps?: AppSplitDeps;
   /** Host names' addresses (the control plane's, a node's); default: the system resolver. */
   lookupHost?: LookupAll;
   /** How long UDP gets under obfuscation auto before TCP is tried (default UDP_ATTEMPT_MS). */

@@ -26,6 +26,8 @@ import {
   type StartTunnelRequest,
   type StopTunnelResponse,
   type SplitRule,
+  type SplitRuleTarget,
+  type SplitVia,
 } from '../contracts/index.js';
 import { AccountService } from './account/account.js';
 import { ApiAccessCommands } from './api-access/commands.js';
@@ -103,6 +105,7 @@ export class Engine implements EngineApi {
     this.#splitRules = new SplitRuleCommands({
       store: ctx.splitRules,
       rulesChanged: (rules) => this.#connection.splitRulesChanged(rules),
+      apps: ctx.apps,
     });
   }
 
@@ -141,6 +144,9 @@ export class Engine implements EngineApi {
         this.#connection.onNetworkChange();
       }) ?? null;
     await this.#connection.start(config, session !== null);
+    // Programs whose rules hold are looked for again (a rule that cannot hold here says so when
+    // it is added; the start goes on).
+    await this.#splitRules.start().catch(() => undefined);
   }
 
   // ---- status and events ----------------------------------------------------------------------
@@ -375,8 +381,12 @@ export class Engine implements EngineApi {
     return this.#splitRules.add(request);
   }
 
-  removeSplitRule(domain: string): Promise<void> {
-    return this.#splitRules.remove(domain);
+  removeSplitRule(target: SplitRuleTarget): Promise<void> {
+    return this.#splitRules.remove(target);
+  }
+
+  splitExec(request: { pid: number; via: SplitVia }): Promise<void> {
+    return this.#splitRules.exec(request.pid, request.via);
   }
 
   async startTunnel(request: StartTunnelRequest, signal?: AbortSignal): Promise<ServiceTunnel> {
@@ -404,6 +414,8 @@ export class Engine implements EngineApi {
     this.#closed = true;
     this.#unwatch?.();
     this.#connection.stop();
+    // The programs' table stays: a `tunnel` program still running must not get out without us.
+    await this.#ctx.apps?.stop().catch(() => undefined);
     try {
       // Independent of the main tunnel, not of the engine's lifetime: removed here and there.
       await this.serviceTunnels.stopAll({ unregister: true });

@@ -581,6 +581,18 @@ export class TestNetwork {
     return sh('ip', ['netns', 'exec', this.host(host).ns, ...argv], input);
   }
 
+  /** Runs a command inside a host's namespace, whatever its exit status: the status and output. */
+  execResult(
+    host: string,
+    argv: readonly string[],
+  ): { status: number | null; stdout: string; stderr: string } {
+    const r = spawnSync('ip', ['netns', 'exec', this.host(host).ns, ...argv], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
   /** Starts a long-running process inside a host's namespace, stopped by destroy(). */
   spawn(
     host: string,

@@ -154,6 +154,7 @@ describe('the local API host', () => {
       addSplitRule: () => client.addSplitRule({ body: { domain: '*.Example.CN.', via: 'Direct' } }),
       listSplitRules: () => client.listSplitRules(),
       removeSplitRule: () => client.removeSplitRule({ query: { domain: 'example.cn' } }),
+      splitExec: () => client.splitExec({ body: { pid: 4242, via: 'direct' } }),
       addService: () =>
         client.addService({
           body: { name: 'Office', cidrs: ['10.20.0.0/16'], domains: ['Wiki.Corp.Example'] },

@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { SplitRuleRequest, splitRuleFor, type SplitRule } from '../../contracts/index.js';
+import {
+  SplitRuleRequest,
+  splitRuleFor,
+  splitRuleTarget,
+  type DomainRule,
+  type SplitRule,
+} from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import {
   SPLIT_RULES_FILE,
@@ -56,7 +62,7 @@ describe('SplitRuleStore', () => {
       { domain: 'example.cn', via: 'direct' },
       { domain: 'video.example', via: 'tunnel' },
     ]);
-    await store.remove('example.cn');
+    await store.remove({ domain: 'example.cn' });
     expect(await store.list()).toEqual([{ domain: 'video.example', via: 'tunnel' }]);
   });
 
@@ -72,7 +78,7 @@ describe('SplitRuleStore', () => {
     const store = new SplitRuleStore(dir);
     for (const domain of ['zeta.example', 'alpha.cn', 'mid.org', 'beta.cn'])
       await store.add({ domain, via: 'direct' });
-    expect((await store.list()).map((r) => r.domain)).toEqual([
+    expect((await store.list()).map((r) => splitRuleTarget(r).replace(/^domain /, ''))).toEqual([
       'alpha.cn',
       'beta.cn',
       'mid.org',
@@ -82,10 +88,10 @@ describe('SplitRuleStore', () => {
 
   it('refuses to remove a rule there is not, naming the rules there are', async () => {
     const store = new SplitRuleStore(dir);
-    expect((await refusal(store.remove('example.cn'))).code).toBe('rule-not-found');
+    expect((await refusal(store.remove({ domain: 'example.cn' }))).code).toBe('rule-not-found');
     await store.add({ domain: 'alpha.cn', via: 'direct' });
     await store.add({ domain: 'video.example', via: 'tunnel' });
-    const e = await refusal(store.remove('example.cn'));
+    const e = await refusal(store.remove({ domain: 'example.cn' }));
     expect(e.code).toBe('rule-not-found');
     expect(e.message).toContain('example.cn');
     expect(e.message).toContain('alpha.cn');
@@ -130,9 +136,11 @@ describe('withSplitRule and withoutSplitRule', () => {
   ];
 
   it('put a rule in its place, replacing one for its domain, leaving the input as it was', () => {
-    expect(withSplitRule(rules, { domain: 'mid.org', via: 'tunnel' }).map((r) => r.domain)).toEqual(
-      ['alpha.cn', 'mid.org', 'zeta.example'],
-    );
+    expect(
+      withSplitRule(rules, { domain: 'mid.org', via: 'tunnel' }).map((r) =>
+        splitRuleTarget(r).replace(/^domain /, ''),
+      ),
+    ).toEqual(['alpha.cn', 'mid.org', 'zeta.example']);
     expect(withSplitRule(rules, { domain: 'alpha.cn', via: 'tunnel' })).toEqual([
       { domain: 'alpha.cn', via: 'tunnel' },
       { domain: 'zeta.example', via: 'tunnel' },
@@ -141,11 +149,13 @@ describe('withSplitRule and withoutSplitRule', () => {
   });
 
   it('take a rule out, or refuse naming those there are', () => {
-    expect(withoutSplitRule(rules, 'alpha.cn')).toEqual([
+    expect(withoutSplitRule(rules, { domain: 'alpha.cn' })).toEqual([
       { domain: 'zeta.example', via: 'tunnel' },
     ]);
-    expect(() => withoutSplitRule(rules, 'beta.cn')).toThrow(/alpha\.cn, zeta\.example/);
-    expect(() => withoutSplitRule([], 'beta.cn')).toThrow(FerryError);
+    expect(() => withoutSplitRule(rules, { domain: 'beta.cn' })).toThrow(
+      /domain alpha\.cn, domain zeta\.example/,
+    );
+    expect(() => withoutSplitRule([], { domain: 'beta.cn' })).toThrow(FerryError);
   });
 });
 
@@ -160,17 +170,22 @@ describe('SplitRuleRequest', () => {
       via: 'tunnel',
     });
     // One label: a top-level domain (every name under it).
-    expect(SplitRuleRequest.parse({ domain: 'cn', via: 'direct' }).domain).toBe('cn');
-    expect(SplitRuleRequest.parse({ domain: '_dmarc.example.com', via: 'direct' }).domain).toBe(
-      '_dmarc.example.com',
+    expect((SplitRuleRequest.parse({ domain: 'cn', via: 'direct' }) as DomainRule).domain).toBe(
+      'cn',
     );
+    expect(
+      (SplitRuleRequest.parse({ domain: '_dmarc.example.com', via: 'direct' }) as DomainRule)
+        .domain,
+    ).toBe('_dmarc.example.com');
   });
 
   it('refuses what is not a domain, and a way that is neither direct nor tunnel', () => {
     const label63 = 'a'.repeat(63);
     const longest = [label63, label63, label63, 'b'.repeat(61)].join('.');
     expect(longest).toHaveLength(253);
-    expect(SplitRuleRequest.parse({ domain: longest, via: 'direct' }).domain).toBe(longest);
+    expect((SplitRuleRequest.parse({ domain: longest, via: 'direct' }) as DomainRule).domain).toBe(
+      longest,
+    );
     const tooLong = [label63, label63, label63, 'b'.repeat(62)].join('.');
     expect(tooLong).toHaveLength(254);
     for (const domain of [

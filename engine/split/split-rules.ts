@@ -1,9 +1,17 @@
-// The split rules by domain (`netcli split add|list|remove`), kept in `<stateDir>/split-rules.json`
-// and read by the engine's resolver, which sends each rule's names its way.
+// The split rules by domain and by program (`netcli split add|list|remove`), kept in
+// `<stateDir>/split-rules.json`: the engine's resolver sends a domain rule's names its way, the
+// program rules' processes are put in their way's cgroup.
 import path from 'node:path';
 import { z } from 'zod';
 
-import { SPLIT_VIAS, SplitDomain, type SplitRule } from '../../contracts/index.js';
+import {
+  SPLIT_VIAS,
+  SplitAppPath,
+  SplitDomain,
+  splitRuleTarget,
+  type SplitRule,
+  type SplitRuleTarget,
+} from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import { DEFAULT_STATE_DIR, readStateFile, writeStateFile } from '../state-dir.js';
 import { SerialQueue } from '../serial-queue.js';
@@ -12,26 +20,36 @@ export const SPLIT_RULES_FILE = 'split-rules.json';
 
 const SplitRulesFile = z.strictObject({
   version: z.literal(1),
-  rules: z.array(z.strictObject({ domain: SplitDomain, via: z.enum(SPLIT_VIAS) })),
+  rules: z.array(
+    z.union([
+      z.strictObject({ domain: SplitDomain, via: z.enum(SPLIT_VIAS) }),
+      z.strictObject({ app: SplitAppPath, via: z.enum(SPLIT_VIAS) }),
+    ]),
+  ),
 });
 
-/** The rules with `rule` in (one for the same domain replaced), sorted by domain. */
+/** The rules with `rule` in (one for the same domain or program replaced): domains, then programs. */
 export function withSplitRule(rules: readonly SplitRule[], rule: SplitRule): SplitRule[] {
-  return [...rules.filter((r) => r.domain !== rule.domain), rule].sort((a, b) =>
-    a.domain.localeCompare(b.domain),
+  const key = splitRuleTarget(rule);
+  return [...rules.filter((r) => splitRuleTarget(r) !== key), rule].sort((a, b) =>
+    splitRuleTarget(a).localeCompare(splitRuleTarget(b)),
   );
 }
 
-/** The rules without the one for `domain`; none for it: rule-not-found, naming those there are. */
-export function withoutSplitRule(rules: readonly SplitRule[], domain: string): SplitRule[] {
-  if (!rules.some((r) => r.domain === domain)) {
+/** The rules without the one for `target`; none for it: rule-not-found, naming those there are. */
+export function withoutSplitRule(
+  rules: readonly SplitRule[],
+  target: SplitRuleTarget,
+): SplitRule[] {
+  const key = splitRuleTarget(target);
+  if (!rules.some((r) => splitRuleTarget(r) === key)) {
     throw new FerryError(
       'rule-not-found',
-      `no split rule for ${domain}` +
-        (rules.length ? `; the rules are for ${rules.map((r) => r.domain).join(', ')}` : ''),
+      `no split rule for ${key}` +
+        (rules.length ? `; the rules are for ${rules.map(splitRuleTarget).join(', ')}` : ''),
     );
   }
-  return rules.filter((r) => r.domain !== domain);
+  return rules.filter((r) => splitRuleTarget(r) !== key);
 }
 
 export class SplitRuleStore {
@@ -48,7 +66,7 @@ export class SplitRuleStore {
     return this.#serial.run(() => this.read());
   }
 
-  /** Adds a rule; one for the same domain is replaced (its `via` changes). */
+  /** Adds a rule; one for the same domain or program is replaced (its `via` changes). */
   add(rule: SplitRule): Promise<SplitRule> {
     return this.#serial.run(async () => {
       await this.write(withSplitRule(await this.read(), rule));
@@ -56,9 +74,9 @@ export class SplitRuleStore {
     });
   }
 
-  remove(domain: string): Promise<void> {
+  remove(target: SplitRuleTarget): Promise<void> {
     return this.#serial.run(async () => {
-      await this.write(withoutSplitRule(await this.read(), domain));
+      await this.write(withoutSplitRule(await this.read(), target));
     });
   }
 

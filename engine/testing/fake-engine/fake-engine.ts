@@ -26,6 +26,7 @@ import {
   type RegionRule,
   type StartTunnelRequest,
   type SplitRule,
+  type SplitRuleTarget,
 } from '../../../contracts/index.js';
 import type { EngineApi, EngineEvent } from '../../engine-api.js';
 import { FerryError } from '../../errors.js';
@@ -412,8 +413,12 @@ export class FakeEngine implements EngineApi {
     return request;
   }
 
-  async removeSplitRule(domain: string): Promise<void> {
-    this.#splitRules = withoutSplitRule(this.#splitRules, domain);
+  async removeSplitRule(target: SplitRuleTarget): Promise<void> {
+    this.#splitRules = withoutSplitRule(this.#splitRules, target);
+  }
+
+  async splitExec(): Promise<void> {
+    throw new FerryError('not-supported', 'the fake engine runs no programs');
   }
 
   async startTunnel(request: StartTunnelRequest): Promise<Answer<'startTunnel'>> {

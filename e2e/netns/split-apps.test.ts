@@ -1,0 +1,125 @@
+// Programs on one way: `netcli exec --via direct -- curl` reaches a foreign echo service from the
+// laptop's own address while the rest of the laptop exits at the relay; `--via tunnel` reaches a
+// domestic one through the relay; with the tunnel down a `tunnel` program gets nothing out, and
+// the kill switch's absence changes nothing for it. A rule by program (`split add --app`) puts a
+// program started otherwise on its way too.
+import { copyFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { NETCLI, NetcliHost } from './netcli-host.js';
+import { Testbed, type RelayHandle } from './testbed.js';
+
+const HOME = 'DE';
+
+describe('split by program: netcli exec and rules by program', () => {
+  let bed: Testbed;
+  let laptop: NetcliHost;
+  let relay: RelayHandle;
+  let domestic: { address: string; url: string };
+
+  /** `netcli exec --via <via> -- curl <url>` on the laptop: its exit code and what curl printed. */
+  const exec = (via: string, url: string) => {
+    const r = bed.net.execResult('laptop', [
+      process.execPath,
+      NETCLI,
+      'exec',
+      '--socket',
+      laptop.socket,
+      '--via',
+      via,
+      '--',
+      'curl',
+      '-s',
+      '--max-time',
+      '3',
+      url,
+    ]);
+    return { code: r.status, out: r.stdout.trim(), err: r.stderr };
+  };
+  const curl = (url: string) => bed.echoFrom('laptop', 3, url);
+
+  beforeAll(async () => {
+    bed = await Testbed.start({ controlPlaneOn: 'servers' });
+    relay = await bed.addRelay('tokyo', 'asia-east', { ferry: true });
+    domestic = await bed.startEcho('domestic');
+    const geoip = path.join(bed.net.dir, 'geoip.csv');
+    laptop = await NetcliHost.start(bed, 'laptop', {
+      daemonArgs: ['--geoip-file', geoip],
+      prepare: (address) =>
+        writeFileSync(geoip, `${address}/32,${HOME}\n${domestic.address}/32,${HOME}\n`),
+    });
+    laptop.human('init', '--protocol', 'wireguard', ...bed.endpointArgs());
+    laptop.human('account', 'create', '--device-name', 'laptop');
+  }, 180_000);
+
+  afterAll(async () => {
+    await laptop?.stop();
+    await bed?.stop();
+  }, 60_000);
+
+  it('exec --via direct reaches abroad from home, --via tunnel reaches home through the relay', () => {
+    expect(laptop.json('connect', '--region', 'asia-east').status).toBe('connected');
+    // The rest of the laptop: abroad through the relay, home directly.
+    expect(curl(bed.echoUrl)).toBe(relay.address);
+    expect(curl(domestic.url)).toBe(laptop.address);
+    // The programs: the other way round.
+    expect(exec('direct', bed.echoUrl)).toMatchObject({ code: 0, out: laptop.address });
+    expect(exec('tunnel', domestic.url)).toMatchObject({ code: 0, out: relay.address });
+    // A program's exit status is netcli exec's, and a program that is not there says so.
+    const missing = bed.net.execResult('laptop', [
+      process.execPath,
+      NETCLI,
+      'exec',
+      '--socket',
+      laptop.socket,
+      '--via',
+      'direct',
+      '--',
+      'no-such-program-here',
+    ]);
+    expect(missing.status).toBe(127);
+    expect(missing.stderr).toMatch(/no program no-such-program-here/);
+    // A way that is no way: refused before anything runs.
+    expect(exec('sideways', bed.echoUrl).code).not.toBe(0);
+  }, 60_000);
+
+  it('with the tunnel down a `tunnel` program gets nothing out; a `direct` one goes as before', () => {
+    laptop.human('disconnect');
+    expect(curl(bed.echoUrl)).toBe(laptop.address);
+    const blocked = exec('tunnel', domestic.url);
+    expect(blocked.code).not.toBe(0);
+    expect(blocked.out).toBe('');
+    expect(exec('direct', bed.echoUrl)).toMatchObject({ code: 0, out: laptop.address });
+    // The kill switch off changes nothing for it: no tunnel, no way out.
+    laptop.human('config', 'set', 'kill_switch', 'false');
+    expect(exec('tunnel', bed.echoUrl).out).toBe('');
+    laptop.human('config', 'set', 'kill_switch', 'true');
+  }, 60_000);
+
+  it('a rule by program puts a program started otherwise on its way', async () => {
+    // A program of its own path (a copy of bash), started without netcli: the engine finds it.
+    const tool = path.join(bed.net.dir, 'office-shell');
+    copyFileSync('/bin/bash', tool);
+    expect(laptop.human('split', 'add', '--app', tool, '--via', 'tunnel')).toContain(
+      'through the tunnel only',
+    );
+    expect(laptop.json('split', 'list').rules).toEqual([{ app: tool, via: 'tunnel' }]);
+    laptop.json('connect', '--region', 'asia-east');
+    // It waits a moment before its first packet (the engine looks every half second).
+    const run = (url: string) =>
+      bed.net
+        .execResult('laptop', [tool, '-c', `sleep 1.5; curl -s --max-time 3 ${url}`])
+        .stdout.trim();
+    expect(run(domestic.url)).toBe(relay.address);
+    expect(curl(domestic.url)).toBe(laptop.address);
+    laptop.human('disconnect');
+    expect(run(domestic.url)).toBe('');
+    laptop.human('split', 'remove', '--app', tool);
+    expect(laptop.json('split', 'list').rules).toEqual([]);
+    // A path with no program is refused, naming it.
+    const refused = laptop.run('split', 'add', '--app', '/nowhere/tool', '--via', 'direct');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/no program at \/nowhere\/tool/);
+  }, 60_000);
+});

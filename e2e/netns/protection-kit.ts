@@ -179,11 +179,23 @@ export class ProtectionBed {
 
   /**
    * The leaks of a watch's capture, as lines for an assertion message: of the packets from
-   * `since` (epoch ms) on, when given.
+   * `since` (epoch ms) on, when given; `also`: peers this case lets out besides (a split rule's).
    */
-  leaks(result: LeakWatchResult, relays?: readonly RelayHandle[], since?: number): string[] {
+  leaks(
+    result: LeakWatchResult,
+    relays?: readonly RelayHandle[],
+    since?: number,
+    also: Pick<AllowedPeers, 'endpoints' | 'cidrs'> = {},
+  ): string[] {
     const packets = since === undefined ? result.packets : packetsSince(result, since);
-    return leakSummary(leaksOf(packets, this.allowed(result, relays)));
+    const allowed = this.allowed(result, relays);
+    return leakSummary(
+      leaksOf(packets, {
+        ...allowed,
+        endpoints: [...(allowed.endpoints ?? []), ...(also.endpoints ?? [])],
+        cidrs: [...(allowed.cidrs ?? []), ...(also.cidrs ?? [])],
+      }),
+    );
   }
 
   /**

@@ -6,6 +6,7 @@
 // the link going down and up and a new address; and a disconnect that leaves nothing behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ZONE } from './dns-authority.js';
+import { NETCLI } from './netcli-host.js';
 import { HOME, ProtectionBed } from './protection-kit.js';
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,6 +75,60 @@ describe('protection: no leak', () => {
     expect([...askers]).toEqual([relay.address]);
     human('config', 'set', 'dns', 'auto');
   }, 60_000);
+
+  it('with split rules in force (a domestic site through the tunnel, a foreign one directly, programs each way): nothing else leaves, no DNS but the engine resolver’s to the home resolver', async () => {
+    const echo = new URL(p.bed.echoUrl);
+    const port = echo.port;
+    p.authority.setRecord('shop', p.domestic.address);
+    p.authority.setRecord('video', echo.hostname);
+    human('split', 'add', '--domain', `shop.${TEST_ZONE}`, '--via', 'tunnel');
+    human('split', 'add', '--domain', `video.${TEST_ZONE}`, '--via', 'direct');
+    const relay = p.currentRelay();
+    const watch = await p.watch();
+    await settle(1_000);
+    const byName = (name: string) => echoFrom(`http://${name}.${TEST_ZONE}:${port}/`);
+    expect(byName('shop')).toBe(relay.address);
+    expect(byName('video')).toBe(p.laptop.address);
+    const exec = (via: string, url: string) =>
+      p.bed.net
+        .execResult('laptop', [
+          process.execPath,
+          NETCLI,
+          'exec',
+          '--socket',
+          p.laptop.socket,
+          '--via',
+          via,
+          '--',
+          'curl',
+          '-s',
+          '--max-time',
+          '3',
+          url,
+        ])
+        .stdout.trim();
+    expect(exec('direct', p.bed.echoUrl)).toBe(p.laptop.address);
+    expect(exec('tunnel', p.domestic.url)).toBe(relay.address);
+    await settle(2_000);
+    const result = await watch.stop();
+    // Besides what any protected laptop sends: the foreign site its rule sends directly (the
+    // direct program's too), and the engine's resolver asking the home resolver for it.
+    expect(
+      p.leaks(result, [relay], undefined, {
+        cidrs: [`${echo.hostname}/32`],
+        endpoints: [
+          { address: p.authority.address, port: 53, protocol: 'udp' },
+          { address: p.authority.address, port: 53, protocol: 'tcp' },
+        ],
+      }),
+    ).toEqual([]);
+    // The home resolver heard the direct rule's name from the laptop, and the tunnel rule's never.
+    expect(p.authority.whoAsked(`video.${TEST_ZONE}`)).toContain(p.laptop.address);
+    expect(p.authority.whoAsked(`shop.${TEST_ZONE}`)).not.toContain(p.laptop.address);
+    expect(result.probes.dnsDirect?.successes ?? 0).toBe(0);
+    human('split', 'remove', '--domain', `shop.${TEST_ZONE}`);
+    human('split', 'remove', '--domain', `video.${TEST_ZONE}`);
+  }, 90_000);
 
   it('disconnect leaves no table, set, rule, route or resolver change behind', () => {
     human('disconnect');

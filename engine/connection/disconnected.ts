@@ -32,4 +32,6 @@ export async function enterDisconnected(
       pinned: [],
     });
   await ctx.dns.restore();
+  // The programs' table and cgroups, if no program needs them any more.
+  await ctx.apps?.tidy().catch(() => undefined);
 }

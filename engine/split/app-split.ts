@@ -128,12 +128,22 @@ export class AppSplit {
   }
 
   /**
-   * Stops looking for programs. With no program left on a way, the cgroups and the programs'
-   * table go; else both stay and hold (a `tunnel` program gets no way out without the engine).
+   * With no program rule, and no program on a way any more (every `netcli exec` ended), the
+   * cgroups and the programs' table go (a disconnect asks); else both stay and hold.
    */
+  async tidy(): Promise<void> {
+    if (this.#rules.size === 0) await this.release();
+  }
+
+  /** Stops looking for programs, and releases what no program holds any more (shutdown). */
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    await this.release();
+  }
+
+  /** A `tunnel` program still running keeps its cgroup, and the table: it gets no way out without us. */
+  private async release(): Promise<void> {
     if (!this.#paths) return;
     if (await this.deps.cgroups.release()) {
       await this.deps.table.remove();

@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DiagnosticsReport, diagnosticCheck } from '../contracts/index.js';
+import { DIAGNOSTIC_CHECK_IDS, DiagnosticsReport, diagnosticCheck } from '../contracts/index.js';
 import { FakeOutput, fakeIo } from './io.fake.js';
 import { CliHarness } from './testing/cli-harness.js';
 
@@ -30,6 +30,7 @@ describe('netcli diagnose', () => {
       'skip  MTU: connect first',
       'ok    Kill switch: armed: holds from the next connect',
       'ok    Split tunnel: off: everything goes through the tunnel',
+      'skip  Domestic names: applies while connected',
       'No problems found.',
       '',
     ]);
@@ -98,6 +99,7 @@ describe('netcli diagnose', () => {
       'mtu',
       'kill-switch',
       'split',
+      'domestic-dns',
     ]);
     expect(report).toMatchObject({ problems: 1, warnings: 0 });
     expect(report.checks[10]).toEqual({
@@ -118,14 +120,16 @@ describe('netcli diagnose', () => {
       `FAIL  Engine: no engine answers on ${cli.socketPath}`,
       `      fix: start it: sudo netcli daemon --socket ${cli.socketPath}`,
     ]);
-    expect(lines.slice(2, 12).every((l) => l.startsWith('skip  '))).toBe(true);
+    expect(lines.slice(2, 13).every((l) => l.startsWith('skip  '))).toBe(true);
     expect(lines.at(-2)).toBe('1 problem, 0 warnings');
 
     const j = await netcli('diagnose', '--json');
     expect(j.code).toBe(1);
     const report = DiagnosticsReport.parse(JSON.parse(j.stdout));
     expect(report.checks[0]).toMatchObject({ id: 'engine', verdict: 'problem' });
-    expect(report.checks.slice(1).map((c) => c.verdict)).toEqual(Array(11).fill('skipped'));
+    expect(report.checks.slice(1).map((c) => c.verdict)).toEqual(
+      Array(DIAGNOSTIC_CHECK_IDS.length - 1).fill('skipped'),
+    );
 
     const file = path.join(cli.dir, 'down.json');
     const e = await netcli('diagnose', '--export', file);
@@ -173,7 +177,7 @@ describe('netcli diagnose', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const text = await readFile(file, 'utf8');
     const exported = DiagnosticsReport.parse(JSON.parse(text));
-    expect(exported.checks).toHaveLength(12);
+    expect(exported.checks).toHaveLength(DIAGNOSTIC_CHECK_IDS.length);
     expect(exported.problems).toBe(2);
     for (const leak of [
       '192.0.2.53',

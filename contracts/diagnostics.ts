@@ -3,6 +3,8 @@
 // plane publishes for the checks (GET /diagnostics). No I/O here.
 import { z } from 'zod';
 
+import { CountryCode } from './platforms.js';
+
 /** The checks, in the order a report lists them. */
 export const DIAGNOSTIC_CHECK_IDS = [
   'engine',
@@ -17,6 +19,7 @@ export const DIAGNOSTIC_CHECK_IDS = [
   'mtu',
   'kill-switch',
   'split',
+  'domestic-dns',
 ] as const;
 export type DiagnosticCheckId = (typeof DIAGNOSTIC_CHECK_IDS)[number];
 
@@ -37,6 +40,7 @@ export const DIAGNOSTIC_TITLES: Readonly<Record<DiagnosticCheckId, string>> = {
   mtu: 'MTU',
   'kill-switch': 'Kill switch',
   split: 'Split tunnel',
+  'domestic-dns': 'Domestic names',
 };
 
 export const DiagnosticCheck = z
@@ -146,9 +150,29 @@ export const ControlDiagnostics = z
     ipv6_probe: Ipv6ProbeEndpoint.nullable().describe(
       '[addr]:port of a TCP service reachable over IPv6 (null: none).',
     ),
+    domestic_names: z
+      .record(CountryCode, DnsZone)
+      .optional()
+      .describe(
+        'By country: a name served at home there, which a client at home checks resolves at home (absent: the shipped ones).',
+      ),
   })
   .meta({ id: 'ControlDiagnostics' });
 export type ControlDiagnostics = z.infer<typeof ControlDiagnostics>;
+
+/**
+ * A name served at home in each country that has one here: what `netcli diagnose` resolves to
+ * check that domestic names are answered at home (the control plane's `domestic_names` first).
+ */
+export const SHIPPED_DOMESTIC_NAMES: Readonly<Record<string, string>> = {
+  CN: 'www.baidu.com',
+  RU: 'ya.ru',
+  IR: 'www.aparat.com',
+  TR: 'www.trendyol.com',
+  DE: 'www.tagesschau.de',
+  US: 'www.usa.gov',
+  JP: 'www.yahoo.co.jp',
+};
 
 /** `[addr]:port` as its address and port, or null when it is not one (the address checked). */
 export function parseIpv6Endpoint(text: string): { address: string; port: number } | null {

@@ -45,6 +45,8 @@ export const ENGINE_ERROR_CODES = [
   /** A region rule of that name does not exist, or one already does. */
   'rule-not-found',
   'rule-exists',
+  /** No split rule for that domain or program (netcli split list shows them). */
+  'split-rule-not-found',
   /** The node chosen runs on this very machine: a full tunnel to it would loop. */
   'node-is-local',
   /** The command needs a connection (netcli connect first). */
@@ -113,6 +115,7 @@ export const ENGINE_ERROR_STATUS = {
   'service-not-configured': 409,
   'service-insecure': 409,
   'rule-not-found': 404,
+  'split-rule-not-found': 404,
   'rule-exists': 409,
   superseded: 409,
   'os-command-failed': 500,

@@ -97,7 +97,7 @@ export interface EngineApi {
   listSplitRules(): Promise<Answer<'listSplitRules'>>;
   /** Adds a rule (one for the same domain is replaced); in force at once while connected. */
   addSplitRule(request: Body<'addSplitRule'>): Promise<Answer<'addSplitRule'>>;
-  /** None for that domain or program: rule-not-found. */
+  /** None for that domain or program: split-rule-not-found. */
   removeSplitRule(target: Query<'removeSplitRule'>): Promise<void>;
   /**
    * Puts a `netcli exec` process on a way (the program it starts inherits it); another process:

@@ -56,6 +56,14 @@ import { TunnelKeyStore } from './tunnel-keys.js';
 
 export type { EngineDeps } from './engine-deps.js';
 
+/** The split by country's home and its question, while it splits. */
+function homeOf(
+  country: string | null,
+  isHome: ((address: string) => boolean) | null,
+): { country: string; isHome: (address: string) => boolean } | null {
+  return country !== null && isHome !== null ? { country, isHome } : null;
+}
+
 export class Engine implements EngineApi {
   readonly #ctx: EngineContext;
   readonly #connection: MainConnection;
@@ -353,6 +361,8 @@ export class Engine implements EngineApi {
       split: split instanceof GeoSplitTunnel ? () => split.describe() : null,
       probes: this.deps.diagnoseProbes,
       rememberedTransport: async () => (await ctx.networks.here()).remembered,
+      home: homeOf(ctx.split.home, ctx.split.isHome()),
+      resolver: ctx.dns.inUse === 'engine' ? (ctx.dnsProxy?.address ?? null) : null,
     });
     return runDiagnostics(deps, { signal });
   }

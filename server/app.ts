@@ -59,6 +59,8 @@ export interface ServerOptions {
    * reachable over IPv6. Other parties' services; nothing of a client's is kept for them.
    */
   dnsLeakZone?: string | undefined;
+  /** By country, a name served at home there (ferry-server --domestic-name). */
+  domesticNames?: Record<string, string> | undefined;
   ipv6Probe?: string | undefined;
   /** The streaming platforms known by name: the shipped table plus --platforms-file. */
   platforms?: PlatformTable | undefined;
@@ -120,6 +122,7 @@ export async function buildControlPlane(opts: ServerOptions): Promise<ControlPla
     diagnostics: ControlDiagnostics.parse({
       dns_leak_zone: opts.dnsLeakZone?.toLowerCase().replace(/\.$/, '') ?? null,
       ipv6_probe: opts.ipv6Probe ?? null,
+      ...(opts.domesticNames ? { domestic_names: opts.domesticNames } : {}),
     }),
     accounts: domain.accounts,
     devices: domain.devices,

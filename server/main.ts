@@ -41,6 +41,15 @@ function pemFile(value: string): string {
   return text;
 }
 
+/** `--domestic-name CC=NAME`, repeatable: each country's name, collected. */
+function domesticName(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const m = /^([A-Za-z]{2})=(.+)$/.exec(value.trim());
+  const name = m?.[2]?.toLowerCase().replace(/\.$/, '') ?? '';
+  if (!m || !DnsZone.safeParse(name).success)
+    throw new InvalidArgumentError('a country and a name served there: CN=www.baidu.com');
+  return { ...previous, [m[1]!.toUpperCase()]: name };
+}
+
 function ipv6Probe(value: string): string {
   if (!Ipv6ProbeEndpoint.safeParse(value).success)
     throw new InvalidArgumentError('an IPv6 address and port: [2001:db8::1]:443');
@@ -98,6 +107,11 @@ const program = new Command('ferry-server')
     ipv6Probe,
   )
   .option(
+    '--domestic-name <CC=name>',
+    "a name served at home in a country (netcli diagnose's domestic names check; repeatable; default: the shipped ones)",
+    domesticName,
+  )
+  .option(
     '--platforms-file <file>',
     'streaming platforms to add to the shipped table (or whose entries to replace): the names POST /connect takes with `platform` (the relays check what their own --platforms-file says)',
     platformsFileOption,
@@ -136,6 +150,7 @@ const o = program.opts<{
   nodeHealthySeconds: number;
   dnsLeakZone?: string;
   ipv6Probe?: string;
+  domesticName?: Record<string, string>;
   platformsFile?: PlatformTable;
   platformFreshSeconds: number;
   signingKey?: string;
@@ -189,6 +204,7 @@ try {
     nodeHealthyForMs: o.nodeHealthySeconds * 1000,
     dnsLeakZone: o.dnsLeakZone,
     ipv6Probe: o.ipv6Probe,
+    domesticNames: o.domesticName,
     platforms: o.platformsFile,
     platformFreshMs: o.platformFreshSeconds * 1000,
     signingKeyFile: o.signingKey,

@@ -43,6 +43,7 @@ export const NETCLI_ERROR_HINTS = {
   ],
   'invalid-credentials': ['check the number; if the account has a password, add --password'],
   'rule-not-found': ['netcli region list shows the rules'],
+  'split-rule-not-found': ['netcli split list shows the split rules'],
   'rule-exists': ['give the rule another --name, or remove it first: netcli region remove <name>'],
   'region-not-in-plan': ['netcli region list shows the regions your plan allows'],
   'no-node-available': ['try another region: netcli region list'],

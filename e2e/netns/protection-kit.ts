@@ -33,6 +33,8 @@ const FERRY_PORT = 51900;
 /** The relays' latency probe responders (the WireGuard port + 64, the relay's default). */
 export const PROBE_PORT = WG_PORT + 64;
 const CONTROL_PORT = 8080;
+/** A name served at home: the domestic server's. */
+export const DOMESTIC_NAME = `domestic.${TEST_ZONE}`;
 
 export interface ProtectionBedOptions {
   /** Extra options of netcli daemon. */
@@ -66,6 +68,10 @@ export class ProtectionBed {
       bed.controlPlaneArgs = [
         '--dns-leak-zone',
         WHOAMI_ZONE,
+        // netcli diagnose's domestic names check: a name the authority answers with the
+        // domestic server (at home).
+        '--domestic-name',
+        `${HOME}=${DOMESTIC_NAME}`,
         '--ipv6-probe',
         `[${net.host('abroad').address6}]:${PROBE_HTTP_PORT}`,
       ];
@@ -86,6 +92,7 @@ export class ProtectionBed {
         }),
       ];
       const domestic = await bed.startEcho('domestic');
+      authority.setRecord(DOMESTIC_NAME, domestic.address);
       const geoip = path.join(net.dir, 'geoip.csv');
       const laptop = await NetcliHost.start(bed, 'laptop', {
         ipv6: true,
@@ -152,7 +159,8 @@ export class ProtectionBed {
   /**
    * Who a protected laptop may exchange packets with on eth0: the relays' tunnel endpoints and
    * latency probe responders (of `relays`, default every relay: a failover moves from one to
-   * the other), the control plane, the domestic server, and link-scope chatter.
+   * the other), the control plane, the home resolver's port 53 (the engine's resolver asks it
+   * for names at home), the domestic server, and link-scope chatter.
    */
   allowed(result: LeakWatchResult, relays: readonly RelayHandle[] = this.relays): AllowedPeers {
     return {
@@ -171,6 +179,10 @@ export class ProtectionBed {
           protocol: 'udp' as const,
         })),
         { address: this.bed.net.host('ctrl').address, port: CONTROL_PORT, protocol: 'tcp' },
+        // The engine's resolver asking the home network's (the authority, the laptop's ISP's)
+        // for names at home: the only DNS that may leave outside the tunnel.
+        { address: this.authority.address, port: 53, protocol: 'udp' },
+        { address: this.authority.address, port: 53, protocol: 'tcp' },
       ],
       cidrs: [`${this.domestic.address}/32`, ...LINK_SCOPE_CIDRS],
       self: result.self,

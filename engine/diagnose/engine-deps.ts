@@ -16,6 +16,7 @@ import type { ConnectionGuard } from '../protection/connection-guard.js';
 import { PROTECTION_TABLE, type Endpoint } from '../protection/firewall-policy.js';
 import { FERRY_FWMARK } from '../tunnel/names.js';
 import { gatewayOf } from '../tunnel/probe.js';
+import { SELF_CHECK_ZONE } from '../dns/messages.js';
 import { hostProbes, type HostProbes } from './host-probes.js';
 import type { NodeTarget } from './node-reach.js';
 import type { DiagnoseDeps } from './run.js';
@@ -47,6 +48,10 @@ export interface DiagnoseSources {
   probes?: Partial<HostProbes> | undefined;
   /** What got through on the network the host is on now (the transport autopilot's memory). */
   rememberedTransport: () => Promise<Transport | null>;
+  /** The split by country's home and its question (null: it does not split now). */
+  home: { country: string; isHome: (address: string) => boolean } | null;
+  /** The engine's resolver in use (its address), null when the system resolver is not it. */
+  resolver: string | null;
 }
 
 const CONTROL_TIMEOUT_MS = 4_000;
@@ -202,6 +207,13 @@ export async function diagnoseDeps(s: DiagnoseSources): Promise<DiagnoseDeps> {
       stage: s.guard.facts.stage,
       policy: s.guard.policy,
       inspect: () => s.os.firewall.inspect(PROTECTION_TABLE),
+    },
+    domesticDns: {
+      connected,
+      home: s.home?.country ?? null,
+      isHome: s.home?.isHome ?? null,
+      resolver: s.resolver === null ? null : { address: s.resolver, zone: SELF_CHECK_ZONE },
+      lookup: (name, signal) => probes.lookupIpv4(name, LOOKUP_TIMEOUT_MS, signal),
     },
     split: {
       protection: s.status.protection,

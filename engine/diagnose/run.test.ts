@@ -87,6 +87,16 @@ function deps(over: Partial<DiagnoseDeps> = {}): DiagnoseDeps & { asked: string[
       inspect: async () => null,
     },
     split: { protection: IDLE_PROTECTION, setting: 'off', active: true, describe: () => null },
+    domesticDns: {
+      connected: true,
+      home: 'DE',
+      isHome: (address) => address.startsWith('192.0.2.'),
+      resolver: { address: '127.102.121.53', zone: 'ferry-resolver.internal' },
+      lookup: async (name) => {
+        asked.push(`lookup ${name.replace(/^[0-9a-f]+\./, '<label>.')}`);
+        return name.endsWith('ferry-resolver.internal') ? ['127.102.121.53'] : ['192.0.2.8'];
+      },
+    },
     ...over,
   };
 }
@@ -109,10 +119,17 @@ describe('runDiagnostics', () => {
       'ok',
       'ok',
       'ok',
+      'ok',
     ]);
     expect(report).toMatchObject({ problems: 0, warnings: 0, checked_at: NOW.toISOString() });
     expect(report.checks[0]!.summary).toBe('running (connected to hk-1)');
-    expect(d.asked.sort()).toEqual(['lookup <label>.whoami.ferry-test', 'tcp6 [2001:db8::53]:443']);
+    // The domestic name check asks the engine's resolver's own zone, then DE's shipped name.
+    expect(d.asked.sort()).toEqual([
+      'lookup <label>.ferry-resolver.internal',
+      'lookup <label>.whoami.ferry-test',
+      'lookup www.tagesschau.de',
+      'tcp6 [2001:db8::53]:443',
+    ]);
   });
 
   it('cuts a check off at the bound and reports the rest', async () => {
@@ -170,7 +187,11 @@ describe('runDiagnostics', () => {
       verdict: 'skipped',
       summary: 'the control plane names no DNS leak-test zone',
     });
-    expect(down.asked).toEqual([]);
+    // Only the domestic name check asks anything: its names need no control plane.
+    expect(down.asked.sort()).toEqual([
+      'lookup <label>.ferry-resolver.internal',
+      'lookup www.tagesschau.de',
+    ]);
     expect(report.problems).toBe(1);
   });
 

@@ -3,6 +3,7 @@
 import {
   diagnosticCheck,
   diagnosticsReport,
+  SHIPPED_DOMESTIC_NAMES,
   type ApiAccessStatus,
   type DiagnosticCheck,
   type DiagnosticCheckId,
@@ -19,6 +20,7 @@ import { checkKillSwitch, type KillSwitchDeps } from './kill-switch.js';
 import { checkMtu, type MtuDeps } from './mtu.js';
 import { checkNodeReach, type NodeReachDeps } from './node-reach.js';
 import { checkSplit, type SplitDeps } from './split.js';
+import { checkDomesticDns, type DomesticDnsDeps } from './domestic-dns.js';
 
 /** Everything the checks ask, each part injected (engine/diagnose/engine-deps.ts: the real ones). */
 export interface DiagnoseDeps {
@@ -35,6 +37,8 @@ export interface DiagnoseDeps {
   mtu: MtuDeps;
   killSwitch: KillSwitchDeps;
   split: SplitDeps;
+  /** The test name comes from the control plane (else the shipped ones). */
+  domesticDns: Omit<DomesticDnsDeps, 'name'>;
 }
 
 export interface RunOptions {
@@ -127,6 +131,11 @@ export async function runDiagnostics(
       bounded(['mtu'], async () => [await checkMtu(deps.mtu, signal)]),
       bounded(['kill-switch'], async () => [await checkKillSwitch(deps.killSwitch)]),
       bounded(['split'], async () => [checkSplit(deps.split)]),
+      bounded(['domestic-dns'], async () => {
+        const published = (await control).published?.domestic_names ?? {};
+        const name = (cc: string) => published[cc] ?? SHIPPED_DOMESTIC_NAMES[cc] ?? null;
+        return [await checkDomesticDns({ ...deps.domesticDns, name }, signal)];
+      }),
     ]);
     opts.signal?.throwIfAborted();
     return diagnosticsReport(

@@ -15,6 +15,7 @@ import {
   type MarkedSocketOpener,
 } from '../os/marked-socket.js';
 import { RESOLVER_FWMARK } from '../protection/firewall-policy.js';
+import { clientAsk, isSelfCheck, selfAnswer } from './messages.js';
 import { SplitResolver, type ResolverRoutes, type RuleSets } from './split-resolver.js';
 
 /**
@@ -100,7 +101,10 @@ export class DnsProxy {
     this.#server = await DnsServer.start({
       listen: [this.address],
       port: this.opts.port ?? 53,
-      answer: (query, transport, signal) => this.#resolver.answer(query, transport, signal),
+      answer: async (query, transport, signal) =>
+        isSelfCheck(query.question.name)
+          ? selfAnswer(clientAsk(query), this.address)
+          : this.#resolver.answer(query, transport, signal),
       // Loopback only: every program of this host is one client, with no bound of its own.
       log: this.opts.log ?? pino({ level: 'silent' }),
       timeoutMs: QUERY_TIMEOUT_MS,

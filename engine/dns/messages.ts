@@ -72,6 +72,33 @@ export function upstreamQuery(ask: ClientAsk): DnsQuery {
   return { raw, id: 0, flags, question: ask.query.question };
 }
 
+/**
+ * Names under this zone are the engine's resolver's own: it answers them itself, with its own
+ * address (so that `netcli diagnose` can tell, through the system resolver as programs ask,
+ * whether the system resolver is the engine's). `.internal` is for private use (ICANN, 2024).
+ */
+export const SELF_CHECK_ZONE = 'ferry-resolver.internal';
+
+/** Whether a name is one of the self-check zone's. */
+export function isSelfCheck(name: string): boolean {
+  const n = name.toLowerCase().replace(/\.$/, '');
+  return n === SELF_CHECK_ZONE || n.endsWith(`.${SELF_CHECK_ZONE}`);
+}
+
+/** The resolver's own answer to a self-check question: `address` for A, nothing else. */
+export function selfAnswer(ask: ClientAsk, address: string): Buffer {
+  const { question } = ask.query;
+  return dnsPacket.encode({
+    type: 'response',
+    id: ask.query.id,
+    flags:
+      dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.AUTHORITATIVE_ANSWER,
+    questions: [question],
+    answers:
+      question.type === 'A' ? [{ type: 'A', name: question.name, ttl: 0, data: address }] : [],
+  });
+}
+
 /** An upstream's answer, decoded once: what the resolver keeps and gives out again. */
 export interface Answer {
   packet: Decoded;

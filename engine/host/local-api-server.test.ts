@@ -154,7 +154,9 @@ describe('the local API host', () => {
       addSplitRule: () => client.addSplitRule({ body: { domain: '*.Example.CN.', via: 'Direct' } }),
       listSplitRules: () => client.listSplitRules(),
       removeSplitRule: () => client.removeSplitRule({ query: { domain: 'example.cn' } }),
-      splitExec: () => client.splitExec({ body: { pid: 4242, via: 'direct' } }),
+      // The fake engine runs no programs: the refusal crosses the API with its code.
+      splitExec: () =>
+        client.splitExec({ body: { pid: 4242, via: 'direct' } }).catch((e: ApiError) => e.code),
       addService: () =>
         client.addService({
           body: { name: 'Office', cidrs: ['10.20.0.0/16'], domains: ['Wiki.Corp.Example'] },
@@ -184,6 +186,8 @@ describe('the local API host', () => {
     });
     expect(results.disconnect).toMatchObject({ status: 'disconnected' });
     expect(results.openGui).toBe('not-supported');
+    expect(results.splitExec).toBe('not-supported');
+    expect(results.listSplitRules).toEqual({ rules: [{ domain: 'example.cn', via: 'direct' }] });
     expect(results.events).toMatchObject({ event: 'status', data: { status: 'disconnected' } });
     expect(results.patchConfig).toMatchObject({ changed: ['kill_switch'], effect: 'saved' });
     expect(engine.config.dns).toBe('9.9.9.9');

@@ -58,7 +58,9 @@ describe('cgroup2Mount', () => {
     expect(cgroup2Mount('50 22 0:40 / /mnt/cg rw,relatime - cgroup2 none rw')).toBeNull();
     // A sibling whose name only starts like it is not under it.
     expect(cgroup2Mount('51 22 0:41 / /sys/fs/cgroup2 rw,relatime - cgroup2 none rw')).toBeNull();
-    expect(cgroup2Mount(`${V1_ONLY}\n50 22 0:40 / /mnt/cg rw,relatime - cgroup2 none rw`)).toBeNull();
+    expect(
+      cgroup2Mount(`${V1_ONLY}\n50 22 0:40 / /mnt/cg rw,relatime - cgroup2 none rw`),
+    ).toBeNull();
   });
 
   it('gives a container’s mount root (its place in the host’s hierarchy)', () => {

@@ -55,7 +55,7 @@ export const APP_SCAN_MS = 500;
 /** Whether a process's arguments are `netcli exec --via ...`'s (the only process exec moves). */
 export function isNetcliExec(argv: readonly string[]): boolean {
   const exec = argv.indexOf('exec');
-  return exec >= 0 && argv.slice(exec).includes('--via');
+  return exec >= 0 && argv.slice(exec).some((a) => a === '--via' || a.startsWith('--via='));
 }
 
 export class AppSplit {

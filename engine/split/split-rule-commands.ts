@@ -13,7 +13,7 @@ import {
 } from '../../contracts/index.js';
 import { FerryError } from '../errors.js';
 import type { AppSplit } from './app-split.js';
-import type { SplitRuleStore } from './split-rules.js';
+import { withSplitRule, type SplitRuleStore } from './split-rules.js';
 
 export interface SplitRuleDeps {
   store: SplitRuleStore;
@@ -43,8 +43,14 @@ export class SplitRuleCommands {
           errors: [{ field: 'app', message: 'the path of a program on this host' }],
         });
     }
+    if (isAppRule(rule)) {
+      // In force first: a rule that cannot hold here (no cgroup v2, nft refusing) is not kept.
+      const rules = withSplitRule(await this.deps.store.list(), rule);
+      await this.deps.apps!.setRules(rules.filter(isAppRule));
+      return this.deps.store.add(rule);
+    }
     const added = await this.deps.store.add(rule);
-    await this.changed(isAppRule(rule));
+    await this.changed(false);
     return added;
   }
 

@@ -88,11 +88,13 @@ describe('SplitRuleStore', () => {
 
   it('refuses to remove a rule there is not, naming the rules there are', async () => {
     const store = new SplitRuleStore(dir);
-    expect((await refusal(store.remove({ domain: 'example.cn' }))).code).toBe('rule-not-found');
+    expect((await refusal(store.remove({ domain: 'example.cn' }))).code).toBe(
+      'split-rule-not-found',
+    );
     await store.add({ domain: 'alpha.cn', via: 'direct' });
     await store.add({ domain: 'video.example', via: 'tunnel' });
     const e = await refusal(store.remove({ domain: 'example.cn' }));
-    expect(e.code).toBe('rule-not-found');
+    expect(e.code).toBe('split-rule-not-found');
     expect(e.message).toContain('example.cn');
     expect(e.message).toContain('alpha.cn');
     expect(e.message).toContain('video.example');

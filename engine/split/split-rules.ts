@@ -8,6 +8,7 @@ import {
   SPLIT_VIAS,
   SplitAppPath,
   SplitDomain,
+  isDomainRule,
   splitRuleTarget,
   type SplitRule,
   type SplitRuleTarget,
@@ -31,12 +32,13 @@ const SplitRulesFile = z.strictObject({
 /** The rules with `rule` in (one for the same domain or program replaced): domains, then programs. */
 export function withSplitRule(rules: readonly SplitRule[], rule: SplitRule): SplitRule[] {
   const key = splitRuleTarget(rule);
+  const order = (r: SplitRule) => `${isDomainRule(r) ? 0 : 1} ${splitRuleTarget(r)}`;
   return [...rules.filter((r) => splitRuleTarget(r) !== key), rule].sort((a, b) =>
-    splitRuleTarget(a).localeCompare(splitRuleTarget(b)),
+    order(a).localeCompare(order(b)),
   );
 }
 
-/** The rules without the one for `target`; none for it: rule-not-found, naming those there are. */
+/** The rules without the one for `target`; none for it: split-rule-not-found, naming those there are. */
 export function withoutSplitRule(
   rules: readonly SplitRule[],
   target: SplitRuleTarget,
@@ -44,7 +46,7 @@ export function withoutSplitRule(
   const key = splitRuleTarget(target);
   if (!rules.some((r) => splitRuleTarget(r) === key)) {
     throw new FerryError(
-      'rule-not-found',
+      'split-rule-not-found',
       `no split rule for ${key}` +
         (rules.length ? `; the rules are for ${rules.map(splitRuleTarget).join(', ')}` : ''),
     );

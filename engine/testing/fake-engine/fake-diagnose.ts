@@ -76,6 +76,13 @@ export function fakeDiagnosis(
           up ? 'in force: 23 rules' : 'armed: holds from the next connect',
         ),
     diagnosticCheck('split', 'ok', 'off: everything goes through the tunnel'),
+    up
+      ? diagnosticCheck(
+          'domestic-dns',
+          'ok',
+          'the system resolver is Ferry’s; with no home country every name goes through the tunnel',
+        )
+      : diagnosticCheck('domestic-dns', 'skipped', 'applies while connected'),
   ].map((c) => overrides.get(c.id) ?? c);
   return diagnosticsReport(checks, new Date('2026-05-04T10:00:00Z'), 1_250);
 }

@@ -11,8 +11,11 @@ import { FieldError } from './problem.js';
 import { LocalStatus, localRoutes, type LocalRouteId, type LocalRoutes } from './local-api.js';
 import type { RoutePayload } from './route-client.js';
 
-/** Routes that only make sense to a client of the socket (netcli): not offered to the faces. */
-const HOST_ONLY = ['events', 'openGui'] as const;
+/**
+ * Routes that only make sense to a client of the socket (netcli): not offered to the faces
+ * (`splitExec` puts netcli's own process on a way: a face has no program to start).
+ */
+const HOST_ONLY = ['events', 'openGui', 'splitExec'] as const;
 type HostOnly = (typeof HOST_ONLY)[number];
 
 /** The calls a face (the desktop app, the web graphical mode) may make. */

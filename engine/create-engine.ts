@@ -52,6 +52,7 @@ export async function createEngine(opts: {
     { LinuxNetworkIdentity },
     { LinuxAppCgroups },
     { AppTable },
+    { PROXY_ADDRESS, PROGRAM_RESOLVERS },
   ] = await Promise.all([
     import('../native/index.js'),
     import('./tunnel/manager.js'),
@@ -66,6 +67,7 @@ export async function createEngine(opts: {
     import('../platform/os/network-identity.js'),
     import('./os/app-cgroups.js'),
     import('./protection/app-table.js'),
+    import('./dns/dns-proxy.js'),
   ]);
   const transport = createControlTransport();
   const os = {
@@ -85,7 +87,10 @@ export async function createEngine(opts: {
     os,
     split,
     resolverProxy: {},
-    apps: { cgroups: new LinuxAppCgroups(opts.stateDir), table: new AppTable() },
+    apps: {
+      cgroups: new LinuxAppCgroups(opts.stateDir),
+      table: new AppTable(undefined, { system: PROXY_ADDRESS, ...PROGRAM_RESOLVERS }),
+    },
     networkWatch: new IpMonitorWatch(),
     networkIdentity: new LinuxNetworkIdentity(),
     stateDir: opts.stateDir,

@@ -7,6 +7,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { startDnsAuthority, TEST_ZONE, type DnsAuthority } from './dns-authority.js';
 import { NETCLI, NetcliHost } from './netcli-host.js';
 import { Testbed, type RelayHandle } from './testbed.js';
 
@@ -17,6 +18,9 @@ describe('split by program: netcli exec and rules by program', () => {
   let laptop: NetcliHost;
   let relay: RelayHandle;
   let domestic: { address: string; url: string };
+  /** The laptop's ISP's resolver, and the one the relay's resolver asks. */
+  let home: DnsAuthority;
+  let world: DnsAuthority;
 
   /** `netcli exec --via <via> -- curl <url>` on the laptop: its exit code and what curl printed. */
   const exec = (via: string, url: string) => {
@@ -41,13 +45,18 @@ describe('split by program: netcli exec and rules by program', () => {
 
   beforeAll(async () => {
     bed = await Testbed.start({ controlPlaneOn: 'servers' });
-    relay = await bed.addRelay('tokyo', 'asia-east', { ferry: true });
     domestic = await bed.startEcho('domestic');
+    const echo = new URL(bed.echoUrl).hostname;
+    world = await startDnsAuthority(bed, 'dns-world', { wildcard: echo, ttl: 1 });
+    home = await startDnsAuthority(bed, 'dns-home', { wildcard: echo, ttl: 1 });
+    relay = await bed.addRelay('tokyo', 'asia-east', { ferry: true, dnsUpstream: world.address });
     const geoip = path.join(bed.net.dir, 'geoip.csv');
     laptop = await NetcliHost.start(bed, 'laptop', {
       daemonArgs: ['--geoip-file', geoip],
-      prepare: (address) =>
-        writeFileSync(geoip, `${address}/32,${HOME}\n${domestic.address}/32,${HOME}\n`),
+      prepare: (address) => {
+        writeFileSync(geoip, `${address}/32,${HOME}\n${domestic.address}/32,${HOME}\n`);
+        bed.net.setEtcFile('laptop', 'resolv.conf', `nameserver ${home.address}\n`);
+      },
     });
     laptop.human('init', '--protocol', 'wireguard', ...bed.endpointArgs());
     laptop.human('account', 'create', '--device-name', 'laptop');
@@ -64,7 +73,11 @@ describe('split by program: netcli exec and rules by program', () => {
     expect(curl(bed.echoUrl)).toBe(relay.address);
     expect(curl(domestic.url)).toBe(laptop.address);
     // The programs: the other way round.
-    expect(exec('direct', bed.echoUrl)).toMatchObject({ code: 0, out: laptop.address });
+    const direct = exec('direct', bed.echoUrl);
+    expect(direct, `${direct.err}\n${laptop.daemon?.output()}`).toMatchObject({
+      code: 0,
+      out: laptop.address,
+    });
     expect(exec('tunnel', domestic.url)).toMatchObject({ code: 0, out: relay.address });
     // A program's exit status is netcli exec's, and a program that is not there says so.
     const missing = bed.net.execResult('laptop', [
@@ -82,6 +95,17 @@ describe('split by program: netcli exec and rules by program', () => {
     expect(missing.stderr).toMatch(/no program no-such-program-here/);
     // A way that is no way: refused before anything runs.
     expect(exec('sideways', bed.echoUrl).code).not.toBe(0);
+  }, 60_000);
+
+  it('a `direct` program’s names are asked at home only, a `tunnel` program’s through the tunnel only', async () => {
+    const url = (name: string) => `http://${name}.${TEST_ZONE}:${new URL(bed.echoUrl).port}/`;
+    expect(exec('direct', url('one'))).toMatchObject({ code: 0, out: laptop.address });
+    // (The authority's record of a query reaches the test a moment after its answer.)
+    expect(await home.waitAsked(`one.${TEST_ZONE}`)).toContain(laptop.address);
+    expect(world.whoAsked(`one.${TEST_ZONE}`)).toEqual([]);
+    expect(exec('tunnel', url('two'))).toMatchObject({ code: 0, out: relay.address });
+    expect(await world.waitAsked(`two.${TEST_ZONE}`)).toContain(relay.address);
+    expect(home.whoAsked(`two.${TEST_ZONE}`)).toEqual([]);
   }, 60_000);
 
   it('with the tunnel down a `tunnel` program gets nothing out; a `direct` one goes as before', () => {

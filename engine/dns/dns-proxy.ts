@@ -4,7 +4,7 @@
 // only DNS the kill switch lets out around the tunnel.
 import { pino, type Logger } from 'pino';
 
-import type { SplitRule } from '../../contracts/index.js';
+import type { SplitRule, SplitVia } from '../../contracts/index.js';
 import { DnsServer } from '../../platform/dns/dns-server.js';
 import { PLAIN_SOCKETS, type ExchangeSockets } from '../../platform/dns/exchange.js';
 import { UpstreamSet } from '../../platform/dns/upstream-set.js';
@@ -24,6 +24,13 @@ import { SplitResolver, type ResolverRoutes, type RuleSets } from './split-resol
  */
 export const PROXY_ADDRESS = '127.102.121.53';
 
+/**
+ * Where the programs on a way ask (netcli exec, split rules by program): their questions to
+ * PROXY_ADDRESS are sent here by the programs' table (a DNAT), so that a `direct` program's names
+ * are asked at home and a `tunnel` program's through the tunnel only.
+ */
+export const PROGRAM_RESOLVERS = { direct: '127.102.121.54', tunnel: '127.102.121.55' } as const;
+
 /** A question's whole budget: the tunnel's resolver, then the home network's, with room to spare. */
 const QUERY_TIMEOUT_MS = 5_000;
 
@@ -31,6 +38,8 @@ export interface DnsProxyOptions {
   /** Where to listen (PROXY_ADDRESS, 53 by default; tests take a port of their own). */
   address?: string;
   port?: number;
+  /** Where the programs on a way are answered (PROGRAM_RESOLVERS by default; null: nowhere). */
+  programs?: Readonly<Record<SplitVia, string>> | null;
   /** How sockets to the home network's resolver are marked (the native addon's by default). */
   openMarked?: MarkedSocketOpener;
   log?: Logger;
@@ -55,7 +64,7 @@ const upstreams = (addresses: readonly string[]) =>
   addresses.map((address) => ({ address, port: 53 }));
 
 export class DnsProxy {
-  #server: DnsServer | null = null;
+  #servers: DnsServer[] = [];
   readonly #resolver: SplitResolver;
   readonly #homeSockets: ExchangeSockets;
 
@@ -76,12 +85,12 @@ export class DnsProxy {
   }
 
   get running(): boolean {
-    return this.#server !== null;
+    return this.#servers.length > 0;
   }
 
   /** The port it answers on (53 unless the options said otherwise). */
   get port(): number {
-    return this.#server?.listening()[0]?.udpPort ?? this.opts.port ?? 53;
+    return this.#servers[0]?.listening()[0]?.udpPort ?? this.opts.port ?? 53;
   }
 
   /**
@@ -97,14 +106,33 @@ export class DnsProxy {
         routes.home.length > 0 ? new UpstreamSet(upstreams(routes.home), this.#homeSockets) : null,
       isHome: routes.isHome,
     });
-    if (this.#server) return;
-    this.#server = await DnsServer.start({
-      listen: [this.address],
+    if (this.#servers.length > 0) return;
+    const programs = this.opts.programs === undefined ? PROGRAM_RESOLVERS : this.opts.programs;
+    const listeners: [string, SplitVia | null][] = [
+      [this.address, null],
+      ...(programs
+        ? (Object.entries(programs) as [SplitVia, string][]).map(
+            ([via, a]) => [a, via] as [string, SplitVia],
+          )
+        : []),
+    ];
+    try {
+      for (const [address, program] of listeners)
+        this.#servers.push(await this.serve(address, program));
+    } catch (e) {
+      await this.stop();
+      throw e;
+    }
+  }
+
+  private serve(address: string, program: SplitVia | null): Promise<DnsServer> {
+    return DnsServer.start({
+      listen: [address],
       port: this.opts.port ?? 53,
       answer: async (query, transport, signal) =>
         isSelfCheck(query.question.name)
           ? selfAnswer(clientAsk(query), this.address)
-          : this.#resolver.answer(query, transport, signal),
+          : this.#resolver.answer(query, transport, signal, program),
       // Loopback only: every program of this host is one client, with no bound of its own.
       log: this.opts.log ?? pino({ level: 'silent' }),
       timeoutMs: QUERY_TIMEOUT_MS,
@@ -124,13 +152,12 @@ export class DnsProxy {
 
   /** Stops answering and forgets every answer. */
   async stop(): Promise<void> {
-    const server = this.#server;
-    this.#server = null;
+    const servers = this.#servers.splice(0);
     this.#resolver.setRoutes({
       tunnel: { ask: async () => ({ kind: 'failed' }) },
       home: null,
       isHome: null,
     });
-    await server?.close();
+    await Promise.all(servers.map((server) => server.close()));
   }
 }

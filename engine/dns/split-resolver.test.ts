@@ -240,6 +240,34 @@ describe('SplitResolver: the split by country', () => {
 });
 
 describe('SplitResolver: split rules', () => {
+  it('asks a `direct` program’s names at home only, a `tunnel` program’s through the tunnel only', async () => {
+    const t = setup();
+    const ask = (name: string, program: 'direct' | 'tunnel') =>
+      t.resolver.answer(clientQuery(name), 'udp', new AbortController().signal, program);
+    expect(addressesIn(await ask('shop.example.de', 'direct'))).toEqual([NEAR]);
+    expect(t.log).toEqual(['home udp']);
+    t.log.length = 0;
+    // Domestic as the answer is, a tunnel program's name is never asked at home.
+    expect(addressesIn(await ask('shop.example.de', 'tunnel'))).toEqual([FAR]);
+    expect(t.log).toEqual(['tunnel udp']);
+    t.log.length = 0;
+    // Each way has its own answers cached; any other program's question is asked as usual.
+    expect(addressesIn(await t.ask('shop.example.de'))).toEqual([NEAR]);
+    expect(t.log).toEqual(['tunnel udp', 'home udp']);
+    // No home resolver known: a direct program's names through the tunnel's (still direct).
+    const noHome = setup({ home: null });
+    expect(
+      addressesIn(
+        await noHome.resolver.answer(
+          clientQuery('shop.example.de'),
+          'udp',
+          new AbortController().signal,
+          'direct',
+        ),
+      ),
+    ).toEqual([FAR]);
+  });
+
   it('never asks a `tunnel` rule’s name or its subdomains at home, domestic as they are', async () => {
     const t = setup({ rules: [TUNNEL_RULE] });
     expect(addressesIn(await t.ask('example.cn'))).toEqual([FAR]);

@@ -78,21 +78,24 @@ export class SplitResolver {
     return this.#cache.size;
   }
 
-  /** The client's answer to `query`, null when no resolver answered (SERVFAIL). */
+  /**
+   * The client's answer to `query`, null when no resolver answered (SERVFAIL). `program`: the
+   * way of the program that asks (a split rule by program, netcli exec), null for any other: a
+   * `direct` program's names are asked at home only (the tunnel's resolver only when no home
+   * resolver is known), a `tunnel` program's through the tunnel only.
+   */
   async answer(
     query: DnsQuery,
     transport: DnsTransport,
     signal: AbortSignal,
+    program: SplitVia | null = null,
   ): Promise<Buffer | null> {
     const ask = clientAsk(query);
     const { name, type } = query.question;
     const rule = splitRuleFor(this.#rules, name);
-    const key = AnswerCache.key(
-      name,
-      type,
-      ask.dnssecOk,
-      (query.flags & dnsPacket.CHECKING_DISABLED) !== 0,
-    );
+    const key =
+      AnswerCache.key(name, type, ask.dnssecOk, (query.flags & dnsPacket.CHECKING_DISABLED) !== 0) +
+      (program ? ` @${program}` : '');
     const cached = this.#cache.get(key);
     if (cached) {
       // The set may have been made anew since (a reconnect): the rule holds for this answer too.
@@ -105,7 +108,10 @@ export class SplitResolver {
       return clientAnswer(cached.answer, ask, transport, cached.elapsedS);
     }
     const upstream = upstreamQuery(ask);
-    const answer = await this.resolve(upstream, rule?.via ?? null, signal);
+    const answer =
+      program === 'direct' && this.routes.home
+        ? await askFor(this.routes.home, upstream, HOME_BUDGET_MS, signal)
+        : await this.resolve(upstream, program ?? rule?.via ?? null, signal);
     if (!answer) return null;
     // Before the answer leaves: the program's first packet to these addresses takes the rule's way.
     if (rule) await this.ruleSets.add(rule.via, answerAddresses(answer), answerTtl(answer));

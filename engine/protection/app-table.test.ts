@@ -122,6 +122,27 @@ describe('appTableScript', () => {
     expect(script).not.toContain('unified');
   });
 
+  it('sends a program’s questions to the system resolver to its way’s own resolver', () => {
+    const script = appTableScript(PATHS, {
+      system: '127.102.121.53',
+      direct: '127.102.121.54',
+      tunnel: '127.102.121.55',
+    });
+    const dns = script.slice(script.indexOf('chain dns {'));
+    expect(dns).toContain('type nat hook output priority -100; policy accept;');
+    expect(dns).toMatch(
+      /socket cgroupv2 level 2 "[^"]+\/direct" ip daddr 127\.102\.121\.53 meta l4proto \{ tcp, udp \} th dport 53 dnat ip to 127\.102\.121\.54/,
+    );
+    expect(dns).toMatch(
+      /"[^"]+\/tunnel" ip daddr 127\.102\.121\.53 .* dnat ip to 127\.102\.121\.55/,
+    );
+    // Without resolvers of the engine's (none running) there is nothing to send anywhere.
+    expect(appTableScript(PATHS)).not.toContain('chain dns');
+    expect(() =>
+      appTableScript(PATHS, { system: '127.0.0.1; drop', direct: 'x', tunnel: 'y' }),
+    ).toThrow(TypeError);
+  });
+
   it('refuses a cgroup path that could put anything else into the script', () => {
     for (const bad of [
       'ferry-1/direct" accept; #',

@@ -6,6 +6,7 @@
 // In nft's text form: the JSON parser of the nft this runs on (1.0.6) does not take
 // `socket cgroupv2`, which its text parser does.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -17,6 +18,22 @@ import { RULE_DIRECT_CT_MARK, RULE_TUNNEL_CT_MARK, SPLIT_FWMARK } from './firewa
 export const APP_TABLE = { family: 'inet', name: 'ferry_apps' } as const;
 
 const hex = (n: number) => `0x${n.toString(16)}`;
+
+/**
+ * The engine's resolvers: the system's (where every program asks) and each way's, where the
+ * programs on that way are sent instead (a `direct` program's names asked at home, a `tunnel`
+ * program's through the tunnel only).
+ */
+export interface AppResolvers {
+  system: string;
+  direct: string;
+  tunnel: string;
+}
+
+function address(a: string): string {
+  if (isIP(a) !== 4) throw new TypeError('a resolver of ours is an IPv4 address');
+  return a;
+}
 /** A cgroup path as nft takes it: ours are letters, digits, dashes and slashes only. */
 function quoted(cgroup: string): string {
   if (!/^[A-Za-z0-9/_-]+$/.test(cgroup)) throw new TypeError('a cgroup path of ours');
@@ -30,12 +47,25 @@ function quoted(cgroup: string): string {
  *   mark; a `tunnel` program's connection the tunnel rule's mark, by which the split leaves it
  *   in the tunnel wherever it goes;
  * - `guard` (filter hook, before the kill switch's): a `tunnel` program's packets that would
- *   leave by anything but a tunnel (or loopback: the engine's resolver) are dropped.
+ *   leave by anything but a tunnel (or loopback: the engine's resolver) are dropped;
+ * - `dns` (nat, output): a program's questions to the system resolver (the engine's) go to its
+ *   way's own resolver of the engine's.
  */
-export function appTableScript(paths: AppCgroupPaths): string {
+export function appTableScript(paths: AppCgroupPaths, resolvers?: AppResolvers): string {
   const { family, name } = APP_TABLE;
   const socket = (via: 'direct' | 'tunnel') =>
     `socket cgroupv2 level ${paths.level} ${quoted(paths[via])}`;
+  const redirect = (via: 'direct' | 'tunnel') =>
+    `    ${socket(via)} ip daddr ${address(resolvers!.system)} meta l4proto { tcp, udp } th dport 53 dnat ip to ${address(resolvers![via])}`;
+  const dns = resolvers
+    ? [
+        '  chain dns {',
+        '    type nat hook output priority -100; policy accept;',
+        redirect('direct'),
+        redirect('tunnel'),
+        '  }',
+      ]
+    : [];
   return [
     `add table ${family} ${name}`,
     `delete table ${family} ${name}`,
@@ -49,6 +79,7 @@ export function appTableScript(paths: AppCgroupPaths): string {
     '    type filter hook output priority filter - 10; policy accept;',
     `    ${socket('tunnel')} oifname != "lo" oifname != "${TUNNEL_INTERFACE_PREFIX}*" counter drop`,
     '  }',
+    ...dns,
     '}',
     '',
   ].join('\n');
@@ -56,10 +87,16 @@ export function appTableScript(paths: AppCgroupPaths): string {
 
 /** Puts the programs' table in force (nft -f, one transaction) or takes it away. */
 export class AppTable {
-  constructor(private readonly run: CommandRunner = runCommand) {}
+  constructor(
+    private readonly run: CommandRunner = runCommand,
+    private readonly resolvers?: AppResolvers,
+  ) {}
 
   async apply(paths: AppCgroupPaths): Promise<void> {
-    await this.transaction(appTableScript(paths), 'apply the programs\u2019 firewall table');
+    await this.transaction(
+      appTableScript(paths, this.resolvers),
+      'apply the programs\u2019 firewall table',
+    );
   }
 
   async remove(): Promise<void> {

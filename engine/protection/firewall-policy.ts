@@ -291,12 +291,15 @@ export function protectionTable(policy: ProtectionPolicy): NftObject[] {
     );
   if (policy.block) {
     // Before the tunnels' accept: a query for another resolver is dropped inside the tunnel too.
+    // A connection a `direct` rule or program began is the user's to go around the tunnel, DNS
+    // included (a direct program asking a resolver of its own).
     for (const proto of ['udp', 'tcp'] as const)
       for (const family of [4, 6] as const)
         out(
           eq(meta('l4proto'), proto),
           eq(port('th', 'dport'), DNS_PORTS),
           ne(daddr(family), `@dns${family}`),
+          ne({ ct: { key: 'mark' } }, RULE_DIRECT_CT_MARK),
           COUNTER,
           DROP,
         );

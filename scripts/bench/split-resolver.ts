@@ -154,7 +154,7 @@ export async function resolverRows(namespace: string): Promise<LatencyRow[]> {
     }),
   );
   const rules = new RuleAddresses(firewall);
-  const proxy = new DnsProxy(rules, { address: PROXY });
+  const proxy = new DnsProxy(rules, { address: PROXY, programs: null });
   const servers = await Promise.all([standIn(TUNNEL_RESOLVER), standIn(HOME_RESOLVER)]);
   const asker = new Asker();
   try {

@@ -107,6 +107,25 @@ export class NetcliHost {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
 
+  /**
+   * `netcli exec --via <via> -- <argv>` on the host: the program on that way, its exit status and
+   * output (the socket goes before `--`, where run() would put it after the program's words).
+   */
+  execVia(via: string, ...argv: string[]): NetcliRun {
+    const r = this.bed.net.execResult(this.host, [
+      process.execPath,
+      NETCLI,
+      'exec',
+      '--socket',
+      this.socket,
+      '--via',
+      via,
+      '--',
+      ...argv,
+    ]);
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
   /** run(), without blocking the test meanwhile (it may watch the engine while this runs). */
   runAsync(...args: string[]): Promise<NetcliRun> {
     const proc = this.bed.net.spawn(this.host, `netcli-${args[0] ?? 'run'}`, [

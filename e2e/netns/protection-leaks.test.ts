@@ -6,7 +6,6 @@
 // the link going down and up and a new address; and a disconnect that leaves nothing behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ZONE } from './dns-authority.js';
-import { NETCLI } from './netcli-host.js';
 import { HOME, ProtectionBed } from './protection-kit.js';
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -90,23 +89,7 @@ describe('protection: no leak', () => {
     expect(byName('shop')).toBe(relay.address);
     expect(byName('video')).toBe(p.laptop.address);
     const exec = (via: string, url: string) =>
-      p.bed.net
-        .execResult('laptop', [
-          process.execPath,
-          NETCLI,
-          'exec',
-          '--socket',
-          p.laptop.socket,
-          '--via',
-          via,
-          '--',
-          'curl',
-          '-s',
-          '--max-time',
-          '3',
-          url,
-        ])
-        .stdout.trim();
+      p.laptop.execVia(via, 'curl', '-s', '--max-time', '3', url).stdout.trim();
     expect(exec('direct', p.bed.echoUrl)).toBe(p.laptop.address);
     expect(exec('tunnel', p.domestic.url)).toBe(relay.address);
     await settle(2_000);

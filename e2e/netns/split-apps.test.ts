@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startDnsAuthority, TEST_ZONE, type DnsAuthority } from './dns-authority.js';
-import { NETCLI, NetcliHost } from './netcli-host.js';
+import { NetcliHost } from './netcli-host.js';
 import { Testbed, type RelayHandle } from './testbed.js';
 
 const HOME = 'DE';
@@ -24,22 +24,8 @@ describe('split by program: netcli exec and rules by program', () => {
 
   /** `netcli exec --via <via> -- curl <url>` on the laptop: its exit code and what curl printed. */
   const exec = (via: string, url: string) => {
-    const r = bed.net.execResult('laptop', [
-      process.execPath,
-      NETCLI,
-      'exec',
-      '--socket',
-      laptop.socket,
-      '--via',
-      via,
-      '--',
-      'curl',
-      '-s',
-      '--max-time',
-      '3',
-      url,
-    ]);
-    return { code: r.status, out: r.stdout.trim(), err: r.stderr };
+    const r = laptop.execVia(via, 'curl', '-s', '--max-time', '3', url);
+    return { code: r.code, out: r.stdout.trim(), err: r.stderr };
   };
   const curl = (url: string) => bed.echoFrom('laptop', 3, url);
 
@@ -80,18 +66,8 @@ describe('split by program: netcli exec and rules by program', () => {
     });
     expect(exec('tunnel', domestic.url)).toMatchObject({ code: 0, out: relay.address });
     // A program's exit status is netcli exec's, and a program that is not there says so.
-    const missing = bed.net.execResult('laptop', [
-      process.execPath,
-      NETCLI,
-      'exec',
-      '--socket',
-      laptop.socket,
-      '--via',
-      'direct',
-      '--',
-      'no-such-program-here',
-    ]);
-    expect(missing.status).toBe(127);
+    const missing = laptop.execVia('direct', 'no-such-program-here');
+    expect(missing.code).toBe(127);
     expect(missing.stderr).toMatch(/no program no-such-program-here/);
     // A way that is no way: refused before anything runs.
     expect(exec('sideways', bed.echoUrl).code).not.toBe(0);

@@ -29,6 +29,8 @@ export const APP_ERROR_WORDS = {
   'device-limit':
     'Your plan’s device limit is reached. Revoke a device you no longer use first (under Devices on the Account screen), then try again.',
   'rate-limited': 'Too many attempts in a short time. Wait a minute, then try again.',
+  // A split rule removed meanwhile (from another window or netcli): the list is read again.
+  'split-rule-not-found': 'That split rule is no longer there. The list shows the rules in force.',
 } as const satisfies Partial<Record<FaceCode, string>>;
 
 /** netcli's `hint:` lines for the codes a user can do something about. */

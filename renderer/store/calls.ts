@@ -18,7 +18,8 @@ export type BusyKey =
   | 'diagnose'
   | 'revoke'
   | 'addDevice'
-  | 'browserSessions';
+  | 'browserSessions'
+  | 'splitRules';
 
 export interface CallsReplica {
   error: ShownError | null;

@@ -6,8 +6,9 @@
 // One store made of slices (zustand's slice pattern), each a module with its own part and
 // actions: the link to the engine (link-slice), the connection (connection-slice, its status
 // through status-feed), the settings (settings-slice), the account (account-slice) and
-// diagnostics (diagnostics-slice) and, in the web graphical mode, the browsers signed in
-// (browser-sessions-slice); calls.ts holds what their calls share (busy, errors).
+// diagnostics (diagnostics-slice), the split rules by domain and by program (split-rules-slice)
+// and, in the web graphical mode, the browsers signed in (browser-sessions-slice); calls.ts holds
+// what their calls share (busy, errors).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EngineTransport } from '../transport/engine-transport.js';
 import {
@@ -49,6 +50,12 @@ import {
   type SettingsActions,
   type SettingsReplica,
 } from './settings-slice.js';
+import {
+  createSplitRulesSlice,
+  EMPTY_SPLIT_RULES,
+  type SplitRulesActions,
+  type SplitRulesReplica,
+} from './split-rules-slice.js';
 import { createStatusFeed } from './status-feed.js';
 
 export type { Account, AddDeviceInput } from './account-slice.js';
@@ -56,6 +63,7 @@ export type { BusyKey } from './calls.js';
 export type { ConnectFacts, Regions } from './connection-slice.js';
 export type { Link } from './link-slice.js';
 export type { ConfigFeedback } from './settings-slice.js';
+export type { SplitRuleKind } from './split-rules-slice.js';
 
 /** Every slice's part of the replica (each documented in its slice). */
 export interface EngineReplica
@@ -65,6 +73,7 @@ export interface EngineReplica
     SettingsReplica,
     AccountReplica,
     DiagnosticsReplica,
+    SplitRulesReplica,
     BrowserSessionsReplica,
     CallsReplica {}
 
@@ -76,6 +85,7 @@ export interface EngineActions
     SettingsActions,
     AccountActions,
     DiagnosticsActions,
+    SplitRulesActions,
     BrowserSessionsActions,
     CallsActions {}
 
@@ -94,6 +104,7 @@ export const EMPTY_REPLICA: EngineReplica = Object.freeze({
   ...EMPTY_SETTINGS,
   ...EMPTY_ACCOUNT,
   ...EMPTY_DIAGNOSTICS,
+  ...EMPTY_SPLIT_RULES,
   ...EMPTY_BROWSER_SESSIONS,
   ...EMPTY_CALLS,
 }) as EngineReplica;
@@ -116,6 +127,7 @@ export function createEngineStore(
     const settings = createSettingsSlice({ ...deps, configQueue })(...store);
     const account = createAccountSlice(deps)(...store);
     const diagnostics = createDiagnosticsSlice(deps)(...store);
+    const splitRules = createSplitRulesSlice(deps)(...store);
     const browsers = createBrowserSessionsSlice(deps)(...store);
     const shared = createCallsSlice()(...store);
 
@@ -125,6 +137,7 @@ export function createEngineStore(
       ...settings,
       ...account,
       ...diagnostics,
+      ...splitRules,
       ...browsers,
       ...shared,
       ...options.initial,
@@ -134,6 +147,7 @@ export function createEngineStore(
         ...settings.actions,
         ...account.actions,
         ...diagnostics.actions,
+        ...splitRules.actions,
         ...browsers.actions,
         ...shared.actions,
       },

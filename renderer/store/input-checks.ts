@@ -4,6 +4,7 @@ import { ServiceUrl } from '../../contracts/client-config.js';
 import { DeviceName } from '../../contracts/control-api.js';
 import { checkDnsInput } from '../../contracts/dns-input.js';
 import type { FieldError } from '../../contracts/problem.js';
+import { SplitAppPath, SplitDomain } from '../../contracts/split-rules.js';
 import {
   TypedAccountNumber,
   characterCount,
@@ -60,4 +61,29 @@ export function validateDeviceName(text: string): Checked<string> {
         ? 'A device name has at most 64 characters.'
         : 'That name cannot be used for a device.';
   return { ok: false, error: { field: 'name', message } };
+}
+
+/**
+ * A split rule's domain as the engine keeps it (lower case, without a leading `*.` or a trailing
+ * dot): the contracts' own SplitDomain, the refusal in words for the `domain` field.
+ */
+export function validateSplitDomain(text: string): Checked<string> {
+  const parsed = SplitDomain.safeParse(text);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const message =
+    text.trim() === ''
+      ? 'Enter a domain, such as example.com.'
+      : 'That is not a domain name. Enter one such as example.com: letters, digits and dashes, with dots between the parts.';
+  return { ok: false, error: { field: 'domain', message } };
+}
+
+/** A program's full path as the engine takes it: the contracts' own SplitAppPath (`app` field). */
+export function validateSplitAppPath(text: string): Checked<string> {
+  const parsed = SplitAppPath.safeParse(text);
+  if (parsed.success && parsed.data !== '') return { ok: true, value: parsed.data };
+  const message =
+    text.trim() === ''
+      ? 'Enter the full path of a program, such as /usr/bin/firefox.'
+      : 'Enter the program’s full path, starting with / and without “..”, such as /usr/bin/firefox.';
+  return { ok: false, error: { field: 'app', message } };
 }

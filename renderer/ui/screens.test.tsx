@@ -37,7 +37,8 @@ function render(screen: ReactNode, replica: Partial<EngineReplica>): string {
 
 /** The opening tag of the control a <label> with exactly `text` names. */
 function labelled(html: string, text: string): string {
-  const label = new RegExp(`<label for="([^"]+)"[^>]*>${text}</label>`).exec(html);
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const label = new RegExp(`<label for="([^"]+)"[^>]*>${escaped}</label>`).exec(html);
   if (!label) throw new Error(`no label "${text}"`);
   const control = new RegExp(`<(input|select)[^>]*id="${label[1]}"[^>]*>`).exec(html);
   if (!control) throw new Error(`label "${text}" names no control`);
@@ -200,6 +201,81 @@ describe('Settings', () => {
     expect(html).toContain(
       `<p id="${describedBy}" role="alert" class="field-error">Dns must be auto or an address.</p>`,
     );
+  });
+});
+
+describe('Settings: split rules', () => {
+  const rules = [
+    { domain: 'example.cn', via: 'direct' as const },
+    { app: '/usr/bin/firefox', via: 'tunnel' as const },
+  ];
+  /** The split rules' card alone. */
+  const card = (html: string) => {
+    const m = /<section aria-labelledby="settings-split-rules"[^>]*>.*?<\/section>/.exec(html);
+    if (!m) throw new Error('no split rules card');
+    return m[0];
+  };
+
+  it('lists each rule with its way in words and a Remove button naming it', () => {
+    const html = card(render(<SettingsScreen />, { status: statusOf(), splitRules: rules }));
+    expect(html).toContain('<h2 class="card__title" id="settings-split-rules">Split rules</h2>');
+    expect(html).toMatch(/<ul class="devices" aria-label="Split rules">/);
+    const items = [...html.matchAll(/<li class="device">(.*?)<\/li>/g)].map((m) =>
+      m[1]!
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
+    expect(items).toEqual([
+      'example.cn Website and its subdomains · Direct (around the tunnel) Remove',
+      '/usr/bin/firefox Program and what it starts · Through the tunnel only Remove',
+    ]);
+    const removes = [...html.matchAll(/<button[^>]*aria-label="([^"]+)"[^>]*>Remove<\/button>/g)];
+    expect(removes.map((m) => m[1])).toEqual([
+      'Remove the rule for example.cn',
+      'Remove the rule for /usr/bin/firefox',
+    ]);
+    // Plain words: no command to type, no ids.
+    expect(html.replace(/<[^>]+>/g, ' ')).not.toMatch(/netcli|\bid\b/i);
+  });
+
+  it('the add form: the kind, a labelled field, the way, Add rule', () => {
+    const html = card(render(<SettingsScreen />, { status: statusOf(), splitRules: rules }));
+    expect(html).toMatch(/<form[^>]*aria-labelledby="([^"]+)"[^>]*><h3 id="\1"[^>]*>Add a rule</);
+    expect(html).toContain('<legend class="setting__label">Rule for</legend>');
+    expect(labelled(html, 'A website (domain)')).toMatch(/type="radio"[^>]*checked=""/);
+    expect(labelled(html, 'A program')).not.toMatch(/checked/);
+    const field = labelled(html, 'Domain');
+    expect(field).toMatch(/^<input[^>]*type="text"/);
+    expect(field).toContain('placeholder="example.com"');
+    expect(html).toContain('<legend class="setting__label">Way</legend>');
+    expect(labelled(html, 'Direct (around the tunnel)')).toMatch(/type="radio"[^>]*checked=""/);
+    expect(labelled(html, 'Through the tunnel only')).not.toMatch(/checked/);
+    expect(html).toMatch(/<button type="submit"[^>]*>Add rule<\/button>/);
+    expect(html).not.toContain('role="alert"');
+  });
+
+  it('says when there are none, and while they are read', () => {
+    const none = card(render(<SettingsScreen />, { status: statusOf(), splitRules: [] }));
+    expect(none).toContain('<p>No split rules: only the split by country decides.</p>');
+    expect(none).not.toContain('<ul');
+    const unread = card(render(<SettingsScreen />, { status: statusOf(), splitRules: null }));
+    expect(unread).toContain('Loading the split rules…');
+  });
+
+  it('a refusal is said beside the field, tied to it, and only there', () => {
+    const html = render(<SettingsScreen />, {
+      status: statusOf(),
+      splitRules: [],
+      fieldErrors: [{ field: 'domain', message: 'that is not a domain name' }],
+    });
+    const field = labelled(html, 'Domain');
+    expect(field).toContain('aria-invalid="true"');
+    const describedBy = /aria-describedby="([^"]+)"/.exec(field)![1];
+    expect(card(html)).toContain(
+      `<p id="${describedBy}" role="alert" class="field-error">That is not a domain name.</p>`,
+    );
+    expect(html.match(/not a domain name/g)).toHaveLength(1);
   });
 });
 

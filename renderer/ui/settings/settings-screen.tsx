@@ -1,10 +1,12 @@
 // Settings: each change goes to the engine at once, which says what it did with it.
 import { PROTOCOL_WORDS } from '../../../contracts/words/states.js';
+import { SPLIT_RULE_FIELDS } from '../../store/split-rules-slice.js';
 import { BrowserSessions } from './browser-sessions.js';
 import { ChangeFeedback } from './change-feedback.js';
 import { ChoiceSetting } from './choice-setting.js';
 import { DnsSetting } from './dns-setting.js';
 import { OtherFieldErrors } from './other-field-errors.js';
+import { SplitRules } from './split-rules.js';
 import { StreamPlatform } from './stream-platform.js';
 import { ToggleSetting } from './toggle-setting.js';
 
@@ -19,6 +21,8 @@ const SHOWN = [
   'protocol',
   'encryption',
   'api_access',
+  // The split rules' form says its own.
+  ...SPLIT_RULE_FIELDS,
 ];
 
 export function SettingsScreen() {
@@ -82,6 +86,7 @@ export function SettingsScreen() {
           />
           <StreamPlatform />
         </section>
+        <SplitRules />
         <section aria-labelledby="settings-tunnel" className="card">
           <h2 className="card__title" id="settings-tunnel">
             Tunnel

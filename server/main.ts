@@ -42,7 +42,10 @@ function pemFile(value: string): string {
 }
 
 /** `--domestic-name CC=NAME`, repeatable: each country's name, collected. */
-function domesticName(value: string, previous: Record<string, string> = {}): Record<string, string> {
+function domesticName(
+  value: string,
+  previous: Record<string, string> = {},
+): Record<string, string> {
   const m = /^([A-Za-z]{2})=(.+)$/.exec(value.trim());
   const name = m?.[2]?.toLowerCase().replace(/\.$/, '') ?? '';
   if (!m || !DnsZone.safeParse(name).success)

@@ -55,7 +55,7 @@ describe('terminal UI on a terminal', () => {
     expect(screen()).toContain('DNS auto');
     expect(line('Europe West')).toContain('not in your plan');
     expect(screen()).toContain(
-      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  n dns  r latency  g graphical  q quit',
+      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  u rules  n dns  r latency  g graphical  q quit',
     );
     expect(terminal.keyboard.rawMode).toBe(true);
   });
@@ -108,6 +108,53 @@ describe('terminal UI on a terminal', () => {
     terminal.keyboard.press('8.8.8.8\r');
     await sees('DNS 8.8.8.8');
     expect(engine.config.dns).toBe('8.8.8.8');
+  });
+
+  it('u shows the split rules: a adds one with its way, x removes the selected one, Esc closes', async () => {
+    await engine.addSplitRule({ app: '/usr/bin/firefox', via: 'tunnel' });
+    await sees('Asia East');
+    terminal.keyboard.press('u');
+    await sees('a add  ↑↓ rule  x remove  esc close');
+    expect(screen()).toMatch(/^ {2}Split rules {46}WAY$/m);
+    expect(screen()).toMatch(
+      /^› program \/usr\/bin\/firefox {33}tunnel {2}through the tunnel only$/m,
+    );
+    // The regions give way to the rules while they are open.
+    expect(screen()).not.toContain('Asia East');
+
+    terminal.keyboard.press('a');
+    await sees('Split rule for (a domain, or a program’s path from /):');
+    expect(screen()).toContain('a domain, or a program’s path from /  ⏎ next  esc cancel');
+    // A bad one: said under the prompt, nothing sent.
+    terminal.keyboard.press('bad domain!\r');
+    await sees('bad domain! is not a domain name: labels of letters, digits and dashes');
+    expect(fake.calls.some((c) => c.route === 'addSplitRule')).toBe(false);
+    for (let i = 0; i < 'bad domain!'.length; i++) terminal.keyboard.press(KEYS.backspace);
+    terminal.keyboard.press('Example.com\r');
+    await sees('example.com and its subdomains: d direct (around the tunnel) or t tunnel');
+    expect(screen()).toContain('d direct  t tunnel  esc cancel');
+    terminal.keyboard.press('d');
+    await sees(/^› domain {2}example\.com {38}direct {2}around the tunnel$/m);
+    await sees('Split rule added: example.com and its subdomains go directly, around the tunnel');
+    expect(fake.calls.find((c) => c.route === 'addSplitRule')?.input).toEqual({
+      body: { domain: 'example.com', via: 'direct' },
+    });
+    expect(screen()).toMatch(/^ {2}program \/usr\/bin\/firefox/m);
+
+    terminal.keyboard.press('x');
+    await sees('Split rule for example.com removed');
+    expect(fake.calls.find((c) => c.route === 'removeSplitRule')?.input).toEqual({
+      query: { domain: 'example.com' },
+    });
+    expect(screen()).not.toContain('domain  example.com');
+    expect((await engine.listSplitRules()).rules).toEqual([
+      { app: '/usr/bin/firefox', via: 'tunnel' },
+    ]);
+
+    terminal.keyboard.press(KEYS.escape);
+    await sees('q quit');
+    expect(screen()).toContain('Asia East');
+    expect(screen()).not.toContain('Split rules');
   });
 
   it('g shows the graphical mode’s link', async () => {

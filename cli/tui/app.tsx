@@ -5,9 +5,10 @@ import { useSyncExternalStore } from 'react';
 import type { TuiController } from './controller.js';
 import { DnsInput, HelpLine, Messages } from './footer.js';
 import { Header } from './header.js';
-import { dnsKeyOf, intentOf, keysOf } from './keymap.js';
+import { dnsKeyOf, intentOf, keysOf, rulesKeyOf } from './keymap.js';
 import { RegionList } from './region-list.js';
-import type { TuiState } from './state.js';
+import { RuleInput, SplitRulesPanel } from './split-rules.js';
+import { rulesStep, type TuiState } from './state.js';
 
 /** The controller's state, drawn again on every change. */
 export function useTuiState(controller: TuiController): TuiState {
@@ -25,6 +26,13 @@ export function App({ controller }: { controller: TuiController }) {
         if (k) void controller.dnsKey(k);
         continue;
       }
+      // The split rules, while open, take the keys: the list's, or the prompts'.
+      const step = rulesStep(controller.getState());
+      if (step) {
+        const k = rulesKeyOf(input, key, step);
+        if (k) void controller.rulesKey(k);
+        continue;
+      }
       const intent = intentOf(input, key);
       if (intent === 'quit') {
         exit();
@@ -36,9 +44,10 @@ export function App({ controller }: { controller: TuiController }) {
   return (
     <Box flexDirection="column">
       <Header state={state} />
-      <RegionList state={state} />
+      {state.splitRules ? <SplitRulesPanel state={state} /> : <RegionList state={state} />}
       <Messages state={state} />
       <DnsInput state={state} />
+      <RuleInput state={state} />
       <HelpLine state={state} />
     </Box>
   );

@@ -4,9 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeEngine } from '../../engine/engine.fake.js';
 import { describeFailure } from '../errors.js';
-import { TuiController, dnsProblem, type GraphicalOpened } from './controller.js';
+import { TuiController, dnsProblem, ruleTarget, type GraphicalOpened } from './controller.js';
 import { EngineClientFake } from './engine-client.fake.js';
-import { selectedRow } from './state.js';
+import { selectedRow, selectedRule } from './state.js';
 
 const SOCKET = '/run/ferry/engine.sock';
 
@@ -186,6 +186,149 @@ describe('terminal UI controller', () => {
     expect(engine.config.dns).toBe('9.9.9.9');
   });
 
+  it('u opens the split rules as the engine lists them; Esc closes them', async () => {
+    await signedIn();
+    await engine.addSplitRule({ app: '/usr/bin/firefox', via: 'tunnel' });
+    start();
+    await controller.handle('split-rules');
+    expect(fake.calls.some((c) => c.route === 'listSplitRules')).toBe(true);
+    expect(state().splitRules).toMatchObject({
+      rules: [{ app: '/usr/bin/firefox', via: 'tunnel' }],
+      cursor: 0,
+      draft: null,
+    });
+    await controller.rulesKey({ kind: 'close' });
+    expect(state().splitRules).toBeNull();
+  });
+
+  it('a adds a domain rule: what it is for, then its way; the engine’s answer listed and selected', async () => {
+    await signedIn();
+    await engine.addSplitRule({ domain: 'zz.example', via: 'tunnel' });
+    start();
+    await controller.handle('split-rules');
+    await controller.rulesKey({ kind: 'add' });
+    for (const ch of '*.Example.COM') await controller.rulesKey({ kind: 'type', text: ch });
+    await controller.rulesKey({ kind: 'submit' });
+    expect(state().splitRules?.draft).toEqual({ step: 'via', target: { domain: 'example.com' } });
+    expect(fake.calls.some((c) => c.route === 'addSplitRule')).toBe(false);
+    const adding = controller.rulesKey({ kind: 'via', via: 'direct' });
+    expect(state().pending?.label).toBe('Adding the split rule for example.com');
+    await adding;
+    expect(fake.calls.find((c) => c.route === 'addSplitRule')?.input).toEqual({
+      body: { domain: 'example.com', via: 'direct' },
+    });
+    expect(state().splitRules?.rules).toEqual([
+      { domain: 'example.com', via: 'direct' },
+      { domain: 'zz.example', via: 'tunnel' },
+    ]);
+    expect(selectedRule(state())).toEqual({ domain: 'example.com', via: 'direct' });
+    expect(state().splitRules?.draft).toBeNull();
+    expect(state().outcome?.text).toBe(
+      'Split rule added: example.com and its subdomains go directly, around the tunnel',
+    );
+    // The same domain again: its way replaced.
+    await controller.rulesKey({ kind: 'add' });
+    await controller.rulesKey({ kind: 'type', text: 'example.com' });
+    await controller.rulesKey({ kind: 'submit' });
+    await controller.rulesKey({ kind: 'via', via: 'tunnel' });
+    expect((await engine.listSplitRules()).rules).toEqual([
+      { domain: 'example.com', via: 'tunnel' },
+      { domain: 'zz.example', via: 'tunnel' },
+    ]);
+    expect(state().splitRules?.rules?.[0]).toEqual({ domain: 'example.com', via: 'tunnel' });
+  });
+
+  it('a program’s path (from /) makes a program rule', async () => {
+    await signedIn();
+    start();
+    await controller.handle('split-rules');
+    await controller.rulesKey({ kind: 'add' });
+    await controller.rulesKey({ kind: 'type', text: '/opt/My App/run' });
+    await controller.rulesKey({ kind: 'submit' });
+    await controller.rulesKey({ kind: 'via', via: 'tunnel' });
+    expect(fake.calls.find((c) => c.route === 'addSplitRule')?.input).toEqual({
+      body: { app: '/opt/My App/run', via: 'tunnel' },
+    });
+    expect(state().splitRules?.rules).toEqual([{ app: '/opt/My App/run', via: 'tunnel' }]);
+    expect(state().outcome?.text).toBe(
+      'Split rule added: /opt/My App/run (and what it starts) goes through the tunnel only',
+    );
+  });
+
+  it('a bad domain or path is refused before anything is sent; Esc leaves the rules as they were', async () => {
+    await signedIn();
+    start();
+    await controller.handle('split-rules');
+    await controller.rulesKey({ kind: 'add' });
+    await controller.rulesKey({ kind: 'type', text: 'not a domain' });
+    await controller.rulesKey({ kind: 'submit' });
+    expect(state().splitRules?.draft).toEqual({
+      step: 'target',
+      text: 'not a domain',
+      problem:
+        'not a domain is not a domain name: labels of letters, digits and dashes, e.g. example.com',
+    });
+    // Typing on clears the problem.
+    await controller.rulesKey({ kind: 'erase' });
+    expect(state().splitRules?.draft).toMatchObject({ text: 'not a domai', problem: null });
+    await controller.rulesKey({ kind: 'cancel' });
+    expect(state().splitRules?.draft).toBeNull();
+    await controller.rulesKey({ kind: 'add' });
+    await controller.rulesKey({ kind: 'type', text: '/usr/../bin/sh' });
+    await controller.rulesKey({ kind: 'submit' });
+    expect(state().splitRules?.draft).toMatchObject({
+      problem: '/usr/../bin/sh is not a program’s absolute path, e.g. /usr/bin/firefox',
+    });
+    // The way's step, cancelled: nothing sent either.
+    await controller.rulesKey({ kind: 'cancel' });
+    await controller.rulesKey({ kind: 'add' });
+    await controller.rulesKey({ kind: 'type', text: 'example.com' });
+    await controller.rulesKey({ kind: 'submit' });
+    await controller.rulesKey({ kind: 'cancel' });
+    expect(state().splitRules).toMatchObject({ rules: [], draft: null });
+    expect(fake.calls.some((c) => c.route === 'addSplitRule')).toBe(false);
+  });
+
+  it('x removes the selected rule by its domain or program; the engine’s refusal shown in words', async () => {
+    await signedIn();
+    await engine.addSplitRule({ domain: 'example.com', via: 'direct' });
+    await engine.addSplitRule({ app: '/usr/bin/firefox', via: 'tunnel' });
+    start();
+    await controller.handle('split-rules');
+    await controller.rulesKey({ kind: 'move', by: 1 });
+    await controller.rulesKey({ kind: 'remove' });
+    expect(fake.calls.find((c) => c.route === 'removeSplitRule')?.input).toEqual({
+      query: { app: '/usr/bin/firefox' },
+    });
+    expect(state().outcome?.text).toBe('Split rule for /usr/bin/firefox removed');
+    expect(state().splitRules?.rules).toEqual([{ domain: 'example.com', via: 'direct' }]);
+    // Removed elsewhere meanwhile (netcli split remove): the engine's refusal, the list read again.
+    await engine.removeSplitRule({ domain: 'example.com' });
+    await controller.rulesKey({ kind: 'remove' });
+    expect(fake.calls.filter((c) => c.route === 'removeSplitRule').at(-1)?.input).toEqual({
+      query: { domain: 'example.com' },
+    });
+    expect(state().outcome).toMatchObject({
+      kind: 'error',
+      text: 'no split rule for domain example.com',
+      hints: ['netcli split list shows the split rules'],
+    });
+    expect(state().splitRules?.rules).toEqual([]);
+    await controller.rulesKey({ kind: 'remove' });
+    expect(state().outcome?.text).toBe('No split rule to remove: a adds one');
+    expect(fake.calls.filter((c) => c.route === 'removeSplitRule')).toHaveLength(2);
+  });
+
+  it('the split rules unreadable: the panel says why', async () => {
+    await signedIn();
+    start();
+    await vi.waitFor(() => expect(state().link.state).toBe('up'));
+    fake.goAway();
+    await controller.handle('split-rules');
+    expect(state().splitRules?.failure?.message).toBe(`no engine answers on ${SOCKET}`);
+    fake.comeBack();
+  });
+
   it('r measures every node and shows the regions again', async () => {
     await signedIn();
     start();
@@ -264,6 +407,27 @@ describe('terminal UI controller', () => {
     await vi.waitFor(() => expect(fake.openStreams).toBe(1));
     await controller.stop();
     expect(fake.openStreams).toBe(0);
+  });
+});
+
+describe('split rule targets', () => {
+  it('a path from /, else a domain, as the contracts read them', () => {
+    expect(ruleTarget(' Example.com. ')).toEqual({ target: { domain: 'example.com' } });
+    expect(ruleTarget('cn')).toEqual({ target: { domain: 'cn' } });
+    expect(ruleTarget('/usr/bin/firefox')).toEqual({ target: { app: '/usr/bin/firefox' } });
+    expect(ruleTarget('  ')).toEqual({
+      problem: 'type a domain (example.com) or a program’s path (/usr/bin/firefox)',
+    });
+    expect(ruleTarget('-bad-.com')).toEqual({
+      problem:
+        '-bad-.com is not a domain name: labels of letters, digits and dashes, e.g. example.com',
+    });
+    expect(
+      ruleTarget(`${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(80)}`),
+    ).toMatchObject({ problem: /is not a domain name/ });
+    expect(ruleTarget(`/${'a'.repeat(5000)}`)).toMatchObject({
+      problem: /^\/a{58}… is not a program’s path of at most 4096 characters$/,
+    });
   });
 });
 

@@ -15,14 +15,23 @@ import {
   type LocalStatus,
 } from '../../contracts/index.js';
 import { checkDnsInput } from '../../contracts/dns-input.js';
+import {
+  SplitAppPath,
+  SplitDomain,
+  type SplitRule,
+  type SplitRuleRequest,
+  type SplitRuleTarget,
+} from '../../contracts/split-rules.js';
 import { configMayHaveChanged, regionsMayHaveChanged } from '../../contracts/status-changes.js';
 import { CONFIG_EFFECT_WORDS } from '../../contracts/words/effects.js';
 import { formatConnect, statusHeadline } from '../format/connection.js';
-import type { DnsKey, Intent } from './keymap.js';
+import type { DnsKey, Intent, RulesKey } from './keymap.js';
 import {
   INITIAL_STATE,
   reduce,
+  ruleWords,
   selectedRow,
+  selectedRule,
   type Outcome,
   type TuiAction,
   type TuiFailure,
@@ -39,6 +48,9 @@ export type TuiClient = Pick<
   | 'setConfigKey'
   | 'listRegions'
   | 'latencyCheck'
+  | 'listSplitRules'
+  | 'addSplitRule'
+  | 'removeSplitRule'
 >;
 
 /** What opening the graphical mode did, in netcli gui's words (its link among them). */
@@ -73,6 +85,43 @@ export function dnsProblem(value: string): string | null {
   return `${value} is neither auto nor an IP address`;
 }
 
+/** How much of a rule's domain or path is typed at most (the longest path the contract takes). */
+const RULE_TARGET_MAX = 4096;
+
+/** A typed value in a sentence: its start, when it is long. */
+const quoted = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
+
+/**
+ * What a typed split rule is for: a program's path when it starts with `/`, else a domain, each
+ * as the contracts' schemas (SplitAppPath, SplitDomain) read it, the engine's words of it (a
+ * domain in lower case, without `*.`); or why it is neither, before anything is sent.
+ */
+export function ruleTarget(typed: string): { target: SplitRuleTarget } | { problem: string } {
+  const text = typed.trim();
+  if (!text)
+    return { problem: 'type a domain (example.com) or a program’s path (/usr/bin/firefox)' };
+  const checked = text.startsWith('/') ? SplitAppPath.safeParse(text) : SplitDomain.safeParse(text);
+  if (checked.success)
+    return { target: text.startsWith('/') ? { app: checked.data } : { domain: checked.data } };
+  const issue = checked.error.issues[0];
+  // The schemas' own words for what they take; their length limits have zod's.
+  const what =
+    issue?.code === 'custom'
+      ? issue.message
+      : text.startsWith('/')
+        ? 'a program’s path of at most 4096 characters'
+        : 'a domain name of at most 253 characters';
+  return { problem: `${quoted(text)} is not ${what}` };
+}
+
+/** What a rule is for, without its way. */
+const targetOf = (rule: SplitRule): SplitRuleTarget =>
+  'domain' in rule ? { domain: rule.domain } : { app: rule.app };
+
+const nameOf = (target: SplitRuleTarget) => ('domain' in target ? target.domain : target.app);
+
+const WAY_WORDS = { direct: 'directly, around the tunnel', tunnel: 'through the tunnel only' };
+
 export class TuiController {
   #state: TuiState = INITIAL_STATE;
   readonly #listeners = new Set<() => void>();
@@ -80,7 +129,7 @@ export class TuiController {
   #following: Promise<void> | null = null;
   #op = 0;
   /** The newest read of each kind: an older answer arriving late is dropped. */
-  #reads = { config: 0, regions: 0 };
+  #reads = { config: 0, regions: 0, splitRules: 0 };
   /** The status of the stream open now (null: none yet): what the next one is compared with. */
   #last: LocalStatus | null = null;
 
@@ -163,6 +212,18 @@ export class TuiController {
     }
   }
 
+  /** Reads the split rules into the panel; `select`: the rule to put the cursor on. */
+  private async reloadSplitRules(select?: SplitRuleTarget): Promise<void> {
+    const read = ++this.#reads.splitRules;
+    try {
+      const { rules } = await this.deps.client.listSplitRules();
+      if (read === this.#reads.splitRules) this.dispatch({ type: 'split-rules', rules, select });
+    } catch (e) {
+      if (read === this.#reads.splitRules)
+        this.dispatch({ type: 'split-rules-failed', failure: this.deps.describe(e) });
+    }
+  }
+
   /** Runs one operation of a key: its label while it runs, then its outcome (or failure). */
   private async run(label: string, work: () => Promise<Outcome | null>): Promise<void> {
     const op = ++this.#op;
@@ -210,6 +271,9 @@ export class TuiController {
         return this.toggle('kill_switch');
       case 'split':
         return this.toggle('split');
+      case 'split-rules':
+        this.dispatch({ type: 'rules-open' });
+        return this.reloadSplitRules();
       case 'dns':
         this.dispatch({ type: 'dns-edit', text: '' });
         return Promise.resolve();
@@ -290,6 +354,90 @@ export class TuiController {
         return this.run(`Applying DNS ${value}`, () => this.setConfig('dns', value));
       }
     }
+  }
+
+  /**
+   * A key while the split rules are open: in the list (add, select, remove, close), or in the
+   * prompts of a rule being added (what it is for, then its way).
+   */
+  rulesKey(key: RulesKey): Promise<void> {
+    const panel = this.#state.splitRules;
+    if (!panel) return Promise.resolve();
+    const draft = panel.draft;
+    const typing = draft?.step === 'target' ? draft : null;
+    switch (key.kind) {
+      case 'move':
+        this.dispatch({ type: 'rules-move', by: key.by });
+        break;
+      case 'close':
+        this.dispatch({ type: 'rules-close' });
+        break;
+      case 'add':
+        this.dispatch({ type: 'rule-draft', draft: { step: 'target', text: '', problem: null } });
+        break;
+      case 'remove':
+        return this.removeSplitRule();
+      case 'type':
+        if (typing) this.typeRule((typing.text + key.text).slice(0, RULE_TARGET_MAX));
+        break;
+      case 'erase':
+        if (typing) this.typeRule(typing.text.slice(0, -1));
+        break;
+      case 'cancel':
+        this.dispatch({ type: 'rule-draft', draft: null });
+        break;
+      case 'submit': {
+        if (!typing) break;
+        const checked = ruleTarget(typing.text);
+        this.dispatch({
+          type: 'rule-draft',
+          draft:
+            'problem' in checked
+              ? { ...typing, problem: checked.problem }
+              : { step: 'via', target: checked.target },
+        });
+        break;
+      }
+      case 'via':
+        if (draft?.step !== 'via') break;
+        this.dispatch({ type: 'rule-draft', draft: null });
+        return this.addSplitRule({ ...draft.target, via: key.via } as SplitRuleRequest);
+    }
+    return Promise.resolve();
+  }
+
+  private typeRule(text: string): void {
+    this.dispatch({ type: 'rule-draft', draft: { step: 'target', text, problem: null } });
+  }
+
+  /** Adds a rule (checked already); the engine's answer says what holds now. */
+  addSplitRule(body: SplitRuleRequest): Promise<void> {
+    const target = 'domain' in body ? { domain: body.domain } : { app: body.app };
+    return this.run(`Adding the split rule for ${nameOf(target)}`, async () => {
+      const rule = await this.deps.client.addSplitRule({ body });
+      await this.reloadSplitRules(targetOf(rule));
+      const verb = 'domain' in rule ? 'go' : 'goes';
+      return {
+        kind: 'info',
+        text: `Split rule added: ${ruleWords(rule)} ${verb} ${WAY_WORDS[rule.via]}`,
+        hints: [],
+      };
+    });
+  }
+
+  /** Removes the selected rule; the list is read again either way (it may have changed elsewhere). */
+  removeSplitRule(): Promise<void> {
+    const rule = selectedRule(this.#state);
+    if (!rule) return this.say('No split rule to remove: a adds one');
+    const target = targetOf(rule);
+    return this.run(`Removing the split rule for ${nameOf(target)}`, async () => {
+      try {
+        await this.deps.client.removeSplitRule({ query: target });
+      } finally {
+        await this.reloadSplitRules();
+      }
+      return { kind: 'info', text: `Split rule for ${nameOf(target)} removed`, hints: [] };
+    });
   }
 
   /** Measures every node the plan allows, then shows the regions' latencies again. */

@@ -1,7 +1,13 @@
 // The terminal UI's client seam in memory: the calls of TuiClient straight to an engine (the
 // in-memory FakeEngine in tests), its events as the local API's stream sends them (the status
 // at once, then each event), and the engine going away and coming back as a socket would.
-import { ApiError, type EventStream } from '../../contracts/index.js';
+// A request's body and query are read by the route's schemas first, as the local API does.
+import {
+  ApiError,
+  SplitRuleQuery,
+  SplitRuleRequest,
+  type EventStream,
+} from '../../contracts/index.js';
 import type { EngineApi, EngineEvent } from '../../engine/engine-api.js';
 import type { TuiClient } from './controller.js';
 
@@ -118,6 +124,16 @@ export class EngineClientFake {
     latencyCheck: (input = {}) =>
       this.call('latencyCheck', input, () =>
         this.engine.latencyCheck({ all: input.body?.all ?? false, count: input.body?.count ?? 5 }),
+      ),
+    listSplitRules: (input = {}) =>
+      this.call('listSplitRules', input, () => this.engine.listSplitRules()),
+    addSplitRule: (input) =>
+      this.call('addSplitRule', input, () =>
+        this.engine.addSplitRule(SplitRuleRequest.parse(input.body)),
+      ),
+    removeSplitRule: (input) =>
+      this.call('removeSplitRule', input, () =>
+        this.engine.removeSplitRule(SplitRuleQuery.parse(input.query)),
       ),
   } as TuiClient;
 }

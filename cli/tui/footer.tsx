@@ -1,9 +1,10 @@
 // The terminal UI's bottom: the engine link's trouble (with how to start the engine), what the
-// last key is doing or did, the engine's notices, the DNS input, and the help line.
+// last key is doing or did, the engine's notices, the DNS input, and the help line (the keys of
+// the split rules while they are open).
 import { Box } from 'ink';
 import { Text } from './text.js';
-import { DNS_HELP, HELP, helpText } from './keymap.js';
-import { visibleNotices, type TuiState } from './state.js';
+import { DNS_HELP, HELP, RULES_HELP, helpText } from './keymap.js';
+import { rulesStep, visibleNotices, type TuiState } from './state.js';
 
 function Hints({ hints }: { hints: readonly string[] }) {
   return (
@@ -65,11 +66,17 @@ export function DnsInput({ state }: { state: TuiState }) {
   );
 }
 
+function help(state: TuiState) {
+  if (state.dnsEdit) return DNS_HELP;
+  const step = rulesStep(state);
+  return step ? RULES_HELP[step] : HELP;
+}
+
 export function HelpLine({ state }: { state: TuiState }) {
   return (
     <Box marginTop={1}>
       <Text color="gray" wrap="truncate-end">
-        {helpText(state.dnsEdit ? DNS_HELP : HELP)}
+        {helpText(help(state))}
       </Text>
     </Box>
   );

@@ -10,6 +10,7 @@ export type Intent =
   | 'switch'
   | 'kill-switch'
   | 'split'
+  | 'split-rules'
   | 'dns'
   | 'refresh'
   | 'graphical'
@@ -49,6 +50,7 @@ const LETTERS: Readonly<Record<string, Intent>> = {
   d: 'disconnect',
   k: 'kill-switch',
   s: 'split',
+  u: 'split-rules',
   n: 'dns',
   r: 'refresh',
   g: 'graphical',
@@ -78,6 +80,47 @@ export function dnsKeyOf(input: string, key: KeyPress): DnsKey | null {
   return text ? { kind: 'type', text } : null;
 }
 
+/** What a key does while the split rules are open: in the list, or in the prompts of `a`. */
+export type RulesKey =
+  | { kind: 'add' }
+  | { kind: 'move'; by: number }
+  | { kind: 'remove' }
+  | { kind: 'close' }
+  | { kind: 'type'; text: string }
+  | { kind: 'erase' }
+  | { kind: 'submit' }
+  | { kind: 'cancel' }
+  | { kind: 'via'; via: 'direct' | 'tunnel' };
+
+/** Where the keys go in the split rules: the list, what a rule is for, or its way. */
+export type RulesStep = 'list' | 'target' | 'via';
+
+export function rulesKeyOf(input: string, key: KeyPress, step: RulesStep): RulesKey | null {
+  if (step === 'target') {
+    if (key.return) return { kind: 'submit' };
+    if (key.escape) return { kind: 'cancel' };
+    if (key.backspace || key.delete) return { kind: 'erase' };
+    if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow) return null;
+    // A domain or a program's path: anything printable (a path may hold spaces).
+    const text = input.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '');
+    return text ? { kind: 'type', text } : null;
+  }
+  if (key.escape) return { kind: step === 'via' ? 'cancel' : 'close' };
+  if (key.ctrl || key.meta) return null;
+  const letter = input.toLowerCase();
+  if (step === 'via') {
+    if (letter === 'd') return { kind: 'via', via: 'direct' };
+    if (letter === 't') return { kind: 'via', via: 'tunnel' };
+    return null;
+  }
+  if (key.upArrow) return { kind: 'move', by: -1 };
+  if (key.downArrow) return { kind: 'move', by: 1 };
+  if (key.delete || letter === 'x') return { kind: 'remove' };
+  if (letter === 'a') return { kind: 'add' };
+  if (letter === 'u') return { kind: 'close' };
+  return null;
+}
+
 /** The help line: each key and what it does. */
 export const HELP: readonly (readonly [string, string])[] = [
   ['c', 'connect'],
@@ -86,6 +129,7 @@ export const HELP: readonly (readonly [string, string])[] = [
   ['⏎', 'switch'],
   ['k', 'kill switch'],
   ['s', 'split'],
+  ['u', 'rules'],
   ['n', 'dns'],
   ['r', 'latency'],
   ['g', 'graphical'],
@@ -97,6 +141,25 @@ export const DNS_HELP: readonly (readonly [string, string])[] = [
   ['⏎', 'apply'],
   ['esc', 'cancel'],
 ];
+
+export const RULES_HELP: Readonly<Record<RulesStep, readonly (readonly [string, string])[]>> = {
+  list: [
+    ['a', 'add'],
+    ['↑↓', 'rule'],
+    ['x', 'remove'],
+    ['esc', 'close'],
+  ],
+  target: [
+    ['a domain, or a program’s path from /', ''],
+    ['⏎', 'next'],
+    ['esc', 'cancel'],
+  ],
+  via: [
+    ['d', 'direct'],
+    ['t', 'tunnel'],
+    ['esc', 'cancel'],
+  ],
+};
 
 export function helpText(entries: readonly (readonly [string, string])[]): string {
   return entries.map(([key, what]) => (what ? `${key} ${what}` : key)).join('  ');

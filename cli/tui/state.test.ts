@@ -2,12 +2,15 @@
 // arrows and an operation's end do to what the screen shows.
 import { describe, expect, it } from 'vitest';
 import { CLIENT_CONFIG_DEFAULTS, idleStatus, type LocalStatus } from '../../contracts/index.js';
-import { dnsKeyOf, helpText, HELP, intentOf, keysOf } from './keymap.js';
+import { dnsKeyOf, helpText, HELP, intentOf, keysOf, rulesKeyOf, RULES_HELP } from './keymap.js';
 import { windowStart } from './region-list.js';
+import { fitEnd, ruleCells } from './split-rules.js';
 import {
   INITIAL_STATE,
   reduce,
+  rulesStep,
   selectedRow,
+  selectedRule,
   sparkline,
   visibleNotices,
   type RegionsAnswer,
@@ -136,12 +139,81 @@ describe('terminal UI state', () => {
   });
 });
 
+describe('split rules panel', () => {
+  const RULES = [
+    { domain: 'example.com', via: 'direct' as const },
+    { domain: 'video.example', via: 'tunnel' as const },
+    { app: '/usr/bin/firefox', via: 'tunnel' as const },
+  ];
+
+  it('opens reading the rules, lists the engine’s, and closes', () => {
+    const open = run({ type: 'rules-open' });
+    expect(open.splitRules).toEqual({ rules: null, failure: null, cursor: 0, draft: null });
+    expect(rulesStep(open)).toBe('list');
+    const listed = reduce(open, { type: 'split-rules', rules: RULES });
+    expect(selectedRule(listed)).toEqual(RULES[0]);
+    expect(reduce(listed, { type: 'rules-close' }).splitRules).toBeNull();
+    expect(rulesStep(INITIAL_STATE)).toBeNull();
+  });
+
+  it('keeps the cursor within the rules, on the one just added when told', () => {
+    const s = run(
+      { type: 'rules-open' },
+      { type: 'split-rules', rules: RULES },
+      { type: 'rules-move', by: 5 },
+    );
+    expect(selectedRule(s)).toEqual(RULES[2]);
+    const fewer = reduce(s, { type: 'split-rules', rules: RULES.slice(0, 1) });
+    expect(fewer.splitRules?.cursor).toBe(0);
+    const added = reduce(fewer, {
+      type: 'split-rules',
+      rules: RULES,
+      select: { domain: 'video.example' },
+    });
+    expect(selectedRule(added)).toEqual(RULES[1]);
+    expect(reduce(added, { type: 'rules-move', by: -9 }).splitRules?.cursor).toBe(0);
+  });
+
+  it('a rule being added: its steps, and nothing while the panel is closed', () => {
+    const s = run(
+      { type: 'rules-open' },
+      { type: 'rule-draft', draft: { step: 'target', text: 'exa', problem: null } },
+    );
+    expect(rulesStep(s)).toBe('target');
+    const via = reduce(s, {
+      type: 'rule-draft',
+      draft: { step: 'via', target: { domain: 'example.com' } },
+    });
+    expect(rulesStep(via)).toBe('via');
+    // An answer arriving after the panel closed leaves it closed.
+    expect(run({ type: 'split-rules', rules: RULES }).splitRules).toBeNull();
+    expect(run({ type: 'rules-move', by: 1 }).splitRules).toBeNull();
+  });
+});
+
 describe('region list window', () => {
   it('keeps the selected row in sight, the list within its rows', () => {
     expect(windowStart(5, 4, 12)).toBe(0);
     expect(windowStart(30, 0, 12)).toBe(0);
     expect(windowStart(30, 15, 12)).toBe(9);
     expect(windowStart(30, 29, 12)).toBe(18);
+  });
+});
+
+describe('split rule rows', () => {
+  it('kind, what it is for, way and what the way does; a long path keeps its end', () => {
+    expect(ruleCells({ domain: 'example.com', via: 'direct' })).toEqual([
+      'domain ',
+      'example.com'.padEnd(48),
+      'direct ',
+      'around the tunnel',
+    ]);
+    const path = `/opt/${'x'.repeat(60)}/bin/run`;
+    const [kind, target, via] = ruleCells({ app: path, via: 'tunnel' });
+    expect([kind, via]).toEqual(['program', 'tunnel ']);
+    expect(target).toHaveLength(48);
+    expect(target).toMatch(/^…x+\/bin\/run$/);
+    expect(fitEnd('abc', 5)).toBe('abc  ');
   });
 });
 
@@ -160,6 +232,7 @@ describe('terminal UI keys', () => {
     expect(intentOf('D', {})).toBe('disconnect');
     expect(intentOf('k', {})).toBe('kill-switch');
     expect(intentOf('s', {})).toBe('split');
+    expect(intentOf('u', {})).toBe('split-rules');
     expect(intentOf('n', {})).toBe('dns');
     expect(intentOf('r', {})).toBe('refresh');
     expect(intentOf('g', {})).toBe('graphical');
@@ -181,6 +254,36 @@ describe('terminal UI keys', () => {
     expect(dnsKeyOf('', { escape: true })).toEqual({ kind: 'cancel' });
   });
 
+  it('in the split rules: a adds, the arrows select, x or Delete removes, Esc closes', () => {
+    expect(rulesKeyOf('a', {}, 'list')).toEqual({ kind: 'add' });
+    expect(rulesKeyOf('', { upArrow: true }, 'list')).toEqual({ kind: 'move', by: -1 });
+    expect(rulesKeyOf('', { downArrow: true }, 'list')).toEqual({ kind: 'move', by: 1 });
+    expect(rulesKeyOf('x', {}, 'list')).toEqual({ kind: 'remove' });
+    expect(rulesKeyOf('', { delete: true }, 'list')).toEqual({ kind: 'remove' });
+    expect(rulesKeyOf('', { escape: true, meta: true }, 'list')).toEqual({ kind: 'close' });
+    expect(rulesKeyOf('u', {}, 'list')).toEqual({ kind: 'close' });
+    // The main keys do nothing meanwhile.
+    expect(rulesKeyOf('c', {}, 'list')).toBeNull();
+    expect(rulesKeyOf('q', {}, 'list')).toBeNull();
+  });
+
+  it('in a rule’s prompts: a domain or a path typed, then d or t', () => {
+    expect(rulesKeyOf('x', {}, 'target')).toEqual({ kind: 'type', text: 'x' });
+    expect(rulesKeyOf('/opt/My App/run', {}, 'target')).toEqual({
+      kind: 'type',
+      text: '/opt/My App/run',
+    });
+    expect(rulesKeyOf('a\u001b[0m', {}, 'target')).toEqual({ kind: 'type', text: 'a[0m' });
+    expect(rulesKeyOf('', { delete: true }, 'target')).toEqual({ kind: 'erase' });
+    expect(rulesKeyOf('\r', { return: true }, 'target')).toEqual({ kind: 'submit' });
+    expect(rulesKeyOf('', { escape: true, meta: true }, 'target')).toEqual({ kind: 'cancel' });
+    expect(rulesKeyOf('', { upArrow: true }, 'target')).toBeNull();
+    expect(rulesKeyOf('d', {}, 'via')).toEqual({ kind: 'via', via: 'direct' });
+    expect(rulesKeyOf('T', {}, 'via')).toEqual({ kind: 'via', via: 'tunnel' });
+    expect(rulesKeyOf('', { escape: true, meta: true }, 'via')).toEqual({ kind: 'cancel' });
+    expect(rulesKeyOf('x', {}, 'via')).toBeNull();
+  });
+
   it('takes keys that arrive in one read one by one', () => {
     expect(keysOf('9.9\r', {})).toEqual([
       ['9', {}],
@@ -199,7 +302,9 @@ describe('terminal UI keys', () => {
 
   it('lists every key on the help line', () => {
     expect(helpText(HELP)).toBe(
-      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  n dns  r latency  g graphical  q quit',
+      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  u rules  n dns  r latency  g graphical  q quit',
     );
+    expect(helpText(RULES_HELP.list)).toBe('a add  ↑↓ rule  x remove  esc close');
+    expect(helpText(RULES_HELP.via)).toBe('d direct  t tunnel  esc cancel');
   });
 });

@@ -1,8 +1,16 @@
 // The terminal UI's state as a pure reducer: what the engine last said (status with its latency
 // history, configuration, regions, notices) and the little the screen adds of its own (the
-// selected row, a DNS value being typed, the outcome of the last key). Nothing here decides
-// what the connection is.
-import type { ClientConfig, LocalClient, LocalStatus, Notice } from '../../contracts/index.js';
+// selected row, a DNS value being typed, the split rules' panel, the outcome of the last key).
+// Nothing here decides what the connection is.
+import type {
+  ClientConfig,
+  LocalClient,
+  LocalStatus,
+  Notice,
+  SplitRule,
+  SplitRuleTarget,
+} from '../../contracts/index.js';
+import type { RulesStep } from './keymap.js';
 
 /** A failure in words: what went wrong and what to do (netcli's errors.ts makes them). */
 export interface TuiFailure {
@@ -43,6 +51,22 @@ export interface Outcome {
   hints: readonly string[];
 }
 
+/** A split rule being added: what it is for as typed (and why not, if refused), then its way. */
+export type RuleDraft =
+  | { step: 'target'; text: string; problem: string | null }
+  | { step: 'via'; target: SplitRuleTarget };
+
+/** The split rules' panel: the engine's rules, the selected one, a rule being added. */
+export interface SplitRulesView {
+  /** The rules as the engine last listed them; null: being read. */
+  rules: readonly SplitRule[] | null;
+  /** Why they could not be read. */
+  failure: TuiFailure | null;
+  /** The selected rule of `rules`. */
+  cursor: number;
+  draft: RuleDraft | null;
+}
+
 /** How many one-off notices (events) stay on screen. */
 const NOTICES_KEPT = 3;
 
@@ -65,6 +89,8 @@ export interface TuiState {
   outcome: Outcome | null;
   /** The DNS value being typed (null: not typing); `problem` when it is not one. */
   dnsEdit: { text: string; problem: string | null } | null;
+  /** The split rules' panel (null: closed). */
+  splitRules: SplitRulesView | null;
 }
 
 export const INITIAL_STATE: TuiState = Object.freeze({
@@ -79,6 +105,7 @@ export const INITIAL_STATE: TuiState = Object.freeze({
   pending: null,
   outcome: null,
   dnsEdit: null,
+  splitRules: null,
 }) as TuiState;
 
 export type TuiAction =
@@ -91,7 +118,14 @@ export type TuiAction =
   | { type: 'move'; by: number }
   | { type: 'started'; op: number; label: string }
   | { type: 'finished'; op: number; outcome: Outcome | null }
-  | { type: 'dns-edit'; text: string | null; problem?: string | null };
+  | { type: 'dns-edit'; text: string | null; problem?: string | null }
+  | { type: 'rules-open' }
+  | { type: 'rules-close' }
+  /** The engine's rules; `select`: the rule to put the cursor on (the one just added). */
+  | { type: 'split-rules'; rules: readonly SplitRule[]; select?: SplitRuleTarget | undefined }
+  | { type: 'split-rules-failed'; failure: TuiFailure }
+  | { type: 'rules-move'; by: number }
+  | { type: 'rule-draft'; draft: RuleDraft | null };
 
 function rowsOf(answer: RegionsAnswer): RegionRow[] {
   return [
@@ -119,6 +153,22 @@ function rowsOf(answer: RegionsAnswer): RegionRow[] {
 }
 
 const clamp = (i: number, rows: number) => Math.max(0, Math.min(i, Math.max(0, rows - 1)));
+
+/** Whether `rule` is the one for `target` (a domain, or a program). */
+export function ruleIsFor(rule: SplitRule, target: SplitRuleTarget): boolean {
+  return 'domain' in target
+    ? 'domain' in rule && rule.domain === target.domain
+    : 'app' in rule && rule.app === target.app;
+}
+
+/** The panel changed by `change`; the state as it is while the panel is closed. */
+function withPanel(
+  state: TuiState,
+  change: (panel: SplitRulesView) => Partial<SplitRulesView>,
+): TuiState {
+  const panel = state.splitRules;
+  return panel ? { ...state, splitRules: { ...panel, ...change(panel) } } : state;
+}
 
 /** The row of the region the tunnel is in (or is going to), else of the configured region. */
 function currentRow(state: TuiState, rows: readonly RegionRow[]): number {
@@ -179,7 +229,51 @@ export function reduce(state: TuiState, action: TuiAction): TuiState {
         dnsEdit:
           action.text === null ? null : { text: action.text, problem: action.problem ?? null },
       };
+    case 'rules-open':
+      return {
+        ...state,
+        splitRules: { rules: null, failure: null, cursor: 0, draft: null },
+      };
+    case 'rules-close':
+      return { ...state, splitRules: null };
+    case 'split-rules':
+      return withPanel(state, (panel) => {
+        const { rules, select } = action;
+        const chosen = select ? rules.findIndex((r) => ruleIsFor(r, select)) : -1;
+        return {
+          rules,
+          failure: null,
+          cursor: chosen >= 0 ? chosen : clamp(panel.cursor, rules.length),
+        };
+      });
+    case 'split-rules-failed':
+      return withPanel(state, () => ({ failure: action.failure }));
+    case 'rules-move':
+      return withPanel(state, (panel) => ({
+        cursor: clamp(panel.cursor + action.by, panel.rules?.length ?? 0),
+      }));
+    case 'rule-draft':
+      return withPanel(state, () => ({ draft: action.draft }));
   }
+}
+
+/** Where the keys go while the split rules are open; null: they are not. */
+export function rulesStep(state: TuiState): RulesStep | null {
+  const panel = state.splitRules;
+  if (!panel) return null;
+  return panel.draft?.step ?? 'list';
+}
+
+/** "example.com and its subdomains", "/usr/bin/firefox (and what it starts)". */
+export function ruleWords(target: SplitRuleTarget): string {
+  return 'domain' in target
+    ? `${target.domain} and its subdomains`
+    : `${target.app} (and what it starts)`;
+}
+
+/** The selected split rule, if there is one. */
+export function selectedRule(state: TuiState): SplitRule | undefined {
+  return state.splitRules?.rules?.[state.splitRules.cursor];
 }
 
 /** The selected row, if there is one. */

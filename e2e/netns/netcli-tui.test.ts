@@ -3,7 +3,9 @@
 // does. It shows Disconnected; `c` connects (the echo service sees the relay) with a live
 // latency; the arrows and Enter switch to the other region's relay; `k` flips the engine's kill
 // switch; `g` gives the web graphical mode's one-time link; `netcli ui graphical` makes
-// `netcli` alone open the graphical mode instead, and `netcli ui terminal` the terminal UI again.
+// `netcli` alone open the graphical mode instead, and `netcli ui terminal` the terminal UI again;
+// `u` shows the engine's split rules, where `a` adds a domain rule with its way (the engine then
+// lists it to `netcli split list`) and `x` removes it, the engine's refusal said in words.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETCLI, NetcliHost } from './netcli-host.js';
@@ -93,7 +95,7 @@ describe('netcli tui in a terminal, against the real engine', () => {
     );
     expect(screen).toMatch(/^Ferry +\S+ Disconnected$/m);
     expect(screen).toContain(
-      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  n dns  r latency  g graphical  q quit',
+      'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  u rules  n dns  r latency  g graphical  q quit',
     );
     expect(row(screen, 'Asia Southeast (Singapore)')).toContain('not in your plan');
 
@@ -204,4 +206,89 @@ describe('netcli tui in a terminal, against the real engine', () => {
     terminal.send('q');
     expect(await terminal.exited()).toBe(0);
   }, 60_000);
+
+  it('u shows the split rules: a adds a domain rule with its way, the engine lists it; x removes it; the engine’s refusal in words', async () => {
+    const RULES_HELP = /^a add {2}↑↓ rule {2}x remove {2}esc close$/m;
+    const NO_RULES = /^ {2}No split rules: only the split by country decides \(a adds one\)$/m;
+    const PROMPT = /^Split rule for \(a domain, or a program’s path from \/\):/m;
+    expect(laptop.json('split', 'list')).toEqual({ rules: [] });
+    const tui = tmux.open(netcliArgv('tui'));
+    await tui.waitUntil('the help line', (s) => (s.includes(HELP_LINE) ? s : undefined));
+    tui.send('u');
+    await tui.waitFor('the split rules', /^ {2}Split rules +WAY$/m);
+    await tui.waitFor('no rules yet', NO_RULES);
+    await tui.waitFor('the keys of the rules', RULES_HELP);
+
+    // a: a domain that is none, refused before it is sent; Esc leaves it.
+    tui.send('a');
+    await tui.waitFor('the rule’s prompt', PROMPT);
+    tui.send('-l', 'not a domain');
+    tui.send('Enter');
+    await tui.waitFor(
+      'the problem',
+      /^not a domain is not a domain name: labels of letters, digits and dashes, e\.g\. example\.com$/m,
+    );
+    tui.send('Escape');
+    await tui.waitFor('the keys of the rules again', RULES_HELP);
+    expect(laptop.json('split', 'list')).toEqual({ rules: [] });
+
+    // a: a domain as a person types it, then its way (t: the tunnel only).
+    tui.send('a');
+    await tui.waitFor('the rule’s prompt', PROMPT);
+    tui.send('-l', '*.Example.COM');
+    tui.send('Enter');
+    await tui.waitFor(
+      'the way’s prompt',
+      /^example\.com and its subdomains: d direct \(around the tunnel\) or t tunnel \(through it only\)$/m,
+    );
+    tui.send('t');
+    await tui.waitFor(
+      'the engine’s answer',
+      /^Split rule added: example\.com and its subdomains go through the tunnel only$/m,
+    );
+    await tui.waitFor(
+      'the rule listed',
+      /^› domain {2}example\.com +tunnel {2}through the tunnel only$/m,
+    );
+    expect(laptop.json('split', 'list')).toEqual({
+      rules: [{ domain: 'example.com', via: 'tunnel' }],
+    });
+
+    // x: removed in the engine.
+    tui.send('x');
+    await tui.waitFor('the removal', /^Split rule for example\.com removed$/m);
+    await tui.waitFor('no rules again', NO_RULES);
+    expect(laptop.json('split', 'list')).toEqual({ rules: [] });
+
+    // A rule removed elsewhere meanwhile (netcli split remove): x gets the engine's refusal.
+    tui.send('a');
+    await tui.waitFor('the rule’s prompt', PROMPT);
+    tui.send('-l', 'example.org');
+    tui.send('Enter');
+    tui.send('d');
+    await tui.waitFor(
+      'the direct rule listed',
+      /^› domain {2}example\.org +direct {2}around the tunnel$/m,
+    );
+    expect(laptop.json('split', 'list')).toEqual({
+      rules: [{ domain: 'example.org', via: 'direct' }],
+    });
+    expect(laptop.json('split', 'remove', '--domain', 'example.org')).toEqual({
+      removed: 'example.org',
+    });
+    tui.send('x');
+    await tui.waitFor(
+      'the engine’s refusal',
+      /^Error: no split rule for domain example\.org\nhint: netcli split list shows the split rules$/m,
+    );
+    await tui.waitFor('the rules read again', NO_RULES);
+
+    // Esc: the regions and the keys of the screen again.
+    tui.send('Escape');
+    await tui.waitUntil('the regions again', (s) =>
+      s.includes('Asia East (Tokyo)') && s.includes(HELP_LINE) ? s : undefined,
+    );
+    tui.send('q');
+    expect(await tui.exited()).toBe(0);
+  }, 90_000);
 });

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair } from '../../relay/keys.js';
 import { startCoverSite, type CoverSite } from './censor/cover-site.js';
@@ -94,7 +95,13 @@ describe('the TLS port of a relay, to a prober', () => {
   it.each([1, 200, 3000])('answers %i random bytes as the cover site does', (length) => {
     const bytes = randomBytes(length);
     const { relay: fromRelay, cover: fromCover } = bothAnswers(bytes);
-    expect(fromRelay).toEqual(fromCover);
+    // How nginx ends a connection it refuses (FIN, or RST when unread bytes are still in its
+    // socket) depends on when the bytes arrive: the cover site itself answers either way. The
+    // relay's answer must be one the cover site gives (asked a few more times when it differs).
+    const seen = [fromCover];
+    for (let i = 0; i < 4 && !seen.some((c) => isDeepStrictEqual(c, fromRelay)); i++)
+      seen.push(probe(cover.address, cover.port, bytes));
+    expect(seen).toContainEqual(fromRelay);
   });
 
   it('answers an HTTP request as the cover site does', () => {

@@ -60,6 +60,13 @@ function markedSockets(open: MarkedSocketOpener): ExchangeSockets {
   };
 }
 
+/** Where nothing is asked: before the first connect and after a disconnect. */
+const NO_ROUTES: ResolverRoutes = {
+  tunnel: { ask: async () => ({ kind: 'failed' }) },
+  home: null,
+  isHome: null,
+};
+
 const upstreams = (addresses: readonly string[]) =>
   addresses.map((address) => ({ address, port: 53 }));
 
@@ -73,24 +80,12 @@ export class DnsProxy {
     private readonly opts: DnsProxyOptions = {},
   ) {
     this.#homeSockets = markedSockets(opts.openMarked ?? openMarkedSocket);
-    this.#resolver = new SplitResolver(
-      { tunnel: { ask: async () => ({ kind: 'failed' }) }, home: null, isHome: null },
-      ruleSets,
-    );
+    this.#resolver = new SplitResolver(NO_ROUTES, ruleSets);
   }
 
   /** The address the system resolver is pointed at. */
   get address(): string {
     return this.opts.address ?? PROXY_ADDRESS;
-  }
-
-  get running(): boolean {
-    return this.#servers.length > 0;
-  }
-
-  /** The port it answers on (53 unless the options said otherwise). */
-  get port(): number {
-    return this.#servers[0]?.listening()[0]?.udpPort ?? this.opts.port ?? 53;
   }
 
   /**
@@ -153,11 +148,7 @@ export class DnsProxy {
   /** Stops answering and forgets every answer. */
   async stop(): Promise<void> {
     const servers = this.#servers.splice(0);
-    this.#resolver.setRoutes({
-      tunnel: { ask: async () => ({ kind: 'failed' }) },
-      home: null,
-      isHome: null,
-    });
+    this.#resolver.setRoutes(NO_ROUTES);
     await Promise.all(servers.map((server) => server.close()));
   }
 }

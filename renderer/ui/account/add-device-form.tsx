@@ -4,6 +4,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { AddDeviceInput } from '../../store/engine-store.js';
 import { sentence } from '../../store/error-words.js';
+import { RadioChoices } from '../forms/radio-choices.js';
 import { FieldError } from '../forms/field-error.js';
 import { useActions, useEngine } from '../store-context.js';
 import { regionOptions } from '../words/region-options.js';
@@ -70,26 +71,14 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
       <h3 id={`${id}-title`} className="add-device__title">
         Add a phone or tablet
       </h3>
-      <fieldset
-        className="setting setting--choice"
-        aria-describedby={kindError ? `${id}-kind-error` : undefined}
-      >
-        <legend className="setting__label">Kind of device</legend>
-        {KINDS.map((k) => (
-          <div key={k.value} className="choice">
-            <input
-              id={`${id}-${k.value}`}
-              type="radio"
-              name={`${id}-kind`}
-              value={k.value}
-              checked={kind === k.value}
-              onChange={() => setKind(k.value)}
-            />
-            <label htmlFor={`${id}-${k.value}`}>{k.label}</label>
-          </div>
-        ))}
-        <FieldError id={`${id}-kind-error`} message={kindError} />
-      </fieldset>
+      <RadioChoices
+        id={`${id}-kind`}
+        legend="Kind of device"
+        choices={KINDS}
+        value={kind}
+        onChange={setKind}
+        error={kindError}
+      />
 
       <label htmlFor={`${id}-name`}>Device name</label>
       <input

@@ -4,6 +4,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { SPLIT_VIAS, type SplitVia } from '../../../contracts/split-rules.js';
 import type { SplitRuleKind } from '../../store/engine-store.js';
+import { RadioChoices } from '../forms/radio-choices.js';
 import { FieldError, useFieldError } from '../forms/field-error.js';
 import { useActions, useEngine } from '../store-context.js';
 import {
@@ -114,22 +115,13 @@ function AddSplitRuleForm(props: { busy: boolean }) {
       <h3 id={`${id}-title`} className="split-rules__title">
         Add a rule
       </h3>
-      <fieldset className="setting setting--choice">
-        <legend className="setting__label">Rule for</legend>
-        {KINDS.map((k) => (
-          <div key={k.value} className="choice">
-            <input
-              id={`${id}-${k.value}`}
-              type="radio"
-              name={`${id}-kind`}
-              value={k.value}
-              checked={kind === k.value}
-              onChange={() => setKind(k.value)}
-            />
-            <label htmlFor={`${id}-${k.value}`}>{k.label}</label>
-          </div>
-        ))}
-      </fieldset>
+      <RadioChoices
+        id={`${id}-kind`}
+        legend="Rule for"
+        choices={KINDS.map(({ value, label }) => ({ value, label }))}
+        value={kind}
+        onChange={setKind}
+      />
 
       <label htmlFor={`${id}-text`}>{shown.field}</label>
       <input
@@ -151,30 +143,19 @@ function AddSplitRuleForm(props: { busy: boolean }) {
       </p>
       <FieldError id={`${id}-error`} message={error} />
 
-      <fieldset
-        className="setting setting--choice split-rules__way"
-        aria-describedby={viaError ? `${id}-via-error` : undefined}
-      >
-        <legend className="setting__label">Way</legend>
-        {SPLIT_VIAS.map((v) => (
-          <div key={v} className="choice">
-            <input
-              id={`${id}-${v}`}
-              type="radio"
-              name={`${id}-via`}
-              value={v}
-              checked={via === v}
-              aria-describedby={`${id}-${v}-hint`}
-              onChange={() => setVia(v)}
-            />
-            <label htmlFor={`${id}-${v}`}>{SPLIT_VIA_WORDS[v]}</label>
-            <p id={`${id}-${v}-hint`} className="hint">
-              {SPLIT_VIA_HINTS[v]}
-            </p>
-          </div>
-        ))}
-        <FieldError id={`${id}-via-error`} message={viaError} />
-      </fieldset>
+      <RadioChoices
+        id={`${id}-via`}
+        className="split-rules__way"
+        legend="Way"
+        choices={SPLIT_VIAS.map((v) => ({
+          value: v,
+          label: SPLIT_VIA_WORDS[v],
+          hint: SPLIT_VIA_HINTS[v],
+        }))}
+        value={via}
+        onChange={setVia}
+        error={viaError}
+      />
 
       <button type="submit" className="button button--primary" aria-disabled={props.busy}>
         Add rule

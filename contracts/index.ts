@@ -19,6 +19,7 @@ export * from './control-client.js';
 export { ServerSentEventParser, readServerSentEvents, type ServerSentEvent } from './sse.js';
 export * from './local-api.js';
 export * from './notice-codes.js';
+export * from './i18n/index.js';
 export * from './words/index.js';
 export * from './sleep.js';
 export * from './event-follower.js';

@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * The packages a client command loads at every start. Another one here is a choice to make,
  * not an accident (the daemon's side, say): the build says so and stops.
  */
-const CLIENT_PACKAGES = ['commander', 'zod', 'ipaddr.js'];
+const CLIENT_PACKAGES = ['commander', 'zod', 'ipaddr.js', 'i18next'];
 
 /** What `netcli daemon` loads (cli/commands/daemon.ts): never part of the client's bundle. */
 const DAEMON_SIDE =

@@ -1,6 +1,10 @@
 // netcli's words for a diagnostics report: one line per check with its mark, the fix indented
 // below a check that needs one, and a count at the end.
-import type { DiagnosticsReport, DiagnosticVerdict } from '../../contracts/index.js';
+import {
+  diagnosticCountWords,
+  type DiagnosticsReport,
+  type DiagnosticVerdict,
+} from '../../contracts/index.js';
 
 const MARKS: Readonly<Record<DiagnosticVerdict, string>> = {
   ok: 'ok  ',
@@ -8,10 +12,6 @@ const MARKS: Readonly<Record<DiagnosticVerdict, string>> = {
   problem: 'FAIL',
   skipped: 'skip',
 };
-
-function count(n: number, one: string): string {
-  return `${n} ${one}${n === 1 ? '' : 's'}`;
-}
 
 export function formatDiagnostics(report: DiagnosticsReport): string[] {
   const lines: string[] = [];
@@ -23,7 +23,7 @@ export function formatDiagnostics(report: DiagnosticsReport): string[] {
   lines.push(
     report.problems === 0 && report.warnings === 0
       ? 'No problems found.'
-      : `${count(report.problems, 'problem')}, ${count(report.warnings, 'warning')}`,
+      : `${diagnosticCountWords('problems', report.problems)}, ${diagnosticCountWords('warnings', report.warnings)}`,
   );
   return lines;
 }

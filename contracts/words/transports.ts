@@ -1,21 +1,25 @@
 // The words of the transports and of why the tunnel runs over one (status, app, TUI, diagnose).
 import type { Blockage, Transport, TransportReason, TransportReasonCode } from '../transports.js';
+import { translator } from '../i18n/translator.js';
+
+// English, from the catalog (contracts/i18n/catalogs/en.json) like every language.
+const t = translator('en');
 
 export const TRANSPORT_NAMES: Readonly<Record<Transport, string>> = {
-  udp: 'UDP',
-  tcp: 'TCP',
-  tls: 'TLS',
+  udp: t('transports.names.udp'),
+  tcp: t('transports.names.tcp'),
+  tls: t('transports.names.tls'),
 };
 
 const BLOCKAGE_WORDS: Readonly<Record<Blockage, string>> = {
-  'udp-unanswered': 'UDP looks blocked on this network',
-  'udp-throttled': 'UDP is throttled on this network',
-  'tcp-unanswered': 'TCP to the server’s port gets no answer',
-  'tcp-reset': 'TCP to the server was reset',
-  'tcp-silenced': 'TCP to the server went silent after its first packet',
-  'tcp-stalled': 'TCP to the server stalled after a few kilobytes',
-  'tls-reset': 'the TLS hello was reset',
-  failed: 'the other transports failed',
+  'udp-unanswered': t('transports.blockages.udp-unanswered'),
+  'udp-throttled': t('transports.blockages.udp-throttled'),
+  'tcp-unanswered': t('transports.blockages.tcp-unanswered'),
+  'tcp-reset': t('transports.blockages.tcp-reset'),
+  'tcp-silenced': t('transports.blockages.tcp-silenced'),
+  'tcp-stalled': t('transports.blockages.tcp-stalled'),
+  'tls-reset': t('transports.blockages.tls-reset'),
+  failed: t('transports.blockages.failed'),
 };
 
 /** "UDP looks blocked on this network", for one blockage. */
@@ -30,20 +34,11 @@ export function transportReasonText(
   blocked: TransportReason['blocked'],
 ): string {
   const name = TRANSPORT_NAMES[transport];
-  switch (code) {
-    case 'chosen':
-      return `using ${name}, as the obfuscation setting says`;
-    case 'first-choice':
-      return `using ${name}, the first the autopilot tried`;
-    case 'remembered':
-      return `${name} worked on this network before: using it`;
-    case 'only-offered':
-      return `using ${name}, the only transport the server offers here`;
-    case 'retried':
-      return `${name} gets through on this network again: using it`;
-    case 'fallback': {
-      const seen = [...new Set(blocked.map((b) => BLOCKAGE_WORDS[b.blockage]))];
-      return `${seen.length > 0 ? seen.join('; ') : 'the faster transports failed'}: using ${name}`;
-    }
-  }
+  if (code !== 'fallback') return t(`transports.reasons.${code}`, { transport: name });
+  const seen = [...new Set(blocked.map((b) => BLOCKAGE_WORDS[b.blockage]))];
+  const blockages =
+    seen.length > 0
+      ? seen.join(t('transports.blockageSeparator'))
+      : t('transports.blockagesUnexplained');
+  return t('transports.reasons.fallback', { blockages, transport: name });
 }

@@ -1,5 +1,6 @@
 // A check's verdict as a word (never colour alone) and the report's tally.
 import type { DiagnosticVerdict, DiagnosticsReport } from '../../../contracts/diagnostics.js';
+import { diagnosticCountWords } from '../../../contracts/words/diagnostics.js';
 
 export const VERDICT_WORDS: Readonly<Record<DiagnosticVerdict, string>> = {
   ok: 'OK',
@@ -10,10 +11,8 @@ export const VERDICT_WORDS: Readonly<Record<DiagnosticVerdict, string>> = {
 
 export function tally(report: DiagnosticsReport): string {
   const parts = [
-    report.problems === 0
-      ? 'No problems'
-      : `${report.problems} problem${report.problems === 1 ? '' : 's'}`,
-    `${report.warnings} warning${report.warnings === 1 ? '' : 's'}`,
+    report.problems === 0 ? 'No problems' : diagnosticCountWords('problems', report.problems),
+    diagnosticCountWords('warnings', report.warnings),
   ];
   return `${parts.join(', ')}.`;
 }

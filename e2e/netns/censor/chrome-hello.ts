@@ -88,6 +88,13 @@ export function chromiumDom(
   address: string,
   urlPath = '/',
 ): string {
+  // Headless Chromium now and then exits at once with nothing dumped on a loaded machine (a CI
+  // run met it once): one more try. What it does with the page is the same either time; a page
+  // it gets no answer for dumps the same empty document both times.
+  return dumpDom(ns, serverName, address, urlPath) || dumpDom(ns, serverName, address, urlPath);
+}
+
+function dumpDom(ns: string, serverName: string, address: string, urlPath: string): string {
   const profile = mkdtempSync(path.join(tmpdir(), 'ferry-chromium-'));
   try {
     const r = spawnSync(

@@ -97,12 +97,17 @@ export const SplitExecRequest = z.strictObject({
   via: SplitVia,
 });
 
+/** A DNS name as names compare: lower case, without the root's dot (`Example.COM.` is `example.com`). */
+export function canonicalName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
 /**
  * The rule that decides a name: the one for the name itself or its nearest parent domain (the
  * longest match), null when none does. Names in any case, with or without the root's dot.
  */
 export function splitRuleFor(rules: readonly SplitRule[], name: string): DomainRule | null {
-  const n = name.toLowerCase().replace(/\.$/, '');
+  const n = canonicalName(name);
   let best: DomainRule | null = null;
   for (const r of rules.filter(isDomainRule)) {
     if (n !== r.domain && !n.endsWith(`.${r.domain}`)) continue;

@@ -1,5 +1,6 @@
 // The engine's resolver's answers, each held as long as its TTL says (memory only, never
 // written anywhere, emptied whenever where names are asked changes), and at most so many.
+import { canonicalName } from '../../contracts/index.js';
 import type { Answer } from './messages.js';
 
 export interface CachedAnswer {
@@ -30,7 +31,7 @@ export class AnswerCache {
    * one that turned checking off (CD) answers no validating client would have got.
    */
   static key(name: string, type: string, dnssecOk: boolean, checkingDisabled = false): string {
-    const n = name.toLowerCase().replace(/\.$/, '');
+    const n = canonicalName(name);
     return `${n} ${type}${dnssecOk ? ' do' : ''}${checkingDisabled ? ' cd' : ''}`;
   }
 

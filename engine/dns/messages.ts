@@ -3,6 +3,7 @@
 // if the client spoke it, no ECS), and what an answer says (its addresses, how long it holds).
 import dnsPacket from 'dns-packet';
 
+import { canonicalName } from '../../contracts/index.js';
 import type { DnsQuery } from '../../platform/dns/wire.js';
 
 /** What the resolver advertises upstream and what a client without EDNS can take (RFC 1035 4.2.1). */
@@ -81,7 +82,7 @@ export const SELF_CHECK_ZONE = 'ferry-resolver.internal';
 
 /** Whether a name is one of the self-check zone's. */
 export function isSelfCheck(name: string): boolean {
-  const n = name.toLowerCase().replace(/\.$/, '');
+  const n = canonicalName(name);
   return n === SELF_CHECK_ZONE || n.endsWith(`.${SELF_CHECK_ZONE}`);
 }
 

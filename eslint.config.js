@@ -1,6 +1,7 @@
 // ESLint: typescript-eslint's recommended rules plus the import boundaries of design.md.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import i18next from 'eslint-plugin-i18next';
 
 const OURS = [
   'contracts',
@@ -113,6 +114,43 @@ export default tseslint.config(
   },
   { files: ['electron/**/*.ts'], rules: mayNotImport(except('contracts', 'engine', 'electron')) },
   { files: ['native/**/*.ts'], rules: mayNotImport(except('contracts', 'native')) },
+  // Every word a person reads in a face comes from the catalogs (contracts/i18n/catalogs): a
+  // literal that reads as words (a capitalised word, or words with a space between) is refused;
+  // single lower-case tokens (codes, class names, keys) and strings without letters are not.
+  {
+    files: ['renderer/**/*.{ts,tsx}', 'cli/**/*.{ts,tsx}', 'electron/**/*.ts'],
+    ignores: ['**/*.test.{ts,tsx}', '**/*.fake.{ts,tsx}', 'cli/testing/**', 'renderer/**/*.d.ts'],
+    plugins: { i18next },
+    rules: {
+      'i18next/no-literal-string': [
+        'error',
+        {
+          mode: 'all',
+          'should-validate-template': true,
+          words: { exclude: [/^(?!\p{Lu}\p{Ll})\S*$/u, /^[^\p{L}]*$/u] },
+          callees: {
+            exclude: [
+              'i18n(ext)?',
+              't',
+              'require',
+              'addEventListener',
+              'removeEventListener',
+              'getElementById',
+              'querySelector(All)?',
+              'includes',
+              'indexOf',
+              'endsWith',
+              'startsWith',
+              // A programming error, never shown as the face's words.
+              'Error',
+              'TypeError',
+              'RangeError',
+            ],
+          },
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.js', 'bin/*'],
     languageOptions: { globals: { console: 'readonly', process: 'readonly' } },

@@ -49,6 +49,7 @@ describe('the client configuration', () => {
       ui: 'terminal',
       multihop: 'auto',
       entry_region: 'auto',
+      language: 'auto',
     });
     expect(defaults()).toEqual(CLIENT_CONFIG_DEFAULTS);
   });
@@ -261,6 +262,7 @@ describe('config set', () => {
       ui: 'graphical',
       multihop: 'always',
       entry_region: 'cn-east',
+      language: 'zh-cn',
     };
     let c = defaults();
     for (const [k, v] of Object.entries(samples)) c = setOk(k, v, c);
@@ -273,6 +275,11 @@ describe('config set', () => {
       allow_lan: true,
       mtu: 1380,
       home_country: 'JP',
+      language: 'zh-CN',
+    });
+    expect(set('language', 'de')).toMatchObject({
+      ok: false,
+      error: { field: 'language', allowed: ['auto', 'en', 'zh-CN', 'zh-TW', 'ru', 'fa'] },
     });
   });
 });

@@ -6,6 +6,7 @@ import { ApiAccessSetting, ServiceKey } from './api-access.js';
 import { RegionChoice } from './control-api.js';
 import { isLoopbackHost } from './loopback.js';
 import { isCertificateBundle, MAX_CA_CERTIFICATES } from './pem.js';
+import { LANGUAGES, type Language } from './i18n/languages.js';
 import type { FieldError } from './problem.js';
 import { caseInsensitiveEnum, ENCRYPTIONS, MODES, PROTOCOLS } from './values.js';
 
@@ -25,6 +26,9 @@ export const UI_MODES = ['terminal', 'graphical'] as const;
 export type ObfuscationMode = (typeof OBFUSCATION_MODES)[number];
 export type SplitMode = (typeof SPLIT_MODES)[number];
 export type UiMode = (typeof UI_MODES)[number];
+/** `auto`: the system's language (netcli, the TUI) or the app's locale; else one with a catalog. */
+export const LANGUAGE_SETTINGS = ['auto', ...LANGUAGES] as const;
+export type LanguageSetting = (typeof LANGUAGE_SETTINGS)[number];
 
 /**
  * The officially assigned ISO 3166-1 alpha-2 codes, and XK (Kosovo: user-assigned, but the
@@ -195,6 +199,7 @@ const FIELDS = {
   ui: caseInsensitiveEnum(UI_MODES),
   multihop: caseInsensitiveEnum(MULTIHOP_MODES),
   entry_region: EntryRegionSetting,
+  language: caseInsensitiveEnum(LANGUAGE_SETTINGS),
 };
 
 export type ConfigKey = keyof typeof FIELDS;
@@ -232,6 +237,8 @@ export interface ClientConfig {
   multihop: MultihopMode;
   /** The region whose relays a multihop path enters at (`auto`: one the service offers). */
   entry_region: string;
+  /** The faces' language: `auto` (the system's or the app's locale) or a language code. */
+  language: LanguageSetting;
 }
 
 /**
@@ -261,6 +268,7 @@ export const CLIENT_CONFIG_DEFAULTS: Readonly<ClientConfig> = Object.freeze({
   ui: 'terminal',
   multihop: 'auto',
   entry_region: 'auto',
+  language: 'auto',
 });
 
 /** The configuration as stored and shown: every key, missing ones take their default. */
@@ -286,6 +294,7 @@ export const ClientConfig = z
     ui: FIELDS.ui.default(CLIENT_CONFIG_DEFAULTS.ui),
     multihop: FIELDS.multihop.default(CLIENT_CONFIG_DEFAULTS.multihop),
     entry_region: FIELDS.entry_region.default(CLIENT_CONFIG_DEFAULTS.entry_region),
+    language: FIELDS.language.default(CLIENT_CONFIG_DEFAULTS.language),
   })
   .meta({ id: 'ClientConfig' }) satisfies z.ZodType<ClientConfig, unknown>;
 
@@ -311,6 +320,7 @@ export const ClientConfigPatch = z.strictObject({
   ui: FIELDS.ui.optional(),
   multihop: FIELDS.multihop.optional(),
   entry_region: FIELDS.entry_region.optional(),
+  language: FIELDS.language.optional(),
 }) satisfies z.ZodType<Partial<ClientConfig>, unknown>;
 export type ClientConfigPatch = Partial<ClientConfig>;
 
@@ -340,6 +350,8 @@ export const CONFIG_CHANGE_EFFECT: Readonly<Record<ConfigKey, 'reconnect' | 'liv
   ui: 'none',
   multihop: 'reconnect',
   entry_region: 'reconnect',
+  // The faces read it; the tunnel has no words.
+  language: 'none',
 };
 
 const BOOLEAN_WORDS = new Map<string, boolean>([
@@ -398,7 +410,16 @@ export const CONFIG_KEY_HELP: Readonly<Record<ConfigKey, { expects: string; allo
       allowed: [...MULTIHOP_MODES],
     },
     entry_region: { expects: 'auto or the id of a region whose relays offer entries' },
+    language: {
+      expects: 'the language of netcli, the terminal mode and the app (auto: the system’s)',
+      allowed: [...LANGUAGE_SETTINGS],
+    },
   };
+
+/** The language a face speaks: the setting's, or (auto) the one the system or browser asks for. */
+export function faceLanguage(setting: LanguageSetting, system: Language): Language {
+  return setting === 'auto' ? system : setting;
+}
 
 /**
  * A change of the service is a new statement of how it is trusted: consent to plain HTTP and a

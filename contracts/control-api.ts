@@ -412,7 +412,16 @@ export const ConnectRequest = ConnectFields.superRefine((b, ctx) => {
   });
 export type ConnectRequest = z.output<typeof ConnectRequest>;
 
-export const Notice = z.object({ code: z.string(), message: z.string() });
+export const Notice = z.object({
+  code: z.string(),
+  /** English words, for a face that has none of its own for the code (a newer one). */
+  message: z.string(),
+  /**
+   * The facts the message states (a region, a transport, ...), language-free, so that each face
+   * words the notice in its own language. Absent from an older engine or control plane.
+   */
+  params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+});
 export type Notice = z.infer<typeof Notice>;
 
 export const ConnectResponse = z.object({

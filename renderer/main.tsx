@@ -7,6 +7,7 @@ import { createEngineStore } from './store/engine-store.js';
 import { takePageKey } from './transport/page-key.js';
 import { pickTransport } from './transport/pick-transport.js';
 import { App } from './ui/app.js';
+import { LanguageProvider } from './ui/i18n/language-provider.js';
 import { EngineStoreProvider } from './ui/store-context.js';
 
 const transport = pickTransport({
@@ -28,7 +29,9 @@ if (!root) throw new Error('index.html has no #app element');
 createRoot(root).render(
   <StrictMode>
     <EngineStoreProvider store={store}>
-      <App />
+      <LanguageProvider>
+        <App />
+      </LanguageProvider>
     </EngineStoreProvider>
   </StrictMode>,
 );

@@ -4,11 +4,36 @@
 // `{{when, datetime}}` are formatted by Intl in that language. Every catalog is bundled: there is
 // nothing to load, so a translator is ready as soon as it is made.
 import i18next, { type i18n, type Resource } from 'i18next';
-import en from './catalogs/en.json' with { type: 'json' };
-import fa from './catalogs/fa.json' with { type: 'json' };
-import ru from './catalogs/ru.json' with { type: 'json' };
-import zhCN from './catalogs/zh-CN.json' with { type: 'json' };
-import zhTW from './catalogs/zh-TW.json' with { type: 'json' };
+import sharedEn from './catalogs/shared/en.json' with { type: 'json' };
+import sharedFa from './catalogs/shared/fa.json' with { type: 'json' };
+import sharedRu from './catalogs/shared/ru.json' with { type: 'json' };
+import sharedZhCN from './catalogs/shared/zh-CN.json' with { type: 'json' };
+import sharedZhTW from './catalogs/shared/zh-TW.json' with { type: 'json' };
+import appEn from './catalogs/app/en.json' with { type: 'json' };
+import appFa from './catalogs/app/fa.json' with { type: 'json' };
+import appRu from './catalogs/app/ru.json' with { type: 'json' };
+import appZhCN from './catalogs/app/zh-CN.json' with { type: 'json' };
+import appZhTW from './catalogs/app/zh-TW.json' with { type: 'json' };
+import homeEn from './catalogs/home/en.json' with { type: 'json' };
+import homeFa from './catalogs/home/fa.json' with { type: 'json' };
+import homeRu from './catalogs/home/ru.json' with { type: 'json' };
+import homeZhCN from './catalogs/home/zh-CN.json' with { type: 'json' };
+import homeZhTW from './catalogs/home/zh-TW.json' with { type: 'json' };
+import netcliEn from './catalogs/netcli/en.json' with { type: 'json' };
+import netcliFa from './catalogs/netcli/fa.json' with { type: 'json' };
+import netcliRu from './catalogs/netcli/ru.json' with { type: 'json' };
+import netcliZhCN from './catalogs/netcli/zh-CN.json' with { type: 'json' };
+import netcliZhTW from './catalogs/netcli/zh-TW.json' with { type: 'json' };
+import tuiEn from './catalogs/tui/en.json' with { type: 'json' };
+import tuiFa from './catalogs/tui/fa.json' with { type: 'json' };
+import tuiRu from './catalogs/tui/ru.json' with { type: 'json' };
+import tuiZhCN from './catalogs/tui/zh-CN.json' with { type: 'json' };
+import tuiZhTW from './catalogs/tui/zh-TW.json' with { type: 'json' };
+import outputEn from './catalogs/output/en.json' with { type: 'json' };
+import outputFa from './catalogs/output/fa.json' with { type: 'json' };
+import outputRu from './catalogs/output/ru.json' with { type: 'json' };
+import outputZhCN from './catalogs/output/zh-CN.json' with { type: 'json' };
+import outputZhTW from './catalogs/output/zh-TW.json' with { type: 'json' };
 import { LANGUAGES, type Language } from './languages.js';
 
 /** A language's catalog: areas (states, notices, ...) of nested keys, words at the leaves. */
@@ -16,12 +41,24 @@ export interface Catalog {
   readonly [key: string]: string | Catalog;
 }
 
+/**
+ * One language's words: the words all faces share at the top (states, notices, ...), and each
+ * face's own under its name (`app`; `home`: the app's home screen, map, places and tray;
+ * `netcli`: its commands and help; `output`: its reports and errors; `tui`).
+ * Each face's words are a file of their own (catalogs/<face>/<language>.json).
+ */
+function catalog<S, A, H, N, O, T>(shared: S, app: A, home: H, netcli: N, output: O, tui: T) {
+  return { ...shared, app, home, netcli, output, tui };
+}
+
+const EN = catalog(sharedEn, appEn, homeEn, netcliEn, outputEn, tuiEn);
+
 export const CATALOGS: Readonly<Record<Language, Catalog>> = {
-  en,
-  'zh-CN': zhCN,
-  'zh-TW': zhTW,
-  ru,
-  fa,
+  en: EN,
+  'zh-CN': catalog(sharedZhCN, appZhCN, homeZhCN, netcliZhCN, outputZhCN, tuiZhCN),
+  'zh-TW': catalog(sharedZhTW, appZhTW, homeZhTW, netcliZhTW, outputZhTW, tuiZhTW),
+  ru: catalog(sharedRu, appRu, homeRu, netcliRu, outputRu, tuiRu),
+  fa: catalog(sharedFa, appFa, homeFa, netcliFa, outputFa, tuiFa),
 };
 
 /** The suffixes of i18next's plural keys (the CLDR plural categories). */
@@ -37,7 +74,7 @@ type Leaves<T, Prefix extends string = ''> = {
 type PluralBase<K extends string> = K extends `${infer Base}_${PluralSuffix}` ? Base : K;
 
 /** A key of the catalogs (English's, which every other language has too). */
-export type CatalogKey = PluralBase<Leaves<typeof en>>;
+export type CatalogKey = PluralBase<Leaves<typeof EN>>;
 
 /**
  * The words of one key. `values` fill its `{{placeholders}}`; `count` picks a counted key's
@@ -47,7 +84,11 @@ export type Translate = (key: CatalogKey, values?: Record<string, unknown>) => s
 
 const NAMESPACE = 'translation';
 
-function instance(language: Language): i18n {
+/**
+ * An i18next instance over every catalog, speaking `language` (the app's renderer hands it to
+ * react-i18next and switches it with `changeLanguage`).
+ */
+export function createI18n(language: Language): i18n {
   const resources: Resource = {};
   for (const l of LANGUAGES) resources[l] = { [NAMESPACE]: CATALOGS[l] };
   const t = i18next.createInstance();
@@ -79,7 +120,7 @@ const translators = new Map<Language, Translate>();
 export function translator(language: Language): Translate {
   let translate = translators.get(language);
   if (!translate) {
-    const t = instance(language);
+    const t = createI18n(language);
     translate = (key, values) => t.t(key, values ?? {}) as string;
     translators.set(language, translate);
   }

@@ -3,44 +3,57 @@
 // state, and the tunnel protocols' names.
 import type { EngineState } from '../local-api.js';
 import type { Protocol } from '../values.js';
-import { translator } from '../i18n/translator.js';
+import { translator, type Translate } from '../i18n/translator.js';
 
-// English, from the catalog (contracts/i18n/catalogs/en.json) like every language.
-const t = translator('en');
+// Each takes the words' language as a translator (English when none is given: the engine's
+// messages and the tests).
+const english = translator('en');
 
 /** At a glance: a state under way ends in "…". */
-export const ENGINE_STATE_WORDS: Readonly<Record<EngineState, string>> = {
-  disconnected: t('states.glance.disconnected'),
-  connecting: t('states.glance.connecting'),
-  connected: t('states.glance.connected'),
-  reconnecting: t('states.glance.reconnecting'),
-  disconnecting: t('states.glance.disconnecting'),
-  error: t('states.glance.error'),
-};
+export function engineStateWords(t: Translate = english): Readonly<Record<EngineState, string>> {
+  return {
+    disconnected: t('states.glance.disconnected'),
+    connecting: t('states.glance.connecting'),
+    connected: t('states.glance.connected'),
+    reconnecting: t('states.glance.reconnecting'),
+    disconnecting: t('states.glance.disconnecting'),
+    error: t('states.glance.error'),
+  };
+}
+export const ENGINE_STATE_WORDS = engineStateWords();
 
 /** At the start of a sentence (netcli status: "Connecting to asia-east"). */
-export const ENGINE_STATE_SENTENCE_WORDS: Readonly<Record<EngineState, string>> = {
-  disconnected: t('states.sentence.disconnected'),
-  connecting: t('states.sentence.connecting'),
-  connected: t('states.sentence.connected'),
-  reconnecting: t('states.sentence.reconnecting'),
-  disconnecting: t('states.sentence.disconnecting'),
-  error: t('states.sentence.error'),
-};
+export function engineStateSentenceWords(
+  t: Translate = english,
+): Readonly<Record<EngineState, string>> {
+  return {
+    disconnected: t('states.sentence.disconnected'),
+    connecting: t('states.sentence.connecting'),
+    connected: t('states.sentence.connected'),
+    reconnecting: t('states.sentence.reconnecting'),
+    disconnecting: t('states.sentence.disconnecting'),
+    error: t('states.sentence.error'),
+  };
+}
+export const ENGINE_STATE_SENTENCE_WORDS = engineStateSentenceWords();
 
 /** The tray's line before the engine gave a status: none answers, or none has yet. */
-export const NO_STATUS_WORDS = {
-  'engine-unavailable': t('states.noStatus.engine-unavailable'),
-  starting: t('states.noStatus.starting'),
-} as const;
+export function noStatusWords(t: Translate = english) {
+  return {
+    'engine-unavailable': t('states.noStatus.engine-unavailable'),
+    starting: t('states.noStatus.starting'),
+  } as const;
+}
+export const NO_STATUS_WORDS = noStatusWords();
 
 /** The tunnel protocols as people write them. */
-export const PROTOCOL_WORDS: Readonly<Record<Protocol, string>> = {
-  wireguard: t('states.protocols.wireguard'),
-  ferry: t('states.protocols.ferry'),
-};
+export function protocolNames(t: Translate = english): Readonly<Record<Protocol, string>> {
+  return { wireguard: t('states.protocols.wireguard'), ferry: t('states.protocols.ferry') };
+}
+export const PROTOCOL_WORDS = protocolNames();
 
 /** A protocol's name; one this build does not know (a newer engine's) as it came. */
-export function protocolWords(protocol: string): string {
-  return Object.hasOwn(PROTOCOL_WORDS, protocol) ? PROTOCOL_WORDS[protocol as Protocol] : protocol;
+export function protocolWords(protocol: string, t: Translate = english): string {
+  const names = protocolNames(t);
+  return Object.hasOwn(names, protocol) ? names[protocol as Protocol] : protocol;
 }

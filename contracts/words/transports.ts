@@ -1,17 +1,21 @@
 // The words of the transports and of why the tunnel runs over one (status, app, TUI, diagnose).
 import type { Blockage, Transport, TransportReason, TransportReasonCode } from '../transports.js';
-import { translator } from '../i18n/translator.js';
+import { translator, type Translate } from '../i18n/translator.js';
 
-// English, from the catalog (contracts/i18n/catalogs/en.json) like every language.
-const t = translator('en');
+// Each takes the words' language as a translator (English when none is given: the engine's
+// messages and the tests).
+const english = translator('en');
 
-export const TRANSPORT_NAMES: Readonly<Record<Transport, string>> = {
-  udp: t('transports.names.udp'),
-  tcp: t('transports.names.tcp'),
-  tls: t('transports.names.tls'),
-};
+export function transportNames(t: Translate = english): Readonly<Record<Transport, string>> {
+  return {
+    udp: t('transports.names.udp'),
+    tcp: t('transports.names.tcp'),
+    tls: t('transports.names.tls'),
+  };
+}
+export const TRANSPORT_NAMES = transportNames();
 
-const BLOCKAGE_WORDS: Readonly<Record<Blockage, string>> = {
+const blockageWords = (t: Translate): Readonly<Record<Blockage, string>> => ({
   'udp-unanswered': t('transports.blockages.udp-unanswered'),
   'udp-throttled': t('transports.blockages.udp-throttled'),
   'tcp-unanswered': t('transports.blockages.tcp-unanswered'),
@@ -20,11 +24,11 @@ const BLOCKAGE_WORDS: Readonly<Record<Blockage, string>> = {
   'tcp-stalled': t('transports.blockages.tcp-stalled'),
   'tls-reset': t('transports.blockages.tls-reset'),
   failed: t('transports.blockages.failed'),
-};
+});
 
 /** "UDP looks blocked on this network", for one blockage. */
-export function blockageText(blockage: Blockage): string {
-  return BLOCKAGE_WORDS[blockage];
+export function blockageText(blockage: Blockage, t: Translate = english): string {
+  return blockageWords(t)[blockage];
 }
 
 /** The reason in words: "UDP looks blocked on this network: using TLS". */
@@ -32,10 +36,12 @@ export function transportReasonText(
   transport: Transport,
   code: TransportReasonCode,
   blocked: TransportReason['blocked'],
+  t: Translate = english,
 ): string {
-  const name = TRANSPORT_NAMES[transport];
+  const name = transportNames(t)[transport];
+  const words = blockageWords(t);
   if (code !== 'fallback') return t(`transports.reasons.${code}`, { transport: name });
-  const seen = [...new Set(blocked.map((b) => BLOCKAGE_WORDS[b.blockage]))];
+  const seen = [...new Set(blocked.map((b) => words[b.blockage]))];
   const blockages =
     seen.length > 0
       ? seen.join(t('transports.blockageSeparator'))

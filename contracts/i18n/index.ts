@@ -2,3 +2,4 @@
 // the browser asks for, and the translator over the catalogs (catalogs/<language>.json).
 export * from './languages.js';
 export * from './translator.js';
+export * from './places.js';

@@ -2,6 +2,15 @@
 // the app shows them above each notice.
 import type { NoticeCode } from '../notice-codes.js';
 import { translator, type Translate } from '../i18n/translator.js';
+import {
+  BLOCKAGES,
+  TRANSPORT_REASON_CODES,
+  TRANSPORTS,
+  type Blockage,
+  type Transport,
+  type TransportReasonCode,
+} from '../transports.js';
+import { transportNames, transportReasonText } from './transports.js';
 
 // Each takes the words' language as a translator (English when none is given: the engine's
 // messages and the tests).
@@ -40,6 +49,74 @@ export interface NoticeLike {
  * notice's facts), else the message as it came (a newer code: English beats nothing).
  */
 export function noticeText(notice: NoticeLike, t: Translate = english): string {
-  void t;
+  const p = notice.params ?? {};
+  const text = (key: string): string | undefined =>
+    typeof p[key] === 'string' ? p[key] : undefined;
+  switch (notice.code) {
+    case 'unreachable-passed-over':
+    case 'split-unavailable':
+    case 'dns-split-unavailable':
+      return t(`notices.messages.${notice.code}`);
+    case 'reconnecting':
+      return t('notices.messages.reconnecting');
+    case 'cipher-substituted': {
+      const asked = text('asked');
+      const used = text('used');
+      if (asked && used) return t('notices.messages.cipher-substituted', { asked, used });
+      break;
+    }
+    case 'region-fallback': {
+      const asked = text('asked');
+      if (asked) return t('notices.messages.region-fallback', { asked });
+      break;
+    }
+    case 'failover': {
+      const region = text('region');
+      if (region) return t('notices.messages.failover', { region });
+      break;
+    }
+    case 'obfuscated':
+    case 'udp-blocked':
+    case 'transport-fallback':
+    case 'transport-remembered': {
+      const words = transportNoticeText(notice.code, p, t);
+      if (words !== undefined) return words;
+      break;
+    }
+  }
   return notice.message;
 }
+
+/** The transport notices: the reason in words, and WireGuard's stand-in when it had to stand aside. */
+function transportNoticeText(
+  code: 'obfuscated' | 'udp-blocked' | 'transport-fallback' | 'transport-remembered',
+  p: Readonly<Record<string, string | number>>,
+  t: Translate,
+): string | undefined {
+  const transport = p.transport;
+  const reason = p.reason;
+  if (!isTransport(transport) || !isReasonCode(reason)) return undefined;
+  const blocked: { transport: Transport; blockage: Blockage }[] = [];
+  for (const entry of typeof p.blocked === 'string' && p.blocked ? p.blocked.split(',') : []) {
+    const [tr, blockage] = entry.split(':');
+    if (isTransport(tr) && isBlockage(blockage)) blocked.push({ transport: tr, blockage });
+  }
+  const name = transportNames(t)[transport];
+  const standIn = p.stand_in === 'wireguard';
+  if (code === 'obfuscated' && typeof p.setting === 'string') {
+    return standIn
+      ? t('notices.messages.obfuscated-stand-in', { setting: p.setting, transport: name })
+      : t('notices.messages.obfuscated', { setting: p.setting, transport: name });
+  }
+  const words = t('notices.messages.transport', {
+    reason: transportReasonText(transport, reason, blocked, t),
+  });
+  return standIn ? `${words} ${t('notices.messages.stand-in', { transport: name })}` : words;
+}
+
+const isTransport = (v: unknown): v is Transport =>
+  typeof v === 'string' && (TRANSPORTS as readonly string[]).includes(v);
+const isBlockage = (v: unknown): v is Blockage =>
+  typeof v === 'string' && (BLOCKAGES as readonly string[]).includes(v);
+const isReasonCode = (v: unknown): v is TransportReasonCode =>
+  typeof v === 'string' && (TRANSPORT_REASON_CODES as readonly string[]).includes(v);

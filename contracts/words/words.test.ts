@@ -5,7 +5,9 @@ import { NOTICE_CODES } from '../notice-codes.js';
 import { ENGINE_STATES } from '../local-api.js';
 import { CONFIG_EFFECT_WORDS } from './effects.js';
 import { APP_ERROR_WORDS, NETCLI_ERROR_HINTS, NO_ANSWER_CODES, wordsFor } from './errors.js';
-import { noticeTitle } from './notices.js';
+import { translator } from '../i18n/translator.js';
+import { diagnosticTitle } from './diagnostics.js';
+import { noticeText, noticeTitle } from './notices.js';
 import {
   ENGINE_STATE_SENTENCE_WORDS,
   ENGINE_STATE_WORDS,
@@ -55,5 +57,35 @@ describe('words', () => {
     expect(wordsFor(NETCLI_ERROR_HINTS, 'constructor')).toBeUndefined();
     expect(NO_ANSWER_CODES.has('unreachable')).toBe(true);
     expect(NO_ANSWER_CODES.has('not-found')).toBe(false);
+  });
+
+  it('word a notice in the face’s language from its facts, or as it came', () => {
+    const zh = translator('zh-CN');
+    const fa = translator('fa');
+    const failover = {
+      code: 'failover',
+      message: 'node node_a stopped answering: moved to node node_b (asia-east)',
+      params: { region: 'asia-east' },
+    };
+    expect(noticeText(failover)).toBe(
+      'The server stopped answering: the tunnel moved to another server in asia-east.',
+    );
+    expect(noticeText(failover, zh)).toBe(
+      '服务器已无响应：隧道已切换到 asia-east 的另一台服务器。',
+    );
+    // An older engine's notice (no facts) and a newer code keep the words they came with.
+    expect(noticeText({ code: 'failover', message: 'moved' }, zh)).toBe('moved');
+    expect(noticeText({ code: 'from-a-newer-engine', message: 'new words' }, fa)).toBe('new words');
+    // No face is sent to a command line by the notice itself.
+    for (const language of ['en', 'zh-CN', 'zh-TW', 'ru', 'fa'] as const)
+      expect(
+        noticeText({ code: 'split-unavailable', message: 'x netcli' }, translator(language)),
+      ).not.toMatch(/netcli/);
+  });
+
+  it('title a diagnostics check by its id, a newer one as the engine named it', () => {
+    expect(diagnosticTitle('dns-leak', 'DNS leak')).toBe('DNS leak');
+    expect(diagnosticTitle('dns-leak', 'DNS leak', translator('zh-TW'))).toBe('DNS 外洩');
+    expect(diagnosticTitle('quantum', 'Quantum')).toBe('Quantum');
   });
 });

@@ -71,6 +71,7 @@ export async function enterConnected(
     notices.push({
       code: 'failover',
       message: `node ${lost} stopped answering: moved to node ${up.answer.node.id} (${up.answer.region})`,
+      params: { region: up.answer.region },
     });
   }
   mem.lostNode = null;

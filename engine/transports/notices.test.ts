@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
+import { translator } from '../../contracts/i18n/translator.js';
+import { noticeText } from '../../contracts/words/notices.js';
 import { transportNotice } from './notices.js';
 import type { TransportAttempt, TransportPlan } from './plan.js';
 
@@ -38,6 +40,7 @@ describe('the transport notice', () => {
     expect(transportNotice('ferry', tcp, setting('tcp', tcp), chosen)).toEqual({
       code: 'obfuscated',
       message: 'obfuscation is tcp: connected over TCP',
+      params: { transport: 'tcp', reason: 'chosen', setting: 'tcp' },
     });
     expect(transportNotice('ferry', tcp, setting('on', tcp), chosen)?.message).toBe(
       'obfuscation is on: connected over TCP',
@@ -56,6 +59,7 @@ describe('the transport notice', () => {
     expect(transportNotice('ferry', tls, auto, fallback)).toEqual({
       code: 'udp-blocked',
       message: 'UDP looks blocked on this network: using TLS',
+      params: { transport: 'tls', reason: 'fallback', blocked: 'udp:udp-unanswered' },
     });
     const tlsReset = {
       code: 'fallback' as const,
@@ -72,6 +76,22 @@ describe('the transport notice', () => {
       code: 'transport-remembered',
       message:
         'TLS worked on this network before: using it; WireGuard has no TLS transport: Ferry inside TLS stands in for it, and your protocol setting stays wireguard',
+      params: { transport: 'tls', reason: 'remembered', stand_in: 'wireguard' },
     });
+  });
+
+  it('gives the faces its facts, which they word in every language', () => {
+    const notice = transportNotice('wireguard', tls, auto, {
+      code: 'fallback',
+      blocked: [{ transport: 'udp', blockage: 'udp-unanswered' }],
+      message: 'UDP looks blocked on this network: using TLS',
+    })!;
+    expect(notice.code).toBe('udp-blocked');
+    expect(noticeText(notice)).toBe(
+      'Tunnel transport: UDP looks blocked on this network: using TLS. WireGuard has no TLS transport: Ferry over TLS stands in for it, and your protocol setting stays WireGuard.',
+    );
+    const ru = noticeText(notice, translator('ru'));
+    expect(ru).toContain('Транспорт туннеля');
+    expect(ru).toContain('TLS');
   });
 });

@@ -23,16 +23,27 @@ export function transportNotice(
     asked === 'wireguard'
       ? `; WireGuard has no ${TRANSPORT_NAMES[attempt.transport]} transport: ${carriage} stands in for it, and your protocol setting stays wireguard`
       : '';
+  // The facts, for the faces' own words (contracts/words/notices.ts noticeText).
+  const blocked = reason.blocked.map((b) => `${b.transport}:${b.blockage}`).join(',');
+  const params: Record<string, string> = {
+    transport: attempt.transport,
+    reason: reason.code,
+    ...(blocked ? { blocked } : {}),
+    ...(asked === 'wireguard' ? { stand_in: 'wireguard' } : {}),
+  };
   if (plan.by === 'setting') {
     const setting = plan.obfuscation;
+    params.setting = setting;
     return asked === 'wireguard'
       ? {
           code: 'obfuscated',
           message: `obfuscation is ${setting}: connected with ${carriage}, which hides the tunnel (WireGuard cannot); your protocol setting stays wireguard`,
+          params,
         }
       : {
           code: 'obfuscated',
           message: `obfuscation is ${setting}: connected ${attempt.transport === 'tls' ? 'inside TLS' : 'over TCP'}`,
+          params,
         };
   }
   if (reason.code === 'fallback') {
@@ -40,7 +51,8 @@ export function transportNotice(
     return {
       code: udpFailed ? 'udp-blocked' : 'transport-fallback',
       message: `${reason.message}${standIn}`,
+      params,
     };
   }
-  return { code: 'transport-remembered', message: `${reason.message}${standIn}` };
+  return { code: 'transport-remembered', message: `${reason.message}${standIn}`, params };
 }

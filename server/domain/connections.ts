@@ -86,6 +86,7 @@ export class ConnectionService {
           code: 'cipher-substituted',
           message:
             'WireGuard always encrypts with ChaCha20-Poly1305; AES-256-GCM was asked for, so ChaCha20-Poly1305 is in effect. Choose protocol "ferry" for AES-256-GCM.',
+          params: { asked: 'AES-256-GCM', used: 'ChaCha20-Poly1305' },
         });
       }
     } else {
@@ -160,6 +161,7 @@ export class ConnectionService {
         notices.push({
           code: 'region-fallback',
           message: `no node is available in ${scope.label}; connected to the best other region`,
+          params: { asked: scope.label },
         });
       }
     }

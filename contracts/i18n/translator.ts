@@ -34,6 +34,11 @@ import outputFa from './catalogs/output/fa.json' with { type: 'json' };
 import outputRu from './catalogs/output/ru.json' with { type: 'json' };
 import outputZhCN from './catalogs/output/zh-CN.json' with { type: 'json' };
 import outputZhTW from './catalogs/output/zh-TW.json' with { type: 'json' };
+import diagnoseEn from './catalogs/diagnose/en.json' with { type: 'json' };
+import diagnoseFa from './catalogs/diagnose/fa.json' with { type: 'json' };
+import diagnoseRu from './catalogs/diagnose/ru.json' with { type: 'json' };
+import diagnoseZhCN from './catalogs/diagnose/zh-CN.json' with { type: 'json' };
+import diagnoseZhTW from './catalogs/diagnose/zh-TW.json' with { type: 'json' };
 import { LANGUAGES, type Language } from './languages.js';
 
 /** A language's catalog: areas (states, notices, ...) of nested keys, words at the leaves. */
@@ -42,23 +47,32 @@ export interface Catalog {
 }
 
 /**
- * One language's words: the words all faces share at the top (states, notices, ...), and each
- * face's own under its name (`app`; `home`: the app's home screen, map, places and tray;
- * `netcli`: its commands and help; `output`: its reports and errors; `tui`).
- * Each face's words are a file of their own (catalogs/<face>/<language>.json).
+ * One language's words: the words all faces share at the top (states, notices, ...), the
+ * diagnostics checks' findings under `diagnose` (every face shows them), and each face's own
+ * under its name (`app`; `home`: the app's home screen, map, places and tray; `netcli`: its
+ * commands and help; `output`: its reports and errors; `tui`). Each area is a file of its own per
+ * language (catalogs/<area>/<language>.json).
  */
-function catalog<S, A, H, N, O, T>(shared: S, app: A, home: H, netcli: N, output: O, tui: T) {
-  return { ...shared, app, home, netcli, output, tui };
+function catalog<S, D, A, H, N, O, T>(
+  shared: S,
+  diagnose: D,
+  app: A,
+  home: H,
+  netcli: N,
+  output: O,
+  tui: T,
+) {
+  return { ...shared, diagnose, app, home, netcli, output, tui };
 }
 
-const EN = catalog(sharedEn, appEn, homeEn, netcliEn, outputEn, tuiEn);
+const EN = catalog(sharedEn, diagnoseEn, appEn, homeEn, netcliEn, outputEn, tuiEn);
 
 export const CATALOGS: Readonly<Record<Language, Catalog>> = {
   en: EN,
-  'zh-CN': catalog(sharedZhCN, appZhCN, homeZhCN, netcliZhCN, outputZhCN, tuiZhCN),
-  'zh-TW': catalog(sharedZhTW, appZhTW, homeZhTW, netcliZhTW, outputZhTW, tuiZhTW),
-  ru: catalog(sharedRu, appRu, homeRu, netcliRu, outputRu, tuiRu),
-  fa: catalog(sharedFa, appFa, homeFa, netcliFa, outputFa, tuiFa),
+  'zh-CN': catalog(sharedZhCN, diagnoseZhCN, appZhCN, homeZhCN, netcliZhCN, outputZhCN, tuiZhCN),
+  'zh-TW': catalog(sharedZhTW, diagnoseZhTW, appZhTW, homeZhTW, netcliZhTW, outputZhTW, tuiZhTW),
+  ru: catalog(sharedRu, diagnoseRu, appRu, homeRu, netcliRu, outputRu, tuiRu),
+  fa: catalog(sharedFa, diagnoseFa, appFa, homeFa, netcliFa, outputFa, tuiFa),
 };
 
 /** The suffixes of i18next's plural keys (the CLDR plural categories). */

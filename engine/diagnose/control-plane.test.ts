@@ -60,6 +60,8 @@ describe('the control-plane check', () => {
       verdict: 'ok',
       summary: 'ferry.example:8443 answers in 0 ms (version 0.1.0)',
       fix: null,
+      finding: 'answers',
+      params: { host: 'ferry.example:8443', ms: 0, version: '0.1.0' },
     });
     expect(asked).toContain('/api/v1/health');
     expect(r.published).toBeNull();

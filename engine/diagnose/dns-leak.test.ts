@@ -34,6 +34,7 @@ describe('the dns-leak check', () => {
         verdict: 'ok',
         summary: 'DNS queries reach the zone only through the node',
         fix: null,
+        finding: 'through-node',
       });
     }
   });

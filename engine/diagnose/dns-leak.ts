@@ -36,9 +36,17 @@ export async function checkDnsLeak(
       'dns-leak',
       'skipped',
       'connect first: a leak shows only while the tunnel is up',
+      null,
+      { finding: 'not-connected' },
     );
   if (deps.zone === null)
-    return diagnosticCheck('dns-leak', 'skipped', 'the control plane names no DNS leak-test zone');
+    return diagnosticCheck(
+      'dns-leak',
+      'skipped',
+      'the control plane names no DNS leak-test zone',
+      null,
+      { finding: 'no-zone' },
+    );
   const label = deps.label?.() ?? randomBytes(6).toString('hex');
   let answer: string[];
   try {
@@ -53,16 +61,25 @@ export async function checkDnsLeak(
       'warning',
       'the system resolver did not answer through the tunnel',
       'reconnect so that Ferry sets the system resolver',
+      { finding: 'no-answer', action: { kind: 'reconnect' } },
     );
   const expected = new Set(deps.expected);
   const foreign = answer.filter((a) => !expected.has(a));
   if (foreign.length === 0)
-    return diagnosticCheck('dns-leak', 'ok', 'DNS queries reach the zone only through the node');
+    return diagnosticCheck(
+      'dns-leak',
+      'ok',
+      'DNS queries reach the zone only through the node',
+      null,
+      { finding: 'through-node' },
+    );
   if (deps.configured !== null && foreign.every((a) => a === deps.configured))
     return diagnosticCheck(
       'dns-leak',
       'ok',
       `DNS queries reach the zone only through your resolver ${deps.configured}`,
+      null,
+      { finding: 'through-resolver', params: { resolver: deps.configured } },
     );
   if (deps.configured !== null)
     // The configured resolver may ask the zone from an address of its own: not provably a leak.
@@ -71,11 +88,21 @@ export async function checkDnsLeak(
       'warning',
       `DNS queries reach the zone from ${foreign[0]}: your resolver ${deps.configured}'s own address, or a leak`,
       'netcli config set dns auto shows which: with the node’s resolver, a leak is certain',
+      {
+        finding: 'resolver-or-leak',
+        params: { address: foreign[0]!, resolver: deps.configured },
+        action: { kind: 'setting', key: 'dns', value: 'auto' },
+      },
     );
   return diagnosticCheck(
     'dns-leak',
     'problem',
     `DNS queries leave outside the tunnel (they reach ${foreign[0]})`,
     DNS_LEAK_FIX,
+    {
+      finding: 'leak',
+      params: { address: foreign[0]! },
+      action: { kind: 'setting', key: 'kill_switch', value: 'on' },
+    },
   );
 }

@@ -29,9 +29,18 @@ export async function checkDomesticDns(
   deps: DomesticDnsDeps,
   signal: AbortSignal,
 ): Promise<DiagnosticCheck> {
-  if (!deps.connected) return diagnosticCheck('domestic-dns', 'skipped', 'applies while connected');
+  if (!deps.connected)
+    return diagnosticCheck('domestic-dns', 'skipped', 'applies while connected', null, {
+      finding: 'not-connected',
+    });
   if (deps.resolver === null)
-    return diagnosticCheck('domestic-dns', 'skipped', 'this engine runs without its own resolver');
+    return diagnosticCheck(
+      'domestic-dns',
+      'skipped',
+      'this engine runs without its own resolver',
+      null,
+      { finding: 'no-resolver' },
+    );
   const answer = (name: string) =>
     deps.lookup(name, signal).catch(() => {
       signal.throwIfAborted();
@@ -44,12 +53,15 @@ export async function checkDomesticDns(
       'warning',
       'the system resolver is not Ferry’s: every name is asked abroad, domestic ones too',
       RECONNECT,
+      { finding: 'not-ferry', action: { kind: 'reconnect' } },
     );
   if (deps.home === null || deps.isHome === null)
     return diagnosticCheck(
       'domestic-dns',
       'ok',
       'the system resolver is Ferry’s; with no home country every name goes through the tunnel',
+      null,
+      { finding: 'no-home' },
     );
   const name = deps.name(deps.home);
   if (name === null)
@@ -57,6 +69,8 @@ export async function checkDomesticDns(
       'domestic-dns',
       'ok',
       `the system resolver is Ferry’s (no test name is known for ${deps.home})`,
+      null,
+      { finding: 'no-test-name', params: { home: deps.home } },
     );
   const addresses = await answer(name);
   if (addresses.length === 0)
@@ -65,6 +79,7 @@ export async function checkDomesticDns(
       'warning',
       `the system resolver is Ferry’s, but ${name} did not resolve`,
       'check that this network’s own resolver answers (before connecting), then run netcli diagnose again',
+      { finding: 'no-answer', params: { name }, action: { kind: 'rerun' } },
     );
   const isHome = deps.isHome;
   if (addresses.every((a) => isHome(a)))
@@ -72,11 +87,14 @@ export async function checkDomesticDns(
       'domestic-dns',
       'ok',
       `the system resolver is Ferry’s, and ${name} resolves at home (${deps.home})`,
+      null,
+      { finding: 'at-home', params: { name, home: deps.home } },
     );
   return diagnosticCheck(
     'domestic-dns',
     'warning',
     `${name} resolves abroad: sites at home may be reached the long way`,
     'check that this network’s own resolver answered before connecting (Ferry asks it for names at home)',
+    { finding: 'abroad', params: { name } },
   );
 }

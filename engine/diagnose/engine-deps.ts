@@ -18,7 +18,7 @@ import { FERRY_FWMARK } from '../tunnel/names.js';
 import { gatewayOf } from '../tunnel/probe.js';
 import { SELF_CHECK_ZONE } from '../dns/messages.js';
 import { hostProbes, type HostProbes } from './host-probes.js';
-import type { NodeTarget } from './node-reach.js';
+import type { NodeTarget, NoNode } from './node-reach.js';
 import type { DiagnoseDeps } from './run.js';
 
 export interface DiagnoseSources {
@@ -80,10 +80,14 @@ async function addressOf(s: DiagnoseSources, host: string): Promise<string | nul
 export async function nodeToProbe(
   s: DiagnoseSources,
   signal: AbortSignal,
-): Promise<NodeTarget | { none: string }> {
-  if (s.config.service === null) return { none: 'no control plane is configured' };
+): Promise<NodeTarget | NoNode> {
+  if (s.config.service === null)
+    return { none: 'no control plane is configured', finding: 'no-service' };
   if (!s.status.signed_in)
-    return { none: 'this device is not signed in: no node list to pick from' };
+    return {
+      none: 'this device is not signed in: no node list to pick from',
+      finding: 'signed-out',
+    };
   const control = createControlClient({
     baseUrl: s.config.service,
     fetch: s.fetch,
@@ -100,13 +104,19 @@ export async function nodeToProbe(
     candidates = nodes.filter((n) => n.healthy && allowed.has(n.region));
   } catch {
     signal.throwIfAborted();
-    return { none: 'the control plane did not list the nodes' };
+    return { none: 'the control plane did not list the nodes', finding: 'no-node-list' };
   }
   const ms = (id: string) => s.latencies[id] ?? Infinity;
   const node = [...candidates].sort((a, b) => ms(a.id) - ms(b.id))[0];
-  if (!node) return { none: 'the control plane lists no healthy node your plan allows' };
+  if (!node)
+    return { none: 'the control plane lists no healthy node your plan allows', finding: 'no-node' };
   const address = await addressOf(s, node.endpoint_host);
-  if (address === null) return { none: `the address of ${node.id} could not be looked up` };
+  if (address === null)
+    return {
+      none: `the address of ${node.id} could not be looked up`,
+      finding: 'no-address',
+      params: { node: node.id },
+    };
   return {
     id: node.id,
     region: node.region,

@@ -222,6 +222,7 @@ describe('the node a connect would pick', () => {
     const s = { ...sources({}), status: idleStatus(false, true) };
     expect(await nodeToProbe(s, signal)).toEqual({
       none: 'this device is not signed in: no node list to pick from',
+      finding: 'signed-out',
     });
   });
 });

@@ -17,6 +17,7 @@ export interface Ipv6LeakDeps {
 }
 
 export const IPV6_FIX = 'turn the kill switch on: it blocks the IPv6 the tunnel does not carry';
+const KILL_SWITCH_ON = { kind: 'setting', key: 'kill_switch', value: 'on' } as const;
 /** Any global unicast address (2000::/3), for the routing table when no probe is known. */
 const ANY_GLOBAL_IPV6 = '2000::1';
 
@@ -29,22 +30,29 @@ export async function checkIpv6Leak(
       'ipv6-leak',
       'skipped',
       'connect first: a leak shows only while the tunnel is up',
+      null,
+      { finding: 'not-connected' },
     );
   const probe = deps.probe === null ? null : parseIpv6Endpoint(deps.probe);
   if (!(await deps.routeOutside(probe?.address ?? ANY_GLOBAL_IPV6)))
-    return diagnosticCheck('ipv6-leak', 'ok', 'no IPv6 route outside the tunnel');
+    return diagnosticCheck('ipv6-leak', 'ok', 'no IPv6 route outside the tunnel', null, {
+      finding: 'no-route',
+    });
   if (probe === null) {
     return deps.blocksIpv6
       ? diagnosticCheck(
           'ipv6-leak',
           'ok',
           'the protection table drops IPv6 outside the tunnel (no IPv6 probe to try it with)',
+          null,
+          { finding: 'dropped' },
         )
       : diagnosticCheck(
           'ipv6-leak',
           'warning',
           'this host has an IPv6 route outside the tunnel and nothing drops IPv6 there',
           IPV6_FIX,
+          { finding: 'open', action: KILL_SWITCH_ON },
         );
   }
   const outcome = await deps.connectTcp(probe.address, probe.port, signal);
@@ -57,20 +65,27 @@ export async function checkIpv6Leak(
         'problem',
         `IPv6 leaves outside the tunnel (a TCP connect over IPv6 ${outcome === 'connected' ? 'got through' : 'was answered'})`,
         IPV6_FIX,
+        { finding: outcome === 'connected' ? 'leak' : 'leak-answered', action: KILL_SWITCH_ON },
       );
     case 'blocked':
       return diagnosticCheck(
         'ipv6-leak',
         'ok',
         'IPv6 outside the tunnel is dropped by the firewall',
+        null,
+        { finding: 'firewall' },
       );
     case 'timeout':
       return diagnosticCheck(
         'ipv6-leak',
         'ok',
         'IPv6 outside the tunnel gets nowhere (no answer within 2 s)',
+        null,
+        { finding: 'no-answer', params: { seconds: 2 } },
       );
     case 'unreachable':
-      return diagnosticCheck('ipv6-leak', 'ok', 'IPv6 outside the tunnel finds no way out');
+      return diagnosticCheck('ipv6-leak', 'ok', 'IPv6 outside the tunnel finds no way out', null, {
+        finding: 'no-way-out',
+      });
   }
 }

@@ -39,6 +39,8 @@ export async function checkMtu(deps: MtuDeps, signal: AbortSignal): Promise<Diag
       'mtu',
       'skipped',
       'connect first: the check sends packets through the tunnel',
+      null,
+      { finding: 'not-connected' },
     );
   const payloads = mtuPayloads(deps.tunnel.mtu);
   let passed: boolean[];
@@ -51,27 +53,39 @@ export async function checkMtu(deps: MtuDeps, signal: AbortSignal): Promise<Diag
       'warning',
       'ping could not be run to measure the tunnel',
       'install ping (Debian: apt install iputils-ping)',
+      { finding: 'no-ping' },
     );
   }
   const largest = payloads.find((_, i) => passed[i]);
-  if (largest === undefined)
+  if (largest === undefined) {
+    const bytes = payloads.at(-1)! + PING_OVERHEAD;
     return diagnosticCheck(
       'mtu',
       'problem',
-      `nothing crossed the tunnel, not even ${payloads.at(-1)! + PING_OVERHEAD}-byte packets`,
+      `nothing crossed the tunnel, not even ${bytes}-byte packets`,
       'reconnect (netcli connect), or try another region',
+      { finding: 'nothing-crosses', params: { bytes }, action: { kind: 'reconnect' } },
     );
+  }
   const packet = largest + PING_OVERHEAD;
   if (largest === payloads[0])
     return diagnosticCheck(
       'mtu',
       'ok',
       `packets up to ${packet} bytes (the tunnel's MTU) cross the tunnel`,
+      null,
+      { finding: 'fits', params: { bytes: packet } },
     );
+  const suggested = suggestedMtu(packet);
   return diagnosticCheck(
     'mtu',
     'problem',
     `an MTU black hole: packets over ${packet} bytes are lost on the way to the node (the tunnel's MTU is ${deps.tunnel.mtu})`,
-    `set a smaller MTU: netcli config set mtu ${suggestedMtu(packet)}`,
+    `set a smaller MTU: netcli config set mtu ${suggested}`,
+    {
+      finding: 'black-hole',
+      params: { bytes: packet, mtu: deps.tunnel.mtu, suggested },
+      action: { kind: 'setting', key: 'mtu', value: String(suggested) },
+    },
   );
 }

@@ -64,6 +64,9 @@ describe('node-udp and node-tcp with a tunnel up', () => {
       verdict: 'problem',
       summary: 'UDP to the node gets no answer on this network: the connect fell back to TCP',
       fix: OBFUSCATION_FIX,
+      finding: 'fell-back',
+      params: { transport: 'tcp' },
+      action: { kind: 'setting', key: 'obfuscation', value: 'on' },
     });
     expect(tcp).toMatchObject({ verdict: 'ok', fix: null });
   });

@@ -4,7 +4,9 @@
 import {
   diagnosticCheck,
   TRANSPORT_NAMES,
+  type DiagnosticAction,
   type DiagnosticCheck,
+  type DiagnosticParams,
   type Transport,
 } from '../../contracts/index.js';
 
@@ -30,11 +32,19 @@ export interface TunnelEvidence {
   notices: readonly string[];
 }
 
+/** Why there is no node to probe: in words, and as a finding both node checks carry. */
+export interface NoNode {
+  /** A sentence for the summary. */
+  none: string;
+  finding?: 'no-service' | 'signed-out' | 'no-node-list' | 'no-node' | 'no-address';
+  params?: DiagnosticParams;
+}
+
 export interface NodeReachDeps {
   /** The tunnel that carries traffic now (null: none, so the node is probed). */
   tunnel: TunnelEvidence | null;
   /** The node to probe, or why there is none to probe (a sentence for the summary). */
-  node(signal: AbortSignal): Promise<NodeTarget | { none: string }>;
+  node(signal: AbortSignal): Promise<NodeTarget | NoNode>;
   /** Lets the probes out through a kill switch that holds; false: they cannot leave now. */
   allow(target: NodeTarget): Promise<boolean>;
   /** Takes back what `allow` let out that should not stay (called once the probes are done). */
@@ -49,6 +59,8 @@ export const OBFUSCATION_FIX =
 export const ANOTHER_REGION_FIX =
   'the node is unreachable from this network: try another region (netcli connect --region ...)';
 const UDP_SILENT = 'UDP to the node gets no answer on this network';
+const OBFUSCATION_ON: DiagnosticAction = { kind: 'setting', key: 'obfuscation', value: 'on' };
+const ANOTHER_REGION: DiagnosticAction = { kind: 'region' };
 
 const TCP_WORDS: Readonly<Record<Exclude<TcpOutcome, 'connected'>, string>> = {
   refused: 'was refused',
@@ -59,18 +71,28 @@ const TCP_WORDS: Readonly<Record<Exclude<TcpOutcome, 'connected'>, string>> = {
 
 /** The checks from a live tunnel's evidence. */
 function fromTunnel(t: TunnelEvidence): [DiagnosticCheck, DiagnosticCheck] {
+  const node = t.nodeId;
   if (t.transport === 'udp') {
     return [
-      diagnosticCheck('node-udp', 'ok', `the tunnel to ${t.nodeId} runs over UDP`),
+      diagnosticCheck('node-udp', 'ok', `the tunnel to ${node} runs over UDP`, null, {
+        finding: 'tunnel',
+        params: { node },
+      }),
       diagnosticCheck(
         'node-tcp',
         'skipped',
         'the tunnel runs over UDP: TCP (the fallback) is not needed while it works',
+        null,
+        { finding: 'not-needed' },
       ),
     ];
   }
   const name = TRANSPORT_NAMES[t.transport];
-  const tcp = diagnosticCheck('node-tcp', 'ok', `the tunnel to ${t.nodeId} runs over ${name}`);
+  const transport = t.transport;
+  const tcp = diagnosticCheck('node-tcp', 'ok', `the tunnel to ${node} runs over ${name}`, null, {
+    finding: 'tunnel',
+    params: { node, transport },
+  });
   if (t.notices.includes('udp-blocked'))
     return [
       diagnosticCheck(
@@ -78,15 +100,28 @@ function fromTunnel(t: TunnelEvidence): [DiagnosticCheck, DiagnosticCheck] {
         'problem',
         `${UDP_SILENT}: the connect fell back to ${name}`,
         OBFUSCATION_FIX,
+        { finding: 'fell-back', params: { transport }, action: OBFUSCATION_ON },
       ),
       tcp,
     ];
   if (t.notices.includes('obfuscated'))
     return [
-      diagnosticCheck('node-udp', 'skipped', `obfuscation is on: the tunnel uses ${name} only`),
+      diagnosticCheck(
+        'node-udp',
+        'skipped',
+        `obfuscation is on: the tunnel uses ${name} only`,
+        null,
+        { finding: 'obfuscated', params: { transport } },
+      ),
       tcp,
     ];
-  return [diagnosticCheck('node-udp', 'skipped', `the tunnel runs over ${name}`), tcp];
+  return [
+    diagnosticCheck('node-udp', 'skipped', `the tunnel runs over ${name}`, null, {
+      finding: 'tunnel-other',
+      params: { transport },
+    }),
+    tcp,
+  ];
 }
 
 export async function checkNodeReach(
@@ -95,16 +130,21 @@ export async function checkNodeReach(
 ): Promise<[DiagnosticCheck, DiagnosticCheck]> {
   if (deps.tunnel) return fromTunnel(deps.tunnel);
   const node = await deps.node(signal);
-  if ('none' in node)
+  if ('none' in node) {
+    const found = node.finding && {
+      finding: node.finding,
+      ...(node.params && { params: node.params }),
+    };
     return [
-      diagnosticCheck('node-udp', 'skipped', node.none),
-      diagnosticCheck('node-tcp', 'skipped', node.none),
+      diagnosticCheck('node-udp', 'skipped', node.none, null, found),
+      diagnosticCheck('node-tcp', 'skipped', node.none, null, found),
     ];
+  }
   if (!(await deps.allow(node))) {
     const why = 'the kill switch holds (lockdown) and lets no probe out while disconnected';
     return [
-      diagnosticCheck('node-udp', 'skipped', why),
-      diagnosticCheck('node-tcp', 'skipped', why),
+      diagnosticCheck('node-udp', 'skipped', why, null, { finding: 'lockdown' }),
+      diagnosticCheck('node-tcp', 'skipped', why, null, { finding: 'lockdown' }),
     ];
   }
   let udp: number | null | undefined;
@@ -120,44 +160,76 @@ export async function checkNodeReach(
     await deps.release?.();
   }
   const name = `${node.id} (${node.region})`;
+  const about = { node: node.id, region: node.region };
   const udpOk = udp === undefined ? undefined : udp !== null;
   const tcpOk = tcp === undefined ? undefined : tcp === 'connected';
 
   let udpCheck: DiagnosticCheck;
   if (udpOk === undefined)
-    udpCheck = diagnosticCheck('node-udp', 'skipped', `${name} runs no latency probe responder`);
-  else if (udpOk)
+    udpCheck = diagnosticCheck(
+      'node-udp',
+      'skipped',
+      `${name} runs no latency probe responder`,
+      null,
+      { finding: 'no-probe', params: about },
+    );
+  else if (udpOk) {
+    const ms = Math.round(udp!);
     udpCheck = diagnosticCheck(
       'node-udp',
       'ok',
-      `${name} answers authenticated UDP probes (${Math.round(udp!)} ms)`,
+      `${name} answers authenticated UDP probes (${ms} ms)`,
+      null,
+      { finding: 'answers', params: { ...about, ms } },
     );
-  else
-    udpCheck = diagnosticCheck(
-      'node-udp',
-      'problem',
-      `${UDP_SILENT} (${name})`,
-      tcpOk === true ? OBFUSCATION_FIX : ANOTHER_REGION_FIX,
-    );
+  } else
+    udpCheck =
+      tcpOk === true
+        ? diagnosticCheck('node-udp', 'problem', `${UDP_SILENT} (${name})`, OBFUSCATION_FIX, {
+            finding: 'udp-blocked',
+            params: about,
+            action: OBFUSCATION_ON,
+          })
+        : diagnosticCheck('node-udp', 'problem', `${UDP_SILENT} (${name})`, ANOTHER_REGION_FIX, {
+            finding: 'unreachable',
+            params: about,
+            action: ANOTHER_REGION,
+          });
 
   let tcpCheck: DiagnosticCheck;
+  const failed = tcp as Exclude<TcpOutcome, 'connected'>;
   if (tcpOk === undefined)
-    tcpCheck = diagnosticCheck('node-tcp', 'skipped', `${name} has no Ferry TCP port`);
+    tcpCheck = diagnosticCheck('node-tcp', 'skipped', `${name} has no Ferry TCP port`, null, {
+      finding: 'no-port',
+      params: about,
+    });
   else if (tcpOk)
-    tcpCheck = diagnosticCheck('node-tcp', 'ok', `a TCP connect to ${name}'s Ferry port works`);
+    tcpCheck = diagnosticCheck(
+      'node-tcp',
+      'ok',
+      `a TCP connect to ${name}'s Ferry port works`,
+      null,
+      { finding: 'connects', params: about },
+    );
   else if (udpOk === false)
     tcpCheck = diagnosticCheck(
       'node-tcp',
       'problem',
-      `a TCP connect to ${name}'s Ferry port ${TCP_WORDS[tcp as Exclude<TcpOutcome, 'connected'>]}`,
+      `a TCP connect to ${name}'s Ferry port ${TCP_WORDS[failed]}`,
       ANOTHER_REGION_FIX,
+      { finding: 'unreachable', params: { ...about, outcome: failed }, action: ANOTHER_REGION },
     );
   else
     tcpCheck = diagnosticCheck(
       'node-tcp',
       'warning',
-      `a TCP connect to ${name}'s Ferry port ${TCP_WORDS[tcp as Exclude<TcpOutcome, 'connected'>]}: the fallback when UDP is blocked would fail here`,
+      `a TCP connect to ${name}'s Ferry port ${TCP_WORDS[failed]}: the fallback when UDP is blocked would fail here`,
       'keep obfuscation auto or off on this network, or try another region (netcli connect --region ...)',
+      {
+        finding: 'fallback-fails',
+        params: { ...about, outcome: failed },
+        action: ANOTHER_REGION,
+      },
     );
   return [udpCheck, tcpCheck];
 }

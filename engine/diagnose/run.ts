@@ -53,8 +53,15 @@ export interface RunOptions {
 export const DIAGNOSE_TIMEOUT_MS = 10_000;
 
 function engineCheck(e: DiagnoseDeps['engine']): DiagnosticCheck {
-  const where = e.nodeId && e.state === 'connected' ? `connected to ${e.nodeId}` : e.state;
-  return diagnosticCheck('engine', 'ok', `running (${where})`);
+  if (e.nodeId && e.state === 'connected')
+    return diagnosticCheck('engine', 'ok', `running (connected to ${e.nodeId})`, null, {
+      finding: 'connected',
+      params: { node: e.nodeId },
+    });
+  return diagnosticCheck('engine', 'ok', `running (${e.state})`, null, {
+    finding: 'running',
+    params: { state: e.state },
+  });
 }
 
 export async function runDiagnostics(
@@ -95,6 +102,7 @@ export async function runDiagnostics(
             'warning',
             `the check could not run (${why})`,
             'run netcli diagnose again',
+            { finding: 'failed', params: { detail: why }, action: { kind: 'rerun' } },
           ),
         );
       }
@@ -105,6 +113,7 @@ export async function runDiagnostics(
         'warning',
         `no result within ${seconds} s`,
         'run netcli diagnose again; if it repeats, the network here is very slow',
+        { finding: 'timed-out', params: { seconds }, action: { kind: 'rerun' } },
       ),
     );
   };

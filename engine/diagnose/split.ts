@@ -25,10 +25,18 @@ export function checkSplit(deps: SplitDeps): DiagnosticCheck {
       ...(data?.homeRanges != null ? [`${data.homeRanges} ranges`] : []),
       ...(data ? [`dataset ${data.dataset}`] : []),
     ];
+    const home = p.home_country ?? 'unknown';
     return diagnosticCheck(
       'split',
       'ok',
       `only cross-border traffic goes through the tunnel (${details.join(', ')})`,
+      null,
+      data?.homeRanges != null
+        ? {
+            finding: 'by-country',
+            params: { home, count: data.homeRanges, dataset: data.dataset },
+          }
+        : { finding: 'by-country-brief', params: { home } },
     );
   }
   if (p.split === 'unavailable')
@@ -37,8 +45,13 @@ export function checkSplit(deps: SplitDeps): DiagnosticCheck {
       'warning',
       'split auto, but the home country is unknown: everything goes through the tunnel',
       'netcli config set home_country <code>',
+      { finding: 'unknown-home', action: { kind: 'choose-setting', key: 'home_country' } },
     );
   if (deps.setting === 'auto' && !deps.active)
-    return diagnosticCheck('split', 'ok', 'auto: applies from the next connect');
-  return diagnosticCheck('split', 'ok', 'off: everything goes through the tunnel');
+    return diagnosticCheck('split', 'ok', 'auto: applies from the next connect', null, {
+      finding: 'next-connect',
+    });
+  return diagnosticCheck('split', 'ok', 'off: everything goes through the tunnel', null, {
+    finding: 'off',
+  });
 }

@@ -1,6 +1,12 @@
 // How netcli reaches the engine: the socket (--socket, FERRY_SOCKET, the default), the engine
 // started in the background when root finds none on the default socket, and the typed client.
-import { DEFAULT_ENGINE_SOCKET, createLocalClient, type LocalClient } from '../contracts/index.js';
+import {
+  DEFAULT_ENGINE_SOCKET,
+  createLocalClient,
+  translator,
+  type LocalClient,
+  type Translate,
+} from '../contracts/index.js';
 import { probeSocket } from '../engine/host/socket-file.js';
 import { createUnixFetch, type UnixFetch } from '../engine/host/unix-fetch.js';
 import type { CliIo } from './io.js';
@@ -26,10 +32,14 @@ export function chooseSocket(option: string | undefined, env: CliIo['env']): Soc
  * and this waits until it answers (or gives up after AUTOSTART_WAIT_MS; the call that follows
  * then says there is no engine). A socket someone chose is never given an engine this way.
  */
-export async function ensureEngine(socket: SocketChoice, io: CliIo): Promise<void> {
+export async function ensureEngine(
+  socket: SocketChoice,
+  io: CliIo,
+  t: Translate = translator('en'),
+): Promise<void> {
   if (!io.isRoot || !socket.isDefault) return;
   if ((await probeSocket(socket.path)) === 'live') return;
-  io.stderr.write('netcli: no engine was running; starting one (netcli daemon)\n');
+  io.stderr.write(`netcli: ${t('output.errors.startingEngine')}\n`);
   await io.startDaemon(socket.path);
   const until = Date.now() + AUTOSTART_WAIT_MS;
   while (Date.now() < until) {
@@ -42,10 +52,13 @@ export async function ensureEngine(socket: SocketChoice, io: CliIo): Promise<voi
 export class EngineConnections {
   private readonly fetches: UnixFetch[] = [];
 
-  constructor(private readonly io: CliIo) {}
+  constructor(
+    private readonly io: CliIo,
+    private readonly t: Translate = translator('en'),
+  ) {}
 
   async client(socket: SocketChoice): Promise<LocalClient> {
-    await ensureEngine(socket, this.io);
+    await ensureEngine(socket, this.io, this.t);
     const fetch = createUnixFetch(socket.path);
     this.fetches.push(fetch);
     return createLocalClient({ fetch });

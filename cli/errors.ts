@@ -3,12 +3,16 @@
 import {
   ApiError,
   DEFAULT_ENGINE_SOCKET,
-  NETCLI_ERROR_HINTS,
+  netcliErrorHints,
+  translator,
   wordsFor,
   type FieldError,
+  type Translate,
 } from '../contracts/index.js';
 import { SocketFileError } from '../engine/host/socket-file.js';
 import { FerryError } from '../engine/errors.js';
+
+const english = translator('en');
 
 export const EXIT_OK = 0;
 export const EXIT_REFUSED = 1;
@@ -17,15 +21,30 @@ export const EXIT_NO_ENGINE = 3;
 /** Interrupted (Ctrl-C), as shells count it. */
 export const EXIT_INTERRUPTED = 130;
 
+/** A failure's words in a language. */
+export type FailureWords = (t: Translate) => { message: string; hints: readonly string[] };
+
 /** A failure netcli itself found, with its hints. */
 export class CliError extends Error {
+  /** Its words in netcli's language, for a failure found where the language is not known. */
+  words?: FailureWords;
+
   constructor(
     message: string,
     readonly hints: readonly string[] = [],
     readonly exitCode: number = EXIT_REFUSED,
   ) {
     super(message);
+    // eslint-disable-next-line i18next/no-literal-string -- the class's name, not words
     this.name = 'CliError';
+  }
+
+  /** A failure said in netcli's language once main.ts describes it (English until then). */
+  static say(words: FailureWords, exitCode: number = EXIT_REFUSED): CliError {
+    const english = words(translator('en'));
+    const error = new CliError(english.message, english.hints, exitCode);
+    error.words = words;
+    return error;
   }
 }
 
@@ -36,118 +55,129 @@ export interface Failure {
 }
 
 /** The command that starts an engine on `socketPath` (the default one needs no option). */
-function startEngine(socketPath: string): string {
+function startEngine(socketPath: string, t: Translate): string {
   const option = socketPath === DEFAULT_ENGINE_SOCKET ? '' : ` --socket ${socketPath}`;
-  return `is the engine running? start it with: sudo netcli daemon${option}`;
+  return t('output.errors.startEngine', { option });
 }
 
 /** The hints for a code (contracts/words/errors.ts), none for a code without any. */
-function hintsFor(code: string): readonly string[] {
-  return wordsFor(NETCLI_ERROR_HINTS, code) ?? [];
+function hintsFor(code: string, t: Translate): readonly string[] {
+  return wordsFor(netcliErrorHints(t), code) ?? [];
 }
 
 /**
  * One hint line per field: what it takes, and the values where the set is closed; none that only
  * says again what the failure's own line (`said`) says.
  */
-function fieldHints(errors: readonly FieldError[] | undefined, said: string): string[] {
+function fieldHints(
+  errors: readonly FieldError[] | undefined,
+  said: string,
+  t: Translate,
+): string[] {
   return (errors ?? [])
     .filter((e) => e.allowed !== undefined || e.message !== said)
     .map((e) => {
-      const name = e.field || 'the request';
-      return e.allowed ? `${name}: one of ${e.allowed.join(', ')}` : `${name}: ${e.message}`;
+      const name = e.field || t('output.errors.theRequest');
+      return e.allowed
+        ? t('output.errors.oneOf', { name, values: e.allowed.join(', ') })
+        : t('output.errors.field', { name, message: e.message });
     });
 }
 
-function deviceLimitHints(problem: Readonly<Record<string, unknown>> | undefined): string[] {
+function deviceLimitHints(
+  problem: Readonly<Record<string, unknown>> | undefined,
+  t: Translate,
+): string[] {
   const devices = Array.isArray(problem?.devices) ? problem.devices : [];
   const names = devices
     .map((d) => (d && typeof d === 'object' ? (d as { id?: unknown; name?: unknown }) : {}))
     .filter((d) => typeof d.id === 'string')
     .map((d) => `${String(d.id)} (${typeof d.name === 'string' ? d.name : '?'})`);
   return [
-    'revoke a device from one that is signed in: netcli devices revoke <id>',
-    ...(names.length > 0 ? [`the account's devices: ${names.join(', ')}`] : []),
+    t('output.errors.revokeDevice'),
+    ...(names.length > 0 ? [t('output.errors.accountDevices', { devices: names.join(', ') })] : []),
   ];
 }
 
 /** The engine's own refusals (its answer) and those of the control plane it passed on. */
-function refusal(e: ApiError): Failure {
-  const hints = [...fieldHints(e.errors, e.detail)];
+function refusal(e: ApiError, t: Translate): Failure {
+  const hints = [...fieldHints(e.errors, e.detail, t)];
   let message = e.detail;
-  if (e.code === 'device-limit') hints.push(...deviceLimitHints(e.problem));
+  if (e.code === 'device-limit') hints.push(...deviceLimitHints(e.problem, t));
   else if (e.code === 'unreachable' || e.code === 'timeout') {
-    message = `the control plane did not answer (${e.detail})`;
-    hints.push('check the service URL (netcli config get service) and the network');
+    message = t('output.errors.controlPlaneSilent', { detail: e.detail });
+    hints.push(t('output.errors.checkService'));
   } else if (e.code === 'rate-limited' && e.retryAfterSeconds !== undefined) {
-    hints.push(`try again in ${e.retryAfterSeconds} s`);
-  } else hints.push(...hintsFor(e.code));
+    hints.push(t('output.errors.retryIn', { count: e.retryAfterSeconds }));
+  } else hints.push(...hintsFor(e.code, t));
   return { message, hints, exitCode: EXIT_REFUSED };
 }
 
 /** Why the engine did not answer at all, in words, from the connection's error. */
-function noAnswer(e: ApiError, socketPath: string): Failure {
+function noAnswer(e: ApiError, socketPath: string, t: Translate): Failure {
   if (e.code === 'timeout') {
     return {
-      message: `the engine did not answer in time (${e.detail})`,
-      hints: ['it may still be working on it: netcli status'],
+      message: t('output.errors.engineTimeout', { detail: e.detail }),
+      hints: [t('output.errors.stillWorking')],
       exitCode: EXIT_REFUSED,
     };
   }
   if (e.code === 'aborted') {
-    return { message: 'cancelled', hints: [], exitCode: EXIT_INTERRUPTED };
+    return { message: t('output.errors.cancelled'), hints: [], exitCode: EXIT_INTERRUPTED };
   }
   if (e.code === 'bad-response') {
     return {
-      message: `the engine's answer could not be read (${e.detail})`,
-      hints: ['are netcli and the engine the same version?'],
+      message: t('output.errors.badResponse', { detail: e.detail }),
+      hints: [t('output.errors.sameVersion')],
       exitCode: EXIT_REFUSED,
     };
   }
   if (/\bEACCES\b|\bEPERM\b/.test(e.detail)) {
     return {
-      message: `permission denied on ${socketPath}`,
-      hints: [
-        'run as root, or join the group ferry: sudo usermod -aG ferry $USER (then log in again)',
-      ],
+      message: t('output.errors.permissionDenied', { socket: socketPath }),
+      hints: [t('output.errors.joinGroup')],
       exitCode: EXIT_NO_ENGINE,
     };
   }
   return {
-    message: `no engine answers on ${socketPath}`,
-    hints: [startEngine(socketPath)],
+    message: t('output.errors.noEngine', { socket: socketPath }),
+    hints: [startEngine(socketPath, t)],
     exitCode: EXIT_NO_ENGINE,
   };
 }
 
-export function describeFailure(e: unknown, socketPath: string): Failure {
-  if (e instanceof CliError)
-    return { message: e.message, hints: [...e.hints], exitCode: e.exitCode };
+export function describeFailure(e: unknown, socketPath: string, t: Translate = english): Failure {
+  if (e instanceof CliError) {
+    const said = e.words?.(t) ?? e;
+    return { message: said.message, hints: [...said.hints], exitCode: e.exitCode };
+  }
   if (e instanceof ApiError) {
     // No status: no answer from the engine itself. A status: the engine answered, refusing.
-    return e.status === undefined ? noAnswer(e, socketPath) : refusal(e);
+    return e.status === undefined ? noAnswer(e, socketPath, t) : refusal(e, t);
   }
   if (e instanceof SocketFileError) {
     return {
       message: e.message,
-      hints:
-        e.code === 'engine-already-running'
-          ? ['stop that engine first, or give this one another --socket']
-          : [],
+      hints: e.code === 'engine-already-running' ? [t('output.errors.engineRunning')] : [],
       exitCode: EXIT_REFUSED,
     };
   }
   if (e instanceof FerryError) {
     return {
       message: e.message,
-      hints: [...fieldHints(e.errors, e.message), ...hintsFor(e.code)],
+      hints: [...fieldHints(e.errors, e.message, t), ...hintsFor(e.code, t)],
       exitCode: EXIT_REFUSED,
     };
   }
   const message = e instanceof Error ? e.message : String(e);
-  return { message: `unexpected error: ${message}`, hints: [], exitCode: EXIT_REFUSED };
+  return {
+    message: t('output.errors.unexpected', { message }),
+    hints: [],
+    exitCode: EXIT_REFUSED,
+  };
 }
 
-export function failureText(f: Failure): string {
-  return [`netcli: ${f.message}`, ...f.hints.map((h) => `hint: ${h}`)].join('\n') + '\n';
+export function failureText(f: Failure, t: Translate = english): string {
+  const hint = t('output.errors.hint');
+  return [`netcli: ${f.message}`, ...f.hints.map((h) => `${hint}: ${h}`)].join('\n') + '\n';
 }

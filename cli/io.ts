@@ -1,5 +1,6 @@
 // What netcli needs of its process, injected so that tests run it in process: output streams,
 // the environment, who runs it, interrupts, secrets, and starting the engine in the background.
+import type { Language } from '../contracts/index.js';
 import type { EngineApi } from '../engine/engine-api.js';
 
 export interface Output {
@@ -48,7 +49,7 @@ export interface CliIo {
    * Signs the user's browser in with a one-time link of the web graphical mode, never putting it
    * on a command line (cli/launch.ts); false when there is no display or no browser.
    */
-  openInBrowser(url: string): Promise<boolean>;
+  openInBrowser(url: string, language?: Language): Promise<boolean>;
   /** This process's id (`netcli exec` asks the engine to put it on a way). */
   readonly pid: number;
   /**

@@ -1,6 +1,7 @@
 // Opening the graphical mode on this machine: the installed desktop app, or the browser signed in
 // to the web graphical mode. Only where a person can see it: no display (a server, a test
 // namespace) opens nothing, and netcli prints the link instead.
+import type { Language } from '../contracts/index.js';
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,7 @@ function desktopAppCandidates(env: Env, platform: NodeJS.Platform): string[] {
   const own = env.FERRY_DESKTOP_APP ? [env.FERRY_DESKTOP_APP] : [];
   if (platform === 'darwin') return [...own, '/Applications/Ferry.app/Contents/MacOS/Ferry'];
   if (platform === 'win32')
+    // eslint-disable-next-line i18next/no-literal-string -- a file's path, not words
     return [...own, path.join(env.LOCALAPPDATA ?? '', 'Programs', 'Ferry', 'Ferry.exe')];
   return [...own, '/opt/Ferry/ferry'];
 }
@@ -71,6 +73,8 @@ export async function launchDesktopApp(env: Env): Promise<boolean> {
 export interface OpenInBrowserOptions {
   /** When the sign-in page is removed (default: once its token can no longer be used). */
   removeAfterMs?: number;
+  /** The language of the sign-in page's words (default English). */
+  language?: Language;
 }
 
 /**

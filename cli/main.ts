@@ -3,6 +3,7 @@
 // options every command takes before the command as after it, and turns failures into
 // `netcli: <detail>` / `hint:` lines and exit codes.
 import { Command, CommanderError } from 'commander';
+import { translator } from '../contracts/index.js';
 import { registerAccount } from './commands/account.js';
 import { registerConfig } from './commands/config.js';
 import { registerConnection } from './commands/connection.js';
@@ -24,7 +25,9 @@ import { registerApiAccess } from './commands/api-access.js';
 import { EXIT_OK, EXIT_USAGE, describeFailure, failureText } from './errors.js';
 import type { CliIo } from './io.js';
 import { processIo } from './process-io.js';
-import { Runtime, withCommon, type CommonOptions } from './runtime.js';
+import { resolveNetcliLanguage } from './language.js';
+import { Runtime, commonOptionWords, withCommon, type CommonOptions } from './runtime.js';
+import { localizeCommander, translateUsageError } from './help-words.js';
 import { plainLine } from './terminal-text.js';
 import { netcliVersion } from './version.js';
 
@@ -37,9 +40,9 @@ const COMMON_OPTIONS = ['json', 'socket'] as const satisfies readonly (keyof Com
  * positional options), and the command that runs gets them unless it was given its own after
  * it, which win.
  */
-function acceptCommonOptionsFirst(program: Command): void {
+function acceptCommonOptionsFirst(program: Command, rt: Runtime): void {
   program.enablePositionalOptions();
-  withCommon(program);
+  withCommon(program, rt.t);
   program.hook('preAction', (_program, command) => {
     for (const key of COMMON_OPTIONS) {
       const before: unknown = program.getOptionValue(key);
@@ -49,9 +52,23 @@ function acceptCommonOptionsFirst(program: Command): void {
   });
 }
 
+/** --json and --socket of every command, described in netcli's language. */
+function describeCommonOptions(command: Command, rt: Runtime): void {
+  const words = commonOptionWords(rt.t);
+  const english = commonOptionWords(translator('en'));
+  for (const option of command.options) {
+    if (option.long === '--json' && option.description === english.json)
+      option.description = words.json;
+    if (option.long === '--socket' && option.description === english.socket)
+      option.description = words.socket;
+  }
+  for (const sub of command.commands) describeCommonOptions(sub, rt);
+}
+
 /** netcli --version (-V): the package's version, read only then. */
 function addVersion(program: Command, rt: Runtime): void {
-  program.option('-V, --version', 'print netcli’s version');
+  // eslint-disable-next-line i18next/no-literal-string -- commander's flags, not words
+  program.option('-V, --version', rt.t('netcli.help.version'));
   program.on('option:version', () => {
     const version = netcliVersion();
     rt.io.stdout.write(`${version}\n`);
@@ -60,17 +77,21 @@ function addVersion(program: Command, rt: Runtime): void {
 }
 
 export function buildProgram(rt: Runtime): Command {
+  const { t } = rt;
   const program = new Command('netcli')
-    .description('Ferry VPN: connect, and manage the account, regions and settings')
+    .description(t('netcli.help.program'))
     .exitOverride()
-    .showHelpAfterError('(add --help for usage)')
+    .showHelpAfterError(t('netcli.help.afterError'))
     .configureOutput({
       writeOut: (s) => rt.io.stdout.write(s),
       writeErr: (s) => rt.io.stderr.write(s),
-      // The same first word as every other failure of netcli.
-      outputError: (s, write) => write(s.replace(/^error: /, 'netcli: ')),
+      // The same first word as every other failure of netcli, in netcli's language.
+      outputError: (s, write) =>
+        write(translateUsageError(s, rt.language, t).replace(/^error: /, 'netcli: ')),
     });
-  acceptCommonOptionsFirst(program);
+  // Commander's own words (Usage:, Options:, --help), before the commands copy its settings.
+  localizeCommander(program, t);
+  acceptCommonOptionsFirst(program, rt);
   addVersion(program, rt);
   registerDaemon(program, rt);
   registerInit(program, rt);
@@ -90,12 +111,13 @@ export function buildProgram(rt: Runtime): Command {
   registerGui(program, rt);
   registerTui(program, rt);
   registerUi(program, rt);
+  describeCommonOptions(program, rt);
   return program;
 }
 
 /** Runs netcli with `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const rt = new Runtime(io);
+  const rt = new Runtime(io, await resolveNetcliLanguage(argv, io.env));
   try {
     await buildProgram(rt).parseAsync([...argv], { from: 'user' });
     return rt.exitCode;
@@ -105,14 +127,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
         ? EXIT_OK
         : EXIT_USAGE;
     }
-    const failure = describeFailure(e, rt.socket.path);
+    const failure = describeFailure(e, rt.socket.path, rt.t);
     // Each line one line: a detail the control plane wrote cannot add lines of its own.
     rt.io.stderr.write(
-      failureText({
-        ...failure,
-        message: plainLine(failure.message),
-        hints: failure.hints.map(plainLine),
-      }),
+      failureText(
+        {
+          ...failure,
+          message: plainLine(failure.message),
+          hints: failure.hints.map(plainLine),
+        },
+        rt.t,
+      ),
     );
     return failure.exitCode;
   } finally {

@@ -34,9 +34,10 @@ function openDaemonLog(): number {
       // the next place
     }
   }
-  throw new CliError('cannot open a log file for the engine', [
-    `start it yourself: sudo netcli daemon`,
-  ]);
+  throw CliError.say((t) => ({
+    message: t('output.errors.noDaemonLog'),
+    hints: [t('output.errors.startYourself')],
+  }));
 }
 
 async function readLine(): Promise<string> {
@@ -72,7 +73,12 @@ function readHidden(prompt: string): Promise<string> {
         }
         if (ch === '\u0003') {
           finish();
-          reject(new CliError('cancelled', [], EXIT_INTERRUPTED));
+          reject(
+            CliError.say(
+              (t) => ({ message: t('output.errors.cancelled'), hints: [] }),
+              EXIT_INTERRUPTED,
+            ),
+          );
           return;
         }
         value = ch === '\u007f' || ch === '\b' ? value.slice(0, -1) : value + ch;
@@ -122,7 +128,7 @@ export function processIo(): CliIo {
     pid: process.pid,
     runProgram,
     launchDesktopApp: () => launchDesktopApp(process.env),
-    openInBrowser: (url) => openInBrowser(url, process.env),
+    openInBrowser: (url, language) => openInBrowser(url, process.env, language ? { language } : {}),
     async startDaemon(socketPath) {
       const log = openDaemonLog();
       try {

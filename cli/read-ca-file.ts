@@ -12,17 +12,25 @@ export function readCaFile(file: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'an I/O error';
-    throw new CliError(`cannot read ${file} (${code})`, [], EXIT_USAGE);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw CliError.say(
+      (t) => ({
+        message: t('output.errors.cannotRead', { file, code: code ?? t('output.errors.io') }),
+        hints: [],
+      }),
+      EXIT_USAGE,
+    );
   }
   if (Buffer.byteLength(text) > MAX_BYTES)
-    throw new CliError(`${file} is larger than 64 KiB: not a CA file`, [], EXIT_USAGE);
+    throw CliError.say(
+      (t) => ({ message: t('output.errors.caTooLarge', { file }), hints: [] }),
+      EXIT_USAGE,
+    );
   // Only the certificates: a bundle may carry comments, and a key must never travel.
   const blocks = certificateBlocks(text);
   if (blocks.length === 0)
-    throw new CliError(
-      `${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
-      [],
+    throw CliError.say(
+      (t) => ({ message: t('output.errors.noCertificate', { file }), hints: [] }),
       EXIT_USAGE,
     );
   return `${blocks.join('\n')}\n`;

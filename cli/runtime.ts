@@ -2,7 +2,13 @@
 // for them, and the output rules (results on stdout, JSON with --json; the rest on stderr; all
 // of it through the output boundary, cli/terminal-output.ts).
 import type { Command } from 'commander';
-import { DEFAULT_ENGINE_SOCKET, type LocalClient } from '../contracts/index.js';
+import {
+  DEFAULT_ENGINE_SOCKET,
+  translator,
+  type Language,
+  type LocalClient,
+  type Translate,
+} from '../contracts/index.js';
 import { EngineConnections, chooseSocket, type SocketChoice } from './engine-connection.js';
 import type { CliIo } from './io.js';
 import { withProgress } from './progress.js';
@@ -14,14 +20,32 @@ export interface CommonOptions {
   socket?: string;
 }
 
-/** Adds --json and --socket to a command (every command of netcli takes both). */
-export function withCommon(cmd: Command): Command {
+const english = translator('en');
+
+/**
+ * An option's flags as commander reads them (`--region <region>`): syntax, the same in every
+ * language, never words to translate.
+ */
+export function flags(option: string, value: string): string {
+  return `${option} ${value}`;
+}
+
+/**
+ * Adds --json and --socket to a command (every command of netcli takes both), described in the
+ * language of `t` (main.ts describes them again in netcli's language once the program is built).
+ */
+export function withCommon(cmd: Command, t: Translate = english): Command {
   return cmd
-    .option('--json', 'print the result as stable JSON on stdout')
-    .option(
-      '--socket <path>',
-      `the engine's socket (default: $FERRY_SOCKET, else ${DEFAULT_ENGINE_SOCKET})`,
-    );
+    .option('--json', commonOptionWords(t).json)
+    .option(flags('--socket', '<path>'), commonOptionWords(t).socket);
+}
+
+/** The descriptions of --json and --socket. */
+export function commonOptionWords(t: Translate): { json: string; socket: string } {
+  return {
+    json: t('netcli.common.json'),
+    socket: t('netcli.common.socket', { socket: DEFAULT_ENGINE_SOCKET }),
+  };
 }
 
 export class Runtime {
@@ -32,10 +56,17 @@ export class Runtime {
   exitCode = 0;
   /** The process's streams behind the output boundary: every command writes through it. */
   readonly io: TerminalIo;
+  /** netcli's words in its language (cli/language.ts): every command and report speaks it. */
+  readonly t: Translate;
 
-  constructor(io: CliIo) {
+  constructor(
+    io: CliIo,
+    /** The language of this run (cli/language.ts). */
+    readonly language: Language = 'en',
+  ) {
+    this.t = translator(language);
     this.io = terminalIo(io);
-    this.connections = new EngineConnections(this.io);
+    this.connections = new EngineConnections(this.io, this.t);
     this.socket = chooseSocket(undefined, io.env);
   }
 

@@ -9,6 +9,7 @@ import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SIGN_IN_TOKEN_LIFETIME_MS, WEB_SECRET } from '../contracts/browser-sessions.js';
+import { textDirection, translator, type Language } from '../contracts/index.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -47,18 +48,21 @@ function attribute(value: string): string {
 }
 
 /** The page: the form, sent by its own script; a button where scripts do not run. */
-export function signInPageHtml(form: SignInForm): string {
+export function signInPageHtml(form: SignInForm, language: Language = 'en'): string {
+  const t = translator(language);
+  const words = (key: Parameters<typeof t>[0]) => attribute(t(key));
+  // eslint-disable-next-line i18next/no-literal-string -- the page's markup; its words are the catalog's
   return `<!doctype html>
-<html lang="en">
+<html lang="${language}" dir="${textDirection(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="referrer" content="no-referrer">
-<title>Opening Ferry…</title>
+<title>${words('netcli.signIn.title')}</title>
 </head>
 <body>
 <form id="sign-in" method="post" action="${attribute(form.action)}">
 <input type="hidden" name="token" value="${attribute(form.token)}">
-<p>Opening Ferry… If nothing happens, <button type="submit">open Ferry</button>.</p>
+<p>${words('netcli.signIn.title')} ${words('netcli.signIn.ifNothing')} <button type="submit">${words('netcli.signIn.button')}</button>${words('netcli.signIn.end')}</p>
 </form>
 <script>document.getElementById('sign-in').submit()</script>
 </body>
@@ -106,9 +110,11 @@ async function removeStale(dir: string): Promise<void> {
  * the browser was asked to open the page. Only the file's path is on its command line.
  */
 function removeLater(file: string, ms: number): void {
+  /* eslint-disable i18next/no-literal-string -- JavaScript for node -e, not words */
   const code =
     'const [file, ms] = process.argv.slice(1);' +
     "setTimeout(() => { try { require('node:fs').rmSync(file, { force: true }); } catch {} }, Number(ms));";
+  /* eslint-enable i18next/no-literal-string */
   const child = spawn(process.execPath, ['-e', code, file, String(ms)], {
     detached: true,
     stdio: 'ignore',
@@ -132,7 +138,7 @@ export interface SignInPage {
 export async function writeSignInPage(
   link: string,
   env: Env,
-  options: { removeAfterMs?: number } = {},
+  options: { removeAfterMs?: number; language?: Language } = {},
 ): Promise<SignInPage | undefined> {
   const form = signInForm(link);
   if (form === undefined) return undefined;
@@ -140,7 +146,7 @@ export async function writeSignInPage(
   if (dir === undefined) return undefined;
   await removeStale(dir);
   const file = path.join(dir, `sign-in-${randomBytes(12).toString('base64url')}.html`);
-  await writeFile(file, signInPageHtml(form), { flag: 'wx', mode: 0o600 });
+  await writeFile(file, signInPageHtml(form, options.language), { flag: 'wx', mode: 0o600 });
   removeLater(file, options.removeAfterMs ?? KEEP_MS);
   return { file, remove: () => rm(file, { force: true }) };
 }

@@ -19,10 +19,11 @@ export function netcliVersion(from: string = import.meta.url): string {
     if (text !== null) {
       const version: unknown = (JSON.parse(text) as { version?: unknown }).version;
       if (typeof version === 'string' && version !== '') return version;
-      throw new CliError(`${file} names no version`);
+      throw CliError.say((t) => ({ message: t('output.errors.noVersion', { file }), hints: [] }));
     }
     const up = path.dirname(dir);
-    if (up === dir) throw new CliError('this netcli has no package.json to take its version from');
+    if (up === dir)
+      throw CliError.say((t) => ({ message: t('output.errors.noPackage'), hints: [] }));
     dir = up;
   }
 }

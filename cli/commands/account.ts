@@ -3,7 +3,7 @@
 // user of the machine can read them in the process list).
 import type { Command } from 'commander';
 import { formatAccount, formatSession } from '../format/account.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface SignInOptions extends CommonOptions {
   password?: boolean;
@@ -15,57 +15,60 @@ async function password(rt: Runtime, opts: SignInOptions, prompt: string) {
 }
 
 export function registerAccount(program: Command, rt: Runtime): void {
-  const account = program
-    .command('account')
-    .description('the account: plan, devices and usage; `account create` makes a free one');
+  const { t } = rt;
+  const account = program.command('account').description(t('netcli.account.description'));
 
   withCommon(account.command('show', { isDefault: true, hidden: true }))
-    .description('plan, devices and usage of the signed-in account')
+    .description(t('netcli.account.show'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.account();
-      rt.print(opts, answer, () => formatAccount(answer));
+      rt.print(opts, answer, () => formatAccount(answer, t));
     });
 
   withCommon(account.command('create'))
-    .description('create a free account and sign this device in')
-    .option('--password', 'protect the account with a password (asked for)')
-    .option('--device-name <name>', 'the name this device gets (default: the host name)')
+    .description(t('netcli.account.create'))
+    .option('--password', t('netcli.account.createPassword'))
+    .option(flags('--device-name', '<name>'), t('netcli.account.deviceName'))
     .action(async (opts: SignInOptions) => {
       const client = await rt.client(opts);
       const body = {
-        ...(await password(rt, opts, 'Password for the new account: ')),
+        ...(await password(rt, opts, t('netcli.account.newPassword'))),
         ...(opts.deviceName ? { device_name: opts.deviceName } : {}),
       };
       const session = await rt.progress(
         opts,
-        'Creating the account',
+        t('netcli.account.creating'),
         client.createAccount({ body }),
       );
-      rt.print(opts, session, () => formatSession(session, true));
+      rt.print(opts, session, () => formatSession(session, true, t));
     });
 
   withCommon(program.command('login'))
-    .description('sign this device in to an account')
-    .argument('<number>', 'the 16-digit account number (spaces and dashes are fine)')
-    .option('--password', 'the account has a password (asked for)')
-    .option('--device-name <name>', 'the name this device gets (default: the host name)')
+    .description(t('netcli.account.login'))
+    .argument('<number>', t('netcli.account.number'))
+    .option('--password', t('netcli.account.loginPassword'))
+    .option(flags('--device-name', '<name>'), t('netcli.account.deviceName'))
     .action(async (number: string, opts: SignInOptions) => {
       const client = await rt.client(opts);
       const body = {
         account_number: number,
-        ...(await password(rt, opts, 'Password: ')),
+        ...(await password(rt, opts, t('netcli.account.password'))),
         ...(opts.deviceName ? { device_name: opts.deviceName } : {}),
       };
-      const session = await rt.progress(opts, 'Signing in', client.login({ body }));
-      rt.print(opts, session, () => formatSession(session, false));
+      const session = await rt.progress(
+        opts,
+        t('netcli.account.signingIn'),
+        client.login({ body }),
+      );
+      rt.print(opts, session, () => formatSession(session, false, t));
     });
 
   withCommon(program.command('logout'))
-    .description('disconnect, remove this device from the account and forget its sign-in')
+    .description(t('netcli.account.logout'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.logout();
-      rt.print(opts, answer, () => ['Signed out; this device was removed from the account.']);
+      rt.print(opts, answer, () => [t('netcli.account.signedOut')]);
     });
 }

@@ -8,24 +8,25 @@ import { configValueText, formatConfig, formatConfigChange } from '../format/set
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 export function registerConfig(program: Command, rt: Runtime): void {
-  const config = program.command('config').description('the client configuration');
+  const { t } = rt;
+  const config = program.command('config').description(t('netcli.config.description'));
 
   withCommon(config.command('list', { isDefault: true }))
-    .description('every setting and its value')
+    .description(t('netcli.config.list'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.getConfig();
-      rt.print(opts, answer, () => formatConfig(answer));
+      rt.print(opts, answer, () => formatConfig(answer, t));
     });
 
   withCommon(config.command('get'))
-    .description('one setting’s value')
-    .argument('<key>', `one of ${CONFIG_KEYS.join(', ')}`)
+    .description(t('netcli.config.get'))
+    .argument('<key>', t('netcli.config.key', { keys: CONFIG_KEYS.join(', ') }))
     .action(async (typed: string, opts: CommonOptions) => {
       const key = parseConfigKey(typed);
       if (!key) {
-        throw new CliError(`unknown setting ${JSON.stringify(typed)}`, [
-          `the settings are ${CONFIG_KEYS.join(', ')}`,
+        throw new CliError(t('netcli.config.unknown', { key: JSON.stringify(typed) }), [
+          t('netcli.config.settings', { keys: CONFIG_KEYS.join(', ') }),
         ]);
       }
       const client = await rt.client(opts);
@@ -34,9 +35,9 @@ export function registerConfig(program: Command, rt: Runtime): void {
     });
 
   withCommon(config.command('set'))
-    .description('change one setting (a live tunnel follows)')
-    .argument('<key>', `one of ${CONFIG_KEYS.join(', ')}`)
-    .argument('<value>', 'as typed: WireGuard, on, 9.9.9.9, none...')
+    .description(t('netcli.config.set'))
+    .argument('<key>', t('netcli.config.key', { keys: CONFIG_KEYS.join(', ') }))
+    .argument('<value>', t('netcli.config.value'))
     .action(async (key: string, value: string, opts: CommonOptions) => {
       const client = await rt.client(opts);
       const before = await client.getConfig();
@@ -45,11 +46,11 @@ export function registerConfig(program: Command, rt: Runtime): void {
         parseConfigKey(key) === 'service_ca' && !['none', 'system'].includes(value.toLowerCase());
       const result = await rt.progress(
         opts,
-        'Applying',
+        t('netcli.config.applying'),
         caFile
           ? client.patchConfig({ body: { service_ca: readCaFile(value) } })
           : client.setConfigKey({ params: { key }, body: { value } }),
       );
-      rt.print(opts, result, () => formatConfigChange(before, result));
+      rt.print(opts, result, () => formatConfigChange(before, result, t));
     });
 }

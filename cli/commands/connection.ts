@@ -1,13 +1,14 @@
 // netcli connect / disconnect: one-click connect with the spec's choices, answered once the
 // tunnel carries traffic; Ctrl-C while connecting cancels the attempt in the engine.
 import type { Command } from 'commander';
+import { translator, type Translate } from '../../contracts/index.js';
 import { CliError, describeFailure } from '../errors.js';
 import { formatConnect, formatStatus } from '../format/connection.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 /** What a failed connect adds while the kill switch holds. */
-export const BLOCKED_HINT =
-  'traffic stays blocked while the kill switch holds: netcli disconnect opens it';
+export const blockedHint = (t: Translate) => t('netcli.connect.blocked');
+export const BLOCKED_HINT = blockedHint(translator('en'));
 
 interface ConnectOptions extends CommonOptions {
   region?: string;
@@ -21,22 +22,17 @@ interface ConnectOptions extends CommonOptions {
 }
 
 export function registerConnection(program: Command, rt: Runtime): void {
+  const { t } = rt;
   withCommon(program.command('connect'))
-    .description('connect; returns once traffic flows, with the node, latency and exit IP')
-    .option('--region <region>', 'auto, a region id, or a region rule’s name')
-    .option('--mode <mode>', 'secure or stream')
-    .option('--protocol <protocol>', 'wireguard or ferry')
-    .option('--encryption <cipher>', 'AES-256-GCM or ChaCha20-Poly1305')
-    .option('--usage <usage>', 'remote-work, streaming or general')
-    .option(
-      '--platform <platform>',
-      'stream mode for a platform (netflix, youtube...): a node verified for it, its traffic in the tunnel',
-    )
-    .option(
-      '--via <region>',
-      'multihop: enter at a relay of this region (auto: one the service offers), leave at the node chosen as usual',
-    )
-    .option('--verbose', 'also say why this node was chosen, and the notices')
+    .description(t('netcli.connect.description'))
+    .option(flags('--region', '<region>'), t('netcli.connect.region'))
+    .option(flags('--mode', '<mode>'), t('netcli.connect.mode'))
+    .option(flags('--protocol', '<protocol>'), t('netcli.connect.protocol'))
+    .option(flags('--encryption', '<cipher>'), t('netcli.connect.encryption'))
+    .option(flags('--usage', '<usage>'), t('netcli.connect.usage'))
+    .option(flags('--platform', '<platform>'), t('netcli.connect.platform'))
+    .option(flags('--via', '<region>'), t('netcli.connect.via'))
+    .option('--verbose', t('netcli.connect.verbose'))
     .action(async (opts: ConnectOptions) => {
       const client = await rt.client(opts);
       const body = {
@@ -49,23 +45,31 @@ export function registerConnection(program: Command, rt: Runtime): void {
         ...(opts.via ? { via: opts.via } : {}),
       };
       const answer = await rt
-        .progress(opts, 'Connecting', client.connect({ body, signal: rt.io.interrupts() }))
+        .progress(
+          opts,
+          t('netcli.connect.connecting'),
+          client.connect({ body, signal: rt.io.interrupts() }),
+        )
         .catch(async (e: unknown) => {
           // A failed connect leaves the kill switch holding: say so, or the user finds a host
           // cut off without knowing why.
           const status = await client.status({ timeoutMs: 2_000 }).catch(() => null);
           if (status?.status !== 'error' || status.protection.kill_switch !== 'active') throw e;
-          const f = describeFailure(e, rt.socketFor(opts).path);
-          throw new CliError(f.message, [...f.hints, BLOCKED_HINT], f.exitCode);
+          const f = describeFailure(e, rt.socketFor(opts).path, t);
+          throw new CliError(f.message, [...f.hints, blockedHint(t)], f.exitCode);
         });
-      rt.print(opts, answer, () => formatConnect(answer, opts.verbose === true));
+      rt.print(opts, answer, () => formatConnect(answer, opts.verbose === true, t));
     });
 
   withCommon(program.command('disconnect'))
-    .description('disconnect and remove what the connection made')
+    .description(t('netcli.disconnect.description'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
-      const status = await rt.progress(opts, 'Disconnecting', client.disconnect());
-      rt.print(opts, status, () => formatStatus(status));
+      const status = await rt.progress(
+        opts,
+        t('netcli.disconnect.disconnecting'),
+        client.disconnect(),
+      );
+      rt.print(opts, status, () => formatStatus(status, t));
     });
 }

@@ -2,11 +2,11 @@
 // local API on the socket until SIGTERM or Ctrl-C, then disconnects cleanly and goes.
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
-import { ServiceKey } from '../../contracts/index.js';
+import { ServiceKey, type Translate } from '../../contracts/index.js';
 import { DEFAULT_STATE_DIR } from '../../engine/state-dir.js';
 import { CliError } from '../errors.js';
 import type { CreateEngine } from '../io.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 /** The desktop app's renderer as the build leaves it (dist/cli/commands -> dist/renderer). */
 const RENDERER_DIR = fileURLToPath(new URL('../../renderer/', import.meta.url));
@@ -21,11 +21,13 @@ interface DaemonOptions extends CommonOptions {
 }
 
 /** --udp-retry-after: whole seconds, 1 s to a day. */
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 86_400)
-    throw new InvalidArgumentError('whole seconds, 1-86400');
-  return n;
+function seconds(t: Translate) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > 86_400)
+      throw new InvalidArgumentError(t('netcli.daemon.secondsInvalid'));
+    return n;
+  };
 }
 
 /** --service-key: base64 of 32 bytes (the engine checks it again). */
@@ -41,42 +43,24 @@ interface EngineModule {
   [name: string]: unknown;
 }
 
-async function loadCreateEngine(): Promise<CreateEngine> {
+async function loadCreateEngine(t: Translate): Promise<CreateEngine> {
   const mod: EngineModule = await import('../../engine/create-engine.js');
   if (typeof mod.createEngine !== 'function') {
-    throw new CliError(
-      'this build of netcli has no engine (engine/create-engine.js exports no createEngine)',
-    );
+    throw new CliError(t('netcli.daemon.noEngine'));
   }
   return mod.createEngine;
 }
 
 export function registerDaemon(program: Command, rt: Runtime): void {
+  const { t } = rt;
   withCommon(program.command('daemon'))
-    .description('run the engine host in the foreground until SIGTERM (needs root)')
-    .option('--state-dir <dir>', 'configuration, keys and sign-in', DEFAULT_STATE_DIR)
-    .option(
-      '--geoip-file <file>',
-      'lines `cidr,country` that take precedence over the shipped data',
-    )
-    .option(
-      '--platforms-file <file>',
-      'streaming platforms (the shipped table’s JSON shape) that add to or replace its entries',
-    )
-    .option(
-      '--udp-retry-after <seconds>',
-      'obfuscation auto: how long a tunnel on TCP or TLS because UDP failed waits before it tries UDP again, while idle (then 2, 4 and 6 times as long; default 600)',
-      seconds,
-    )
-    .option(
-      '--relay-list <file>',
-      'a relay list (a body of the service’s GET /relay-list saved as it came) in place of the shipped one',
-    )
-    .option(
-      '--service-key <base64>',
-      'the service’s public key, which its relay lists are checked with, in place of the shipped one',
-      serviceKey,
-    )
+    .description(t('netcli.daemon.description'))
+    .option(flags('--state-dir', '<dir>'), t('netcli.daemon.stateDir'), DEFAULT_STATE_DIR)
+    .option(flags('--geoip-file', '<file>'), t('netcli.daemon.geoipFile'))
+    .option(flags('--platforms-file', '<file>'), t('netcli.daemon.platformsFile'))
+    .option(flags('--udp-retry-after', '<seconds>'), t('netcli.daemon.udpRetryAfter'), seconds(t))
+    .option(flags('--relay-list', '<file>'), t('netcli.daemon.relayList'))
+    .option(flags('--service-key', '<base64>'), t('netcli.daemon.serviceKey'), serviceKey)
     .action(async (opts: DaemonOptions) => {
       const socket = rt.socketFor(opts);
       // The host's modules (fastify, pino, the engine) load here only: every other command
@@ -93,7 +77,7 @@ export function registerDaemon(program: Command, rt: Runtime): void {
       );
       // From the start: a SIGTERM while the engine starts still ends in a clean shutdown.
       const stop = rt.io.interrupts();
-      const createEngine = rt.io.createEngine ?? (await loadCreateEngine());
+      const createEngine = rt.io.createEngine ?? (await loadCreateEngine(t));
       const engine = await createEngine({
         stateDir: opts.stateDir,
         geoipFile: opts.geoipFile,
@@ -111,9 +95,11 @@ export function registerDaemon(program: Command, rt: Runtime): void {
         await engine.shutdown();
         throw e;
       }
+      // eslint-disable-next-line i18next/no-literal-string -- an event of the operator's JSON log
       log.info({ socket: socket.path, group: server.group }, 'engine host listening');
       if (!stop.aborted)
         await new Promise((r) => stop.addEventListener('abort', r, { once: true }));
+      // eslint-disable-next-line i18next/no-literal-string -- an event of the operator's JSON log
       log.info('shutting down');
       try {
         await engine.shutdown();

@@ -5,9 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { access, link, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
+import type { Translate } from '../../contracts/index.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { formatAddedDevice, formatDevices } from '../format/account.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 import { Drawing } from '../terminal-output.js';
 
 interface AddOptions extends CommonOptions {
@@ -21,12 +22,12 @@ interface AddOptions extends CommonOptions {
 }
 
 /** The QR code's file format, from the name `--qr` gives. */
-function qrFormat(file: string): 'png' | 'svg' {
+function qrFormat(file: string, t: Translate): 'png' | 'svg' {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.png' || ext === '.svg') return ext === '.png' ? 'png' : 'svg';
   throw new CliError(
-    `--qr ${file}: the file name says which image to write: .png or .svg`,
-    ['e.g. --qr phone.png'],
+    t('netcli.devices.qrFormat', { file }),
+    [t('netcli.devices.qrExample')],
     EXIT_USAGE,
   );
 }
@@ -36,15 +37,15 @@ function qrFormat(file: string): 'png' | 'svg' {
  * file (another tunnel's config, say) would lose what it held. Checked before the device is
  * added, so that nothing is registered in vain.
  */
-async function checkNew(file: string, option: string): Promise<string> {
+async function checkNew(file: string, option: string, t: Translate): Promise<string> {
   const target = path.resolve(file);
   const exists = await access(target).then(
     () => true,
     () => false,
   );
   if (exists)
-    throw new CliError(`${option} ${target} exists; it is left as it is`, [
-      `give ${option} a file that does not exist yet`,
+    throw new CliError(t('netcli.devices.exists', { option, file: target }), [
+      t('netcli.devices.newFile', { option }),
     ]);
   return target;
 }
@@ -64,35 +65,34 @@ async function writeNew(target: string, contents: string | Buffer): Promise<void
 }
 
 export function registerDevices(program: Command, rt: Runtime): void {
-  const devices = program.command('devices').description('the account’s devices');
+  const { t } = rt;
+  const devices = program.command('devices').description(t('netcli.devices.description'));
 
   withCommon(devices.command('list', { isDefault: true }))
-    .description('list the account’s devices')
+    .description(t('netcli.devices.list'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.listDevices();
-      rt.print(opts, answer, () => formatDevices(answer.devices));
+      rt.print(opts, answer, () => formatDevices(answer.devices, t));
     });
 
   withCommon(devices.command('add'))
-    .description(
-      'add a phone or tablet to the account: its key made here, its config shown as a QR code for the WireGuard app',
-    )
-    .requiredOption('--kind <kind>', 'phone or tablet')
-    .requiredOption('--name <name>', 'its name in the account’s device list')
-    .option('--region <region>', 'where its config points (default: this device’s region setting)')
-    .option('--allow-lan', 'keep its LAN (private addresses) out of its tunnel')
-    .option('--dns <ip...>', 'its resolvers (default: the relay’s own, through the tunnel)')
-    .option('--out <file>', 'also write its config (wg-quick format, 0600), e.g. phone.conf')
-    .option('--qr <file>', 'also write its QR code (0600): a .png or .svg file')
+    .description(t('netcli.devices.add'))
+    .requiredOption(flags('--kind', '<kind>'), t('netcli.devices.kind'))
+    .requiredOption(flags('--name', '<name>'), t('netcli.devices.name'))
+    .option(flags('--region', '<region>'), t('netcli.devices.region'))
+    .option('--allow-lan', t('netcli.devices.allowLan'))
+    .option(flags('--dns', '<ip...>'), t('netcli.devices.dns'))
+    .option(flags('--out', '<file>'), t('netcli.devices.out'))
+    .option(flags('--qr', '<file>'), t('netcli.devices.qr'))
     .action(async (opts: AddOptions) => {
-      const qr = opts.qr === undefined ? undefined : qrFormat(opts.qr);
-      const outFile = opts.out === undefined ? undefined : await checkNew(opts.out, '--out');
-      const qrFile = opts.qr === undefined ? undefined : await checkNew(opts.qr, '--qr');
+      const qr = opts.qr === undefined ? undefined : qrFormat(opts.qr, t);
+      const outFile = opts.out === undefined ? undefined : await checkNew(opts.out, '--out', t);
+      const qrFile = opts.qr === undefined ? undefined : await checkNew(opts.qr, '--qr', t);
       const client = await rt.client(opts);
       const added = await rt.progress(
         opts,
-        'Adding the device',
+        t('netcli.devices.adding'),
         client.addDevice({
           body: {
             kind: opts.kind,
@@ -105,9 +105,13 @@ export function registerDevices(program: Command, rt: Runtime): void {
       );
       // The key exists only in this answer now: whatever fails below, the config is shown.
       const { qrCodeFile, terminalQrCode } = await import('../qr-code.js');
-      const written: { what: string; file: string }[] = [];
+      const written: { what: 'config' | 'qr'; file: string }[] = [];
       const failed: string[] = [];
-      const save = async (what: string, file: string, contents: () => Promise<string | Buffer>) => {
+      const save = async (
+        what: 'config' | 'qr',
+        file: string,
+        contents: () => Promise<string | Buffer>,
+      ) => {
         try {
           await writeNew(file, await contents());
           written.push({ what, file });
@@ -116,43 +120,43 @@ export function registerDevices(program: Command, rt: Runtime): void {
         }
       };
       if (outFile) await save('config', outFile, async () => added.config);
-      if (qrFile && qr) await save('QR code', qrFile, () => qrCodeFile(added.config, qr));
+      if (qrFile && qr) await save('qr', qrFile, () => qrCodeFile(added.config, qr));
       const code = opts.json ? '' : await terminalQrCode(added.config, rt.io.stdout.isTTY);
       rt.print(opts, added, () => {
         // The code first, as drawn (its colours on a terminal); the words after it screened.
-        const [drawn, ...words] = formatAddedDevice(added, code, written);
+        const [drawn, ...words] = formatAddedDevice(added, code, written, t);
         return [new Drawing(drawn ?? ''), ...words];
       });
       if (failed.length > 0)
-        throw new CliError(`the device was added, but could not write ${failed.join(', ')}`, [
-          opts.json
-            ? 'its config is in the JSON above: save it now, it is shown only once'
-            : 'scan the code above now: the config is shown only once',
-          `or remove the device and add it again: netcli devices revoke ${added.device.id}`,
+        throw new CliError(t('netcli.devices.notWritten', { files: failed.join(', ') }), [
+          opts.json ? t('netcli.devices.saveJson') : t('netcli.devices.scanNow'),
+          t('netcli.devices.addAgain', { id: added.device.id }),
         ]);
     });
 
   withCommon(devices.command('rename'))
-    .description('rename a device')
-    .argument('<id>', 'the device’s id (netcli devices)')
-    .argument('<name>', 'its new name')
+    .description(t('netcli.devices.rename'))
+    .argument('<id>', t('netcli.devices.id'))
+    .argument('<name>', t('netcli.devices.newName'))
     .action(async (id: string, name: string, opts: CommonOptions) => {
       const client = await rt.client(opts);
       const device = await client.renameDevice({ params: { id }, body: { name } });
-      rt.print(opts, device, () => [`Device ${device.id} is now called ${device.name}.`]);
+      rt.print(opts, device, () => [
+        t('netcli.devices.renamed', { id: device.id, name: device.name }),
+      ]);
     });
 
   withCommon(devices.command('revoke'))
-    .description('remove a device from the account (this one: signs out)')
-    .argument('<id>', 'the device’s id (netcli devices)')
+    .description(t('netcli.devices.revoke'))
+    .argument('<id>', t('netcli.devices.id'))
     .action(async (id: string, opts: CommonOptions) => {
       const client = await rt.client(opts);
       await client.revokeDevice({ params: { id } });
       const status = await client.status();
       rt.print(opts, { revoked: id, signed_in: status.signed_in }, () => [
         status.signed_in
-          ? `Device ${id} was removed from the account.`
-          : `Device ${id} (this one) was removed from the account; it is signed out.`,
+          ? t('netcli.devices.revoked', { id })
+          : t('netcli.devices.revokedThis', { id }),
       ]);
     });
 }

@@ -11,13 +11,16 @@ import {
   DEFAULT_ENGINE_SOCKET,
   engineDownReport,
   localRoutes,
+  translator,
+  type DiagnosticFound,
   type DiagnosticsReport,
   type LocalClient,
+  type Translate,
 } from '../../contracts/index.js';
 import { CliError, EXIT_REFUSED } from '../errors.js';
 import { formatDiagnostics } from '../format/diagnose.js';
 import { redactReport, type RedactContext } from '../redact.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 /** How long netcli waits for the report: the route's own limit (the local API's route table). */
 const DIAGNOSE_TIMEOUT_MS = localRoutes.diagnose.timeoutMs;
@@ -26,24 +29,38 @@ interface DiagnoseOptions extends CommonOptions {
   export?: string;
 }
 
-/** What the report says when the engine did not answer (null: it did, or the user cancelled). */
-function engineDown(e: unknown, socketPath: string): { summary: string; fix: string } | null {
+/**
+ * What the report says when the engine did not answer (null: it did, or the user cancelled): in
+ * English with its finding, like the engine's own checks (the report is data, `--json` the same
+ * in every language; formatDiagnostics words it in netcli's language).
+ */
+function engineDown(
+  e: unknown,
+  socketPath: string,
+): { summary: string; fix: string; found: DiagnosticFound<'engine'> } | null {
   if (!(e instanceof ApiError) || e.status !== undefined) return null;
   if (e.code === 'aborted' || e.code === 'bad-response') return null;
+  const t = translator('en');
   const option = socketPath === DEFAULT_ENGINE_SOCKET ? '' : ` --socket ${socketPath}`;
-  if (e.code === 'timeout')
+  const socket = socketPath;
+  if (e.code === 'timeout') {
+    const seconds = DIAGNOSE_TIMEOUT_MS / 1000;
     return {
-      summary: `the engine on ${socketPath} did not answer within ${DIAGNOSE_TIMEOUT_MS / 1000} s`,
-      fix: `restart it: stop netcli daemon, then sudo netcli daemon${option}`,
+      summary: t('netcli.diagnose.timeout', { socket, count: seconds }),
+      fix: t('netcli.diagnose.restart', { option }),
+      found: { finding: 'not-answering', params: { socket, seconds } },
     };
+  }
   if (/\bEACCES\b|\bEPERM\b/.test(e.detail))
     return {
-      summary: `permission denied on ${socketPath}`,
-      fix: 'run it as root, or join the group ferry: sudo usermod -aG ferry $USER',
+      summary: t('output.errors.permissionDenied', { socket }),
+      fix: t('netcli.diagnose.joinGroup'),
+      found: { finding: 'permission-denied', params: { socket } },
     };
   return {
-    summary: `no engine answers on ${socketPath}`,
-    fix: `start it: sudo netcli daemon${option}`,
+    summary: t('output.errors.noEngine', { socket }),
+    fix: t('netcli.diagnose.start', { option }),
+    found: { finding: 'not-running', params: { socket } },
   };
 }
 
@@ -59,7 +76,10 @@ async function diagnose(
   } catch (e) {
     const down = engineDown(e, rt.socket.path);
     if (!down) throw e;
-    return { report: engineDownReport(down.summary, down.fix, new Date()), engine: null };
+    return {
+      report: engineDownReport(down.summary, down.fix, new Date(), down.found),
+      engine: null,
+    };
   }
 }
 
@@ -69,16 +89,13 @@ async function diagnose(
  * configuration to read it from, nothing is written (fail closed). An engine that did not
  * answer wrote nothing of its own into the report.
  */
-async function redaction(engine: LocalClient | null): Promise<RedactContext> {
+async function redaction(engine: LocalClient | null, t: Translate): Promise<RedactContext> {
   if (!engine) return {};
   try {
     const { service } = await engine.getConfig();
     return { service };
   } catch {
-    throw new CliError(
-      'the engine did not say which service it uses, whose name the export leaves out: no report was written',
-      ['try again: netcli diagnose --export <file>'],
-    );
+    throw new CliError(t('netcli.diagnose.noService'), [t('netcli.diagnose.tryAgain')]);
   }
 }
 
@@ -87,6 +104,7 @@ async function writeExport(
   file: string,
   report: DiagnosticsReport,
   redact: RedactContext,
+  t: Translate,
 ): Promise<string> {
   const target = path.resolve(file);
   const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
@@ -98,30 +116,30 @@ async function writeExport(
     await rename(temp, target);
   } catch (e) {
     await rm(temp, { force: true }).catch(() => undefined);
-    const code = (e as NodeJS.ErrnoException).code ?? 'an error';
-    throw new CliError(`could not write the report to ${target} (${code})`, [
-      'give --export a file in a directory you can write to',
+    const code = (e as NodeJS.ErrnoException).code ?? t('netcli.diagnose.anError');
+    throw new CliError(t('netcli.diagnose.notWritten', { file: target, code }), [
+      t('netcli.diagnose.writable'),
     ]);
   }
   return target;
 }
 
 export function registerDiagnose(program: Command, rt: Runtime): void {
+  const { t } = rt;
   withCommon(program.command('diagnose'))
-    .description(
-      'one-click diagnostics: each check with a verdict and a fix (exit 1 when any is a problem)',
-    )
-    .option(
-      '--export <file>',
-      'also write the report as JSON with addresses, keys, tokens, account numbers and the service’s host name redacted (mode 0600), to share',
-    )
+    .description(t('netcli.diagnose.description'))
+    .option(flags('--export', '<file>'), t('netcli.diagnose.export'))
     .action(async (opts: DiagnoseOptions) => {
-      const { report, engine } = await rt.progress(opts, 'Running the checks', diagnose(rt, opts));
-      rt.print(opts, report, () => formatDiagnostics(report));
+      const { report, engine } = await rt.progress(
+        opts,
+        t('netcli.diagnose.running'),
+        diagnose(rt, opts),
+      );
+      rt.print(opts, report, () => formatDiagnostics(report, t, rt.language));
       if (opts.export !== undefined) {
-        const written = await writeExport(opts.export, report, await redaction(engine));
+        const written = await writeExport(opts.export, report, await redaction(engine, t), t);
         // Said with --json too: stdout holds the report, this is about the file.
-        rt.io.stderr.write(`netcli: the report, redacted, was written to ${written}\n`);
+        rt.io.stderr.write(`netcli: ${t('netcli.diagnose.written', { file: written })}\n`);
       }
       if (report.problems > 0) rt.exitCode = EXIT_REFUSED;
     });

@@ -3,6 +3,7 @@
 // its own and answers a one-time link, which netcli opens through a sign-in page (never on a
 // command line) or prints.
 import type { Command } from 'commander';
+import { translator, type Translate } from '../../contracts/index.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 export interface GuiOptions extends CommonOptions {
@@ -25,32 +26,28 @@ export async function openGraphical(rt: Runtime, opts: GuiOptions): Promise<GuiR
     return { opened: 'app' };
   const client = await rt.client(opts);
   const { url } = await client.openGui();
-  const opened = opts.open !== false && (await rt.io.openInBrowser(url)) ? 'browser' : null;
+  const opened =
+    opts.open !== false && (await rt.io.openInBrowser(url, rt.language)) ? 'browser' : null;
   return { url, opened };
 }
 
 /** The lines people read for a result. */
-export function describeGraphical(result: GuiResult): string[] {
-  if (result.opened === 'app') return ['Ferry is open (the desktop app).'];
+export function describeGraphical(result: GuiResult, t: Translate = translator('en')): string[] {
+  if (result.opened === 'app') return [t('netcli.gui.openApp')];
   const link = `  ${result.url}`;
   return result.opened === 'browser'
-    ? [
-        'Ferry is open in your browser. If it did not open, use this link (once, within a minute):',
-        link,
-      ]
-    : ['Open Ferry in a browser on this machine (the link works once, within a minute):', link];
+    ? [t('netcli.gui.openBrowser'), link]
+    : [t('netcli.gui.openLink'), link];
 }
 
 export function registerGui(program: Command, rt: Runtime): void {
+  const { t } = rt;
   withCommon(program.command('gui'))
-    .description('open the graphical mode: the desktop app, or the app in your browser')
-    .option(
-      '--web',
-      'the app in the browser, served by the engine on a loopback address of its own (127.x.y.z)',
-    )
-    .option('--no-open', 'print the link only, open nothing')
+    .description(t('netcli.gui.description'))
+    .option('--web', t('netcli.gui.web'))
+    .option('--no-open', t('netcli.gui.noOpen'))
     .action(async (opts: GuiOptions) => {
       const result = await openGraphical(rt, opts);
-      rt.print(opts, result, () => describeGraphical(result));
+      rt.print(opts, result, () => describeGraphical(result, t));
     });
 }

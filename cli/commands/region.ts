@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { REGION_STRATEGIES } from '../../contracts/index.js';
 import { formatRegions, formatRule } from '../format/regions.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface AddOptions extends CommonOptions {
   area: string;
@@ -12,24 +12,28 @@ interface AddOptions extends CommonOptions {
 }
 
 export function registerRegion(program: Command, rt: Runtime): void {
-  const region = program.command('region').description('regions and region rules');
+  const { t } = rt;
+  const region = program.command('region').description(t('netcli.region.description'));
 
   withCommon(region.command('list', { isDefault: true }))
-    .description('regions (load, latency, whether the plan allows them) and the rules')
+    .description(t('netcli.region.list'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.listRegions();
-      rt.print(opts, answer, () => formatRegions(answer));
+      rt.print(opts, answer, () => formatRegions(answer, t));
     });
 
   withCommon(region.command('add'))
-    .description('add a region rule: the best node of an area by a strategy')
-    .requiredOption('--area <area>', 'the area (netcli region list)')
+    .description(t('netcli.region.add'))
+    .requiredOption(flags('--area', '<area>'), t('netcli.region.area'))
     .option(
-      '--strategy <strategy>',
-      `${REGION_STRATEGIES.join(', ')} (default: ${REGION_STRATEGIES[0]})`,
+      flags('--strategy', '<strategy>'),
+      t('netcli.region.strategy', {
+        strategies: REGION_STRATEGIES.join(', '),
+        strategy: REGION_STRATEGIES[0],
+      }),
     )
-    .option('--name <name>', 'the rule’s name (default: the area)')
+    .option(flags('--name', '<name>'), t('netcli.region.name'))
     .action(async (opts: AddOptions) => {
       const client = await rt.client(opts);
       const rule = await client.addRegionRule({
@@ -39,15 +43,15 @@ export function registerRegion(program: Command, rt: Runtime): void {
           ...(opts.name ? { name: opts.name } : {}),
         },
       });
-      rt.print(opts, rule, () => formatRule(rule));
+      rt.print(opts, rule, () => formatRule(rule, t));
     });
 
   withCommon(region.command('remove'))
-    .description('remove a region rule')
-    .argument('<name>', 'the rule’s name')
+    .description(t('netcli.region.remove'))
+    .argument('<name>', t('netcli.region.ruleName'))
     .action(async (name: string, opts: CommonOptions) => {
       const client = await rt.client(opts);
       await client.removeRegionRule({ params: { name } });
-      rt.print(opts, { removed: name }, () => [`Region rule ${name} removed.`]);
+      rt.print(opts, { removed: name }, () => [t('netcli.region.removed', { name })]);
     });
 }

@@ -2,7 +2,7 @@
 // destination sets that service tunnels carry (shipped ones, and the user's own).
 import type { Command } from 'commander';
 import { formatDestinationSetAdded, formatDestinationSets } from '../format/services.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface AddOptions extends CommonOptions {
   cidr?: string[];
@@ -10,37 +10,38 @@ interface AddOptions extends CommonOptions {
 }
 
 export function registerService(program: Command, rt: Runtime): void {
-  const service = program
-    .command('service')
-    .description('services: networks and domains a service tunnel carries');
+  const { t } = rt;
+  const service = program.command('service').description(t('netcli.service.description'));
 
   withCommon(service.command('list', { isDefault: true }))
-    .description('the services, shipped and your own')
+    .description(t('netcli.service.list'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.listServices();
-      rt.print(opts, answer, () => formatDestinationSets(answer));
+      rt.print(opts, answer, () => formatDestinationSets(answer, t));
     });
 
   withCommon(service.command('add'))
-    .description('add a service of your own (at least one --cidr or --domain)')
-    .argument('<name>', 'its name: a letter, then letters, digits and dashes')
-    .option('--cidr <network...>', 'networks, e.g. 10.20.0.0/16 (an address alone is one host)')
-    .option('--domain <name...>', 'domain names, resolved when a tunnel starts')
+    .description(t('netcli.service.add'))
+    .argument('<name>', t('netcli.service.name'))
+    .option(flags('--cidr', '<network...>'), t('netcli.service.cidr'))
+    .option(flags('--domain', '<name...>'), t('netcli.service.domain'))
     .action(async (name: string, opts: AddOptions) => {
       const client = await rt.client(opts);
       const added = await client.addService({
         body: { name, cidrs: opts.cidr ?? [], domains: opts.domain ?? [] },
       });
-      rt.print(opts, added, () => formatDestinationSetAdded(added));
+      rt.print(opts, added, () => formatDestinationSetAdded(added, t));
     });
 
   withCommon(service.command('remove'))
-    .description('remove a service of your own')
-    .argument('<name>', 'the service’s name')
+    .description(t('netcli.service.remove'))
+    .argument('<name>', t('netcli.service.serviceName'))
     .action(async (name: string, opts: CommonOptions) => {
       const client = await rt.client(opts);
       await client.removeService({ params: { name } });
-      rt.print(opts, { removed: name.toLowerCase() }, () => [`Service ${name} removed.`]);
+      rt.print(opts, { removed: name.toLowerCase() }, () => [
+        t('netcli.service.removed', { name }),
+      ]);
     });
 }

@@ -9,9 +9,11 @@ import {
   isDomainRule,
   type SplitRule,
   type SplitRuleRequest,
+  type Translate,
 } from '../../contracts/index.js';
+import { english } from '../format/words.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface TargetOptions extends CommonOptions {
   domain?: string;
@@ -25,29 +27,27 @@ interface AddOptions extends TargetOptions {
 /** What `exec` exits with when the program is not there (as a shell does). */
 export const EXIT_NO_PROGRAM = 127;
 
-const WAY = { direct: 'directly, around the tunnel', tunnel: 'through the tunnel only' } as const;
+const way = (via: 'direct' | 'tunnel', t: Translate) =>
+  via === 'direct' ? t('netcli.split.direct') : t('netcli.split.tunnel');
 
 /** The rules as a table, or how to add one. */
-export function formatSplitRules(rules: readonly SplitRule[]): string[] {
-  if (rules.length === 0)
-    return [
-      'No split rules: only the split by country decides.',
-      'Add one with: netcli split add --domain <domain>|--app <path> --via direct|tunnel',
-    ];
+export function formatSplitRules(rules: readonly SplitRule[], t: Translate = english): string[] {
+  if (rules.length === 0) return [t('netcli.split.none'), t('netcli.split.addOne')];
   const target = (r: SplitRule) => (isDomainRule(r) ? r.domain : r.app);
   const width = Math.max(...rules.map((r) => target(r).length));
   return [
-    'Split rules (on top of the split by country):',
+    t('netcli.split.rules'),
     ...rules.map(
-      (r) => `  ${target(r).padEnd(width)}  ${r.via}${isDomainRule(r) ? '' : '  (program)'}`,
+      (r) =>
+        `  ${target(r).padEnd(width)}  ${r.via}${isDomainRule(r) ? '' : `  ${t('netcli.split.program')}`}`,
     ),
   ];
 }
 
 /** The one target a command names: --domain or --app, never both, never neither. */
-function targetOf(opts: TargetOptions): { domain: string } | { app: string } {
+function targetOf(opts: TargetOptions, t: Translate): { domain: string } | { app: string } {
   if ((opts.domain === undefined) === (opts.app === undefined))
-    throw new CliError('name either --domain or --app', [], EXIT_USAGE);
+    throw new CliError(t('netcli.split.either'), [], EXIT_USAGE);
   return opts.domain !== undefined ? { domain: opts.domain } : { app: opts.app! };
 }
 
@@ -59,52 +59,53 @@ function shown(target: { domain: string } | { app: string }): string {
 }
 
 export function registerSplit(program: Command, rt: Runtime): void {
-  const split = program.command('split').description('split rules by domain and by program');
+  const { t } = rt;
+  const split = program.command('split').description(t('netcli.split.description'));
 
   withCommon(split.command('list', { isDefault: true }))
-    .description('the split rules')
+    .description(t('netcli.split.list'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.listSplitRules();
-      rt.print(opts, answer, () => formatSplitRules(answer.rules));
+      rt.print(opts, answer, () => formatSplitRules(answer.rules, t));
     });
 
   withCommon(split.command('add'))
-    .description('send a domain and its subdomains, or a program, one way only')
-    .option('--domain <domain>', 'a domain, e.g. example.com')
-    .option('--app <path>', 'a program’s path, e.g. /usr/bin/firefox')
-    .requiredOption('--via <way>', 'direct or tunnel')
+    .description(t('netcli.split.add'))
+    .option(flags('--domain', '<domain>'), t('netcli.split.domain'))
+    .option(flags('--app', '<path>'), t('netcli.split.app'))
+    .requiredOption(flags('--via', '<way>'), t('netcli.split.via'))
     .action(async (opts: AddOptions) => {
       const client = await rt.client(opts);
-      const body = { ...targetOf(opts), via: opts.via } as SplitRuleRequest;
+      const body = { ...targetOf(opts, t), via: opts.via } as SplitRuleRequest;
       const rule = await client.addSplitRule({ body });
       rt.print(opts, rule, () => [
         isDomainRule(rule)
-          ? `Split rule added: ${rule.domain} and its subdomains go ${WAY[rule.via]}.`
-          : `Split rule added: ${rule.app} (and what it starts) goes ${WAY[rule.via]}.`,
+          ? t('netcli.split.addedDomain', { domain: rule.domain, way: way(rule.via, t) })
+          : t('netcli.split.addedApp', { app: rule.app, way: way(rule.via, t) }),
       ]);
     });
 
   withCommon(split.command('remove'))
-    .description('remove the split rule of a domain or a program')
-    .option('--domain <domain>', 'the domain of the rule')
-    .option('--app <path>', 'the program of the rule')
+    .description(t('netcli.split.remove'))
+    .option(flags('--domain', '<domain>'), t('netcli.split.ruleDomain'))
+    .option(flags('--app', '<path>'), t('netcli.split.ruleApp'))
     .action(async (opts: TargetOptions) => {
-      const target = targetOf(opts);
+      const target = targetOf(opts, t);
       const client = await rt.client(opts);
       await client.removeSplitRule({ query: target });
       rt.print(opts, { removed: shown(target) }, () => [
-        `Split rule for ${shown(target)} removed.`,
+        t('netcli.split.removed', { target: shown(target) }),
       ]);
     });
 
   program
     .command('exec')
-    .description('run a program whose traffic goes one way only (direct, or the tunnel only)')
-    .requiredOption('--via <way>', 'direct or tunnel')
-    .option('--socket <path>', 'the engine’s socket')
-    .argument('<command>', 'the program')
-    .argument('[args...]', 'its arguments (after --)')
+    .description(t('netcli.split.exec'))
+    .requiredOption(flags('--via', '<way>'), t('netcli.split.via'))
+    .option(flags('--socket', '<path>'), t('netcli.split.socket'))
+    .argument('<command>', t('netcli.split.command'))
+    .argument('[args...]', t('netcli.split.args'))
     .passThroughOptions()
     .action(async (command: string, args: string[], opts: { via: string; socket?: string }) => {
       const client = await rt.client(opts);
@@ -114,7 +115,7 @@ export function registerSplit(program: Command, rt: Runtime): void {
         rt.exitCode = await rt.io.runProgram(command, args);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT')
-          throw new CliError(`no program ${command}`, [], EXIT_NO_PROGRAM);
+          throw new CliError(t('netcli.split.noProgram', { command }), [], EXIT_NO_PROGRAM);
         throw e;
       }
     });

@@ -12,14 +12,15 @@ interface StatusOptions extends CommonOptions {
 }
 
 export function registerStatus(program: Command, rt: Runtime): void {
+  const { t } = rt;
   withCommon(program.command('status'))
-    .description('the connection: state, region, node, latency')
-    .option('--watch', 'follow every change (one line each; JSON lines with --json) until Ctrl-C')
+    .description(t('netcli.status.description'))
+    .option('--watch', t('netcli.status.watch'))
     .action(async (opts: StatusOptions) => {
       const client = await rt.client(opts);
       if (!opts.watch) {
         const status = await client.status();
-        rt.print(opts, status, () => formatStatus(status));
+        rt.print(opts, status, () => formatStatus(status, t));
         return;
       }
       const interrupted = rt.io.interrupts();
@@ -38,7 +39,7 @@ export function registerStatus(program: Command, rt: Runtime): void {
             );
             return;
           }
-          const line = formatWatchLine(event, new Date());
+          const line = formatWatchLine(event, new Date(), t);
           // The same words twice say nothing new (a latency change the line does not show).
           const words = line.slice(9);
           if (words === last) return;
@@ -55,7 +56,7 @@ export function registerStatus(program: Command, rt: Runtime): void {
       if (failure) throw failure.error;
       if (stopped?.state === 'down') throw stopped.error;
       if (stopped?.state === 'ended') {
-        rt.io.stderr.write('netcli: the engine ended the stream (it stopped)\n');
+        rt.io.stderr.write(`netcli: ${t('netcli.status.ended')}\n`);
         rt.exitCode = EXIT_NO_ENGINE;
       }
     });

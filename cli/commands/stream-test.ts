@@ -3,32 +3,28 @@
 import type { Command } from 'commander';
 import { formatStreamTest } from '../format/stream-test.js';
 import { EXIT_REFUSED } from '../errors.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface StreamTestOptions extends CommonOptions {
   platform: string;
 }
 
 export function registerStreamTest(program: Command, rt: Runtime): void {
+  const { t } = rt;
   withCommon(program.command('stream-test'))
-    .description(
-      'reachability and catalogue region of a streaming platform through the tunnel, with a verdict (exit 1 when not OK)',
-    )
-    .requiredOption(
-      '--platform <platform>',
-      'netflix, youtube, disney-plus, bbc-iplayer, hulu, prime-video, bilibili, or one the engine was given',
-    )
+    .description(t('netcli.streamTest.description'))
+    .requiredOption(flags('--platform', '<platform>'), t('netcli.streamTest.platform'))
     .action(async (opts: StreamTestOptions) => {
       const client = await rt.client(opts);
       const result = await rt.progress(
         opts,
-        `Asking ${opts.platform}`,
+        t('netcli.streamTest.asking', { platform: opts.platform }),
         client.streamTest({
           body: { platform: opts.platform },
           signal: rt.io.interrupts(),
         }),
       );
-      rt.print(opts, result, () => formatStreamTest(result));
+      rt.print(opts, result, () => formatStreamTest(result, t));
       if (result.verdict !== 'ok') rt.exitCode = EXIT_REFUSED;
     });
 }

@@ -2,6 +2,7 @@
 // command. Its code (cli/tui/) and ink and react load only here, when the command runs: every
 // other command starts without them (scripts/build-netcli.ts keeps them out of the bundle).
 import type { Command } from 'commander';
+import { systemLanguage } from '../../contracts/i18n/languages.js';
 import { CliError, describeFailure } from '../errors.js';
 import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 import { describeGraphical, openGraphical } from './gui.js';
@@ -35,16 +36,10 @@ export async function openTerminal(
   opts: CommonOptions,
   terminal: Terminal = processTerminal(),
 ): Promise<void> {
-  if (opts.json) {
-    throw new CliError('the terminal UI is for people: it has no JSON output', [
-      'netcli status --json, or netcli status --watch --json to follow the connection',
-    ]);
-  }
-  if (!isInteractive(terminal)) {
-    throw new CliError('the terminal UI needs a terminal for its keys and its screen', [
-      'netcli status --watch follows the connection without one',
-    ]);
-  }
+  const { t } = rt;
+  if (opts.json) throw new CliError(t('tui.command.noJson'), [t('tui.command.noJsonHint')]);
+  if (!isInteractive(terminal))
+    throw new CliError(t('tui.command.noTerminal'), [t('tui.command.noTerminalHint')]);
   const client = await rt.client(opts);
   const socketPath = rt.socket.path;
   // React's production build: the development one checks and warns for its developers, slower.
@@ -53,8 +48,10 @@ export async function openTerminal(
   await runTerminalUi(
     {
       client,
-      describe: (e) => describeFailure(e, socketPath),
+      describe: (e, t) => describeFailure(e, socketPath, t),
       openGraphical: () => openGraphicalFromUi(rt, opts),
+      // The UI's language while the `language` setting is auto (then it follows the setting).
+      system: systemLanguage(rt.io.env),
     },
     terminal,
   );
@@ -62,8 +59,6 @@ export async function openTerminal(
 
 export function registerTui(program: Command, rt: Runtime, terminal?: Terminal): void {
   withCommon(program.command('tui'))
-    .description(
-      'the terminal UI: status, live latency, regions, connect, kill switch, DNS, split (g: graphical)',
-    )
+    .description(rt.t('tui.command.description'))
     .action((opts: CommonOptions) => openTerminal(rt, opts, terminal));
 }

@@ -3,7 +3,7 @@
 // interface and session, beside the main connection.
 import type { Command } from 'commander';
 import { formatTunnelStarted, formatTunnelStopped, formatTunnels } from '../format/services.js';
-import { withCommon, type CommonOptions, type Runtime } from '../runtime.js';
+import { flags, withCommon, type CommonOptions, type Runtime } from '../runtime.js';
 
 interface StartOptions extends CommonOptions {
   service: string;
@@ -17,21 +17,20 @@ interface StopOptions extends CommonOptions {
 }
 
 export function registerTunnel(program: Command, rt: Runtime): void {
-  const tunnel = program
-    .command('tunnel')
-    .description('service tunnels: extra tunnels that carry one service’s traffic');
+  const { t } = rt;
+  const tunnel = program.command('tunnel').description(t('netcli.tunnel.description'));
 
   withCommon(tunnel.command('start'))
-    .description('start a tunnel for a service; returns once traffic flows through it')
-    .requiredOption('--service <name>', 'the service (netcli service list)')
-    .requiredOption('--tag <tag>', 'what to call the tunnel: letters, digits and dashes')
-    .option('--region <region>', 'auto, a region id, or a region rule’s name (default: config)')
-    .option('--protocol <protocol>', 'wireguard or ferry (default: config)')
+    .description(t('netcli.tunnel.start'))
+    .requiredOption(flags('--service', '<name>'), t('netcli.tunnel.service'))
+    .requiredOption(flags('--tag', '<tag>'), t('netcli.tunnel.tag'))
+    .option(flags('--region', '<region>'), t('netcli.tunnel.region'))
+    .option(flags('--protocol', '<protocol>'), t('netcli.tunnel.protocol'))
     .action(async (opts: StartOptions) => {
       const client = await rt.client(opts);
       const started = await rt.progress(
         opts,
-        `Starting tunnel ${opts.tag}`,
+        t('netcli.tunnel.starting', { tag: opts.tag }),
         client.startTunnel({
           body: {
             service: opts.service,
@@ -42,32 +41,29 @@ export function registerTunnel(program: Command, rt: Runtime): void {
           signal: rt.io.interrupts(),
         }),
       );
-      rt.print(opts, started, () => formatTunnelStarted(started));
+      rt.print(opts, started, () => formatTunnelStarted(started, t));
     });
 
   withCommon(tunnel.command('list', { isDefault: true }))
-    .description('the running service tunnels: tag, service, region, node, latency, interface')
+    .description(t('netcli.tunnel.list'))
     .action(async (opts: CommonOptions) => {
       const client = await rt.client(opts);
       const answer = await client.listTunnels();
-      rt.print(opts, answer, () => formatTunnels(answer));
+      rt.print(opts, answer, () => formatTunnels(answer, t));
     });
 
   withCommon(tunnel.command('stop'))
-    .description('stop a service tunnel: its interface and routes go, and its registration')
-    .requiredOption('--tag <tag>', 'the tunnel’s tag (netcli tunnel list)')
+    .description(t('netcli.tunnel.stop'))
+    .requiredOption(flags('--tag', '<tag>'), t('netcli.tunnel.stopTag'))
     .action(async (opts: StopOptions) => {
       const client = await rt.client(opts);
       const stopped = await rt.progress(
         opts,
-        `Stopping tunnel ${opts.tag}`,
+        t('netcli.tunnel.stopping', { tag: opts.tag }),
         client.stopTunnel({ params: { tag: opts.tag } }),
       );
-      rt.print(opts, stopped, () => formatTunnelStopped(stopped));
+      rt.print(opts, stopped, () => formatTunnelStopped(stopped, t));
       if (!stopped.unregistered)
-        rt.note(
-          opts,
-          `the control plane could not be told; the next netcli tunnel start --tag ${stopped.tag} here takes its registration over`,
-        );
+        rt.note(opts, t('netcli.tunnel.notUnregistered', { tag: stopped.tag }));
     });
 }

@@ -4,36 +4,41 @@ import type {
   ListedDevice,
   LocalAddDeviceResponse,
   LocalSession,
+  Translate,
 } from '../../contracts/index.js';
 import { table } from './table.js';
+import { english, isEnglish, latencyText, monthText } from './words.js';
 
 /** "1234 5678 9012 3456": the number as people copy it. */
 export function accountNumberText(number: string): string {
   return number.replace(/(\d{4})(?=\d)/g, '$1 ');
 }
 
-/** 1536 MiB -> "1.5 GB" (binary units, the way the data cap is counted). */
-export function bytesText(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+
+/** 1536 MiB -> "1.5 GB" (binary units, the way the data cap is counted), in the language's forms. */
+export function bytesText(bytes: number, t: Translate = english): string {
   let value = bytes;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (value >= 1024 && unit < UNITS.length - 1) {
     value /= 1024;
     unit++;
   }
   const digits = unit === 0 || value >= 100 ? 0 : 1;
-  return `${value.toFixed(digits).replace(/\.0$/, '')} ${units[unit]}`;
+  if (isEnglish(t)) return `${value.toFixed(digits).replace(/\.0$/, '')} ${UNITS[unit]}`;
+  return t(`output.units.${UNITS[unit]!}`, { value: Number(value.toFixed(digits)) });
 }
 
-export function formatSession(session: LocalSession, created: boolean): string[] {
+export function formatSession(
+  session: LocalSession,
+  created: boolean,
+  t: Translate = english,
+): string[] {
   const number = accountNumberText(session.account_number);
-  const device = `this device is signed in as ${session.device.name}`;
+  const device = session.device.name;
   return created
-    ? [
-        `Account ${number} created; ${device}.`,
-        'Keep the number: it is the only way to sign in to the account.',
-      ]
-    : [`Signed in to account ${number}; ${device}.`];
+    ? [t('output.account.created', { number, device }), t('output.account.keepNumber')]
+    : [t('output.account.signedIn', { number, device })];
 }
 
 export interface AccountView {
@@ -44,30 +49,57 @@ export interface AccountView {
   device: Device;
 }
 
-export function formatAccount(a: AccountView): string[] {
-  const price = a.plan.price_monthly_eur === 0 ? 'free' : `€${a.plan.price_monthly_eur}/month`;
-  const cap = a.usage.data_cap_bytes === null ? '' : ` of ${bytesText(a.usage.data_cap_bytes)}`;
+export function formatAccount(a: AccountView, t: Translate = english): string[] {
+  const price =
+    a.plan.price_monthly_eur === 0
+      ? t('output.account.free')
+      : isEnglish(t)
+        ? `€${a.plan.price_monthly_eur}/month`
+        : t('output.account.price', { price: a.plan.price_monthly_eur });
+  const usage =
+    a.usage.data_cap_bytes === null
+      ? t('output.account.usage', {
+          used: bytesText(a.usage.bytes, t),
+          period: monthText(a.usage.period, t),
+        })
+      : t('output.account.usageOfCap', {
+          used: bytesText(a.usage.bytes, t),
+          cap: bytesText(a.usage.data_cap_bytes, t),
+          period: monthText(a.usage.period, t),
+        });
   return [
-    `Account  ${accountNumberText(a.account_number)}`,
-    `Plan     ${a.plan.name} (${price})`,
-    `Devices  ${a.devices.used} of ${a.devices.limit} (this one: ${a.device.name})`,
-    `Usage    ${bytesText(a.usage.bytes)}${cap} in ${a.usage.period}`,
+    t('output.account.number', { number: accountNumberText(a.account_number) }),
+    t('output.account.plan', { plan: a.plan.name, price }),
+    t('output.account.devices', {
+      used: a.devices.used,
+      limit: a.devices.limit,
+      device: a.device.name,
+    }),
+    usage,
   ];
 }
 
 /** The account's devices with their live state, as `tailscale status` lists its peers. */
-export function formatDevices(devices: readonly ListedDevice[]): string[] {
-  if (devices.length === 0) return ['No devices.'];
+export function formatDevices(devices: readonly ListedDevice[], t: Translate = english): string[] {
+  if (devices.length === 0) return [t('output.account.noDevices')];
   return table(
-    ['ID', 'NAME', 'KIND', 'STATE', 'LATENCY', 'REGION', ''],
+    [
+      t('output.account.columns.id'),
+      t('output.account.columns.name'),
+      t('output.account.columns.kind'),
+      t('output.account.columns.state'),
+      t('output.account.columns.latency'),
+      t('output.account.columns.region'),
+      '',
+    ],
     devices.map((d) => [
       d.id,
       d.name,
       d.kind,
       d.status,
-      d.latency ?? '-',
+      d.latency ? latencyText(d.latency, t) : '-',
       d.region ?? '-',
-      d.current ? '(this device)' : '',
+      d.current ? t('output.account.thisDevice') : '',
     ]),
   );
 }
@@ -79,14 +111,25 @@ export function formatDevices(devices: readonly ListedDevice[]): string[] {
 export function formatAddedDevice(
   added: LocalAddDeviceResponse,
   qrCode: string,
-  written: readonly { what: string; file: string }[],
+  written: readonly { what: 'config' | 'qr'; file: string }[],
+  t: Translate = english,
 ): string[] {
   const { device } = added;
+  const kind = device.kind === 'tablet' ? t('output.account.tablet') : t('output.account.phone');
   return [
     qrCode.replace(/\n+$/, ''),
-    `Scan this with the WireGuard app on the ${device.kind}: + → Scan from QR code (iOS: + → Create from QR code).`,
-    `${device.name} (${device.kind}) is on the account as ${device.id}; its tunnel goes to ${added.region}.`,
-    `The code holds its private key, made here and kept nowhere else: whoever scans it can use the ${device.kind}'s place on the account (netcli devices revoke ${device.id} removes it).`,
-    ...written.map((w) => `Its ${w.what} is in ${w.file} (readable by you only).`),
+    t('output.account.scan', { kind }),
+    t('output.account.added', {
+      name: device.name,
+      kind,
+      id: device.id,
+      region: added.region,
+    }),
+    t('output.account.privateKey', { kind, id: device.id }),
+    ...written.map((w) =>
+      w.what === 'config'
+        ? t('output.account.configIn', { file: w.file })
+        : t('output.account.qrIn', { file: w.file }),
+    ),
   ];
 }

@@ -1,56 +1,93 @@
 // netcli's words for API access: the methods and the one in use, the relay list, a method tried.
-import type { ApiAccessList, ApiAccessStatus, ApiAccessTest } from '../../contracts/index.js';
+import type {
+  ApiAccessList,
+  ApiAccessStatus,
+  ApiAccessTest,
+  Translate,
+} from '../../contracts/index.js';
 import { table } from './table.js';
+import { english } from './words.js';
 
-const SOURCE_WORDS = {
-  shipped: 'shipped with Ferry',
-  given: 'given to the daemon',
-  service: 'from the service',
-} as const;
-const KEY_WORDS = {
-  daemon: 'the daemon’s --service-key',
-  config: 'the configuration’s',
-  shipped: 'the shipped one',
-} as const;
+const sourceWords = (t: Translate) =>
+  ({
+    shipped: t('output.apiAccess.source.shipped'),
+    given: t('output.apiAccess.source.given'),
+    service: t('output.apiAccess.source.service'),
+  }) as const;
+const keyWords = (t: Translate) =>
+  ({
+    daemon: t('output.apiAccess.key.daemon'),
+    config: t('output.apiAccess.key.config'),
+    shipped: t('output.apiAccess.key.shipped'),
+  }) as const;
+
+/** A date of an ISO time, as the language writes it (English: as the engine gave it). */
+function day(iso: string | null | undefined, t: Translate): string {
+  if (!iso) return '?';
+  if (t === english) return iso.slice(0, 10);
+  return t('output.date', { when: new Date(iso) });
+}
 
 /** One line of the relay list in use (and one more when a list was refused). */
-export function relayListLines(s: ApiAccessStatus['relay_list']): string[] {
+export function relayListLines(s: ApiAccessStatus['relay_list'], t: Translate = english): string[] {
   const lines: string[] = [];
-  if (s.key_from === null)
-    lines.push(
-      'Relay list: none can be checked yet (no service key: netcli init --service-key <base64>)',
-    );
-  else if (s.source === null) lines.push('Relay list: none');
+  if (s.key_from === null) lines.push(t('output.apiAccess.relayListUnchecked'));
+  else if (s.source === null) lines.push(t('output.apiAccess.relayListNone'));
   else
     lines.push(
-      `Relay list: ${s.relays} relay${s.relays === 1 ? '' : 's'}, ${SOURCE_WORDS[s.source]}, issued ${s.issued_at?.slice(0, 10)}, valid until ${s.expires_at?.slice(0, 10)} (checked with ${KEY_WORDS[s.key_from]} key)`,
+      t('output.apiAccess.relayList', {
+        count: s.relays,
+        source: sourceWords(t)[s.source],
+        issued: day(s.issued_at, t),
+        expires: day(s.expires_at, t),
+        key: keyWords(t)[s.key_from],
+      }),
     );
   if (s.refused)
-    lines.push(`Refused: the list ${SOURCE_WORDS[s.refused.source]}: ${s.refused.message}`);
+    lines.push(
+      t('output.apiAccess.refused', {
+        source: sourceWords(t)[s.refused.source],
+        message: s.refused.message,
+      }),
+    );
   return lines;
 }
 
 /** The status's line: how the service is reached, when it is not straight. */
-export function apiAccessLine(s: ApiAccessStatus): string | null {
+export function apiAccessLine(s: ApiAccessStatus, t: Translate = english): string | null {
   if (s.in_use === null || s.in_use === 'direct') return null;
-  return `Service   through ${s.in_use}${s.reason ? `: ${s.reason}` : ''}`;
+  return s.reason
+    ? t('output.apiAccess.throughBecause', { method: s.in_use, reason: s.reason })
+    : t('output.apiAccess.through', { method: s.in_use });
 }
 
-export function formatApiAccessList(l: ApiAccessList): string[] {
-  const lines = [`API access: ${l.setting}${l.in_use ? ` (in use: ${l.in_use})` : ''}`];
+export function formatApiAccessList(l: ApiAccessList, t: Translate = english): string[] {
+  const lines = [
+    l.in_use
+      ? t('output.apiAccess.settingInUse', { setting: l.setting, method: l.in_use })
+      : t('output.apiAccess.setting', { setting: l.setting }),
+  ];
   if (l.reason) lines.push(`  ${l.reason}`);
   lines.push(
     '',
     ...table(
-      ['METHOD', 'IN USE', 'ABOUT'],
-      l.methods.map((m) => [m.method, m.in_use ? 'yes' : '', m.about]),
+      [
+        t('output.apiAccess.columns.method'),
+        t('output.apiAccess.columns.inUse'),
+        t('output.apiAccess.columns.about'),
+      ],
+      l.methods.map((m) => [m.method, m.in_use ? t('output.apiAccess.yes') : '', m.about]),
     ),
     '',
-    ...relayListLines(l.relay_list),
+    ...relayListLines(l.relay_list, t),
   );
   return lines;
 }
 
-export function formatApiAccessTest(t: ApiAccessTest): string[] {
-  return [t.ok ? `${t.method}: ${t.message}` : `${t.method}: fails: ${t.message}`];
+export function formatApiAccessTest(r: ApiAccessTest, t: Translate = english): string[] {
+  return [
+    r.ok
+      ? t('output.apiAccess.testOk', { method: r.method, message: r.message })
+      : t('output.apiAccess.testFails', { method: r.method, message: r.message }),
+  ];
 }

@@ -1,14 +1,16 @@
 // The terminal UI's screen: the controller's state drawn by the presentational parts, and the
 // keys handed to the controller through the key map (quitting is the screen's own).
 import { Box, useApp, useInput } from 'ink';
-import { useSyncExternalStore } from 'react';
+import { useMemo, useSyncExternalStore } from 'react';
 import type { TuiController } from './controller.js';
 import { DnsInput, HelpLine, Messages } from './footer.js';
 import { Header } from './header.js';
 import { dnsKeyOf, intentOf, keysOf, rulesKeyOf } from './keymap.js';
 import { RegionList } from './region-list.js';
 import { RuleInput, SplitRulesPanel } from './split-rules.js';
+import { wordsOf } from './language.js';
 import { rulesStep, type TuiState } from './state.js';
+import { WordsProvider } from './words.js';
 
 /** The controller's state, drawn again on every change. */
 export function useTuiState(controller: TuiController): TuiState {
@@ -17,6 +19,9 @@ export function useTuiState(controller: TuiController): TuiState {
 
 export function App({ controller }: { controller: TuiController }) {
   const state = useTuiState(controller);
+  // The language follows the setting live: a change (here, in netcli, in the app) draws anew.
+  const language = controller.language(state);
+  const words = useMemo(() => wordsOf(language), [language]);
   const { exit } = useApp();
   useInput((typed, pressed) => {
     for (const [input, key] of keysOf(typed, pressed)) {
@@ -42,13 +47,15 @@ export function App({ controller }: { controller: TuiController }) {
     }
   });
   return (
-    <Box flexDirection="column">
-      <Header state={state} />
-      {state.splitRules ? <SplitRulesPanel state={state} /> : <RegionList state={state} />}
-      <Messages state={state} />
-      <DnsInput state={state} />
-      <RuleInput state={state} />
-      <HelpLine state={state} />
-    </Box>
+    <WordsProvider words={words}>
+      <Box flexDirection="column">
+        <Header state={state} />
+        {state.splitRules ? <SplitRulesPanel state={state} /> : <RegionList state={state} />}
+        <Messages state={state} />
+        <DnsInput state={state} />
+        <RuleInput state={state} />
+        <HelpLine state={state} />
+      </Box>
+    </WordsProvider>
   );
 }

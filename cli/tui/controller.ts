@@ -23,9 +23,13 @@ import {
   type SplitRuleTarget,
 } from '../../contracts/split-rules.js';
 import { configMayHaveChanged, regionsMayHaveChanged } from '../../contracts/status-changes.js';
-import { CONFIG_EFFECT_WORDS } from '../../contracts/words/effects.js';
-import { formatConnect, statusHeadline } from '../format/connection.js';
+import type { Language } from '../../contracts/i18n/languages.js';
+import type { Translate } from '../../contracts/i18n/translator.js';
+import { configEffectWords } from '../../contracts/words/effects.js';
+import { engineStateSentenceWords, protocolWords } from '../../contracts/words/states.js';
+import { transportNames } from '../../contracts/words/transports.js';
 import type { DnsKey, Intent, RulesKey } from './keymap.js';
+import { formatNumber, tuiLanguage, wordsOf, type TuiWords } from './language.js';
 import {
   INITIAL_STATE,
   reduce,
@@ -61,28 +65,37 @@ export interface GraphicalOpened {
 
 export interface TuiDeps {
   client: TuiClient;
-  /** A failure in netcli's words (errors.ts describeFailure, for this socket). */
-  describe(e: unknown): TuiFailure;
+  /** A failure in netcli's words (errors.ts describeFailure, for this socket), in `t`'s language. */
+  describe(e: unknown, t: Translate): TuiFailure;
   /** Opens the graphical mode (netcli gui). */
   openGraphical(): Promise<GraphicalOpened>;
   /** The waits before the event stream is opened again (default: every face's). */
   backoff?: Backoff | undefined;
+  /** The system's language (LC_ALL, LC_MESSAGES, LANG): the UI's while `language` is auto. */
+  system?: Language | undefined;
+  /**
+   * How often the configuration is read again while the engine is reachable (default 2 s): a
+   * setting changed elsewhere that changes no status (the language) shows within it.
+   */
+  configPollMs?: number | undefined;
 }
 
-const LATENCY_CHECK_COUNT = 3;
+const CONFIG_POLL_MS = 2_000;
 
-const EFFECT_WORDS = CONFIG_EFFECT_WORDS.tui;
+const english = wordsOf('en').t;
+
+const LATENCY_CHECK_COUNT = 3;
 
 /**
  * Why a typed DNS value is refused before it is sent (the faces' one check, contracts'
  * checkDnsInput); null: send it. An address no resolver has (multicast...) goes on to the
  * engine, which refuses it in its own words.
  */
-export function dnsProblem(value: string): string | null {
+export function dnsProblem(value: string, t: Translate = english): string | null {
   const checked = checkDnsInput(value);
   if (checked.ok || checked.problem === 'not-a-resolver') return null;
-  if (checked.problem === 'empty') return 'type auto or the address of a DNS resolver';
-  return `${value} is neither auto nor an IP address`;
+  if (checked.problem === 'empty') return t('tui.dns.empty');
+  return t('tui.dns.notAddress', { value });
 }
 
 /** How much of a rule's domain or path is typed at most (the longest path the contract takes). */
@@ -96,22 +109,23 @@ const quoted = (text: string) => (text.length > 60 ? `${text.slice(0, 59)}…` :
  * as the contracts' schemas (SplitAppPath, SplitDomain) read it, the engine's words of it (a
  * domain in lower case, without `*.`); or why it is neither, before anything is sent.
  */
-export function ruleTarget(typed: string): { target: SplitRuleTarget } | { problem: string } {
+export function ruleTarget(
+  typed: string,
+  t: Translate = english,
+): { target: SplitRuleTarget } | { problem: string } {
   const text = typed.trim();
-  if (!text)
-    return { problem: 'type a domain (example.com) or a program’s path (/usr/bin/firefox)' };
+  if (!text) return { problem: t('tui.rules.typeTarget') };
   const checked = text.startsWith('/') ? SplitAppPath.safeParse(text) : SplitDomain.safeParse(text);
   if (checked.success)
     return { target: text.startsWith('/') ? { app: checked.data } : { domain: checked.data } };
   const issue = checked.error.issues[0];
-  // The schemas' own words for what they take; their length limits have zod's.
+  // The schemas' own words for what they take (in the language), and their length limits.
+  const path = text.startsWith('/');
   const what =
     issue?.code === 'custom'
-      ? issue.message
-      : text.startsWith('/')
-        ? 'a program’s path of at most 4096 characters'
-        : 'a domain name of at most 253 characters';
-  return { problem: `${quoted(text)} is not ${what}` };
+      ? t(path ? 'tui.rules.pathShape' : 'tui.rules.domainShape')
+      : t(path ? 'tui.rules.notPath' : 'tui.rules.notDomain');
+  return { problem: t('tui.rules.notA', { text: quoted(text), what }) };
 }
 
 /** What a rule is for, without its way. */
@@ -120,7 +134,48 @@ const targetOf = (rule: SplitRule): SplitRuleTarget =>
 
 const nameOf = (target: SplitRuleTarget) => ('domain' in target ? target.domain : target.app);
 
-const WAY_WORDS = { direct: 'directly, around the tunnel', tunnel: 'through the tunnel only' };
+/** "Connected to global (node zrh-1) over WireGuard, ChaCha20-Poly1305", netcli's line in the language. */
+export function connectionHeadline(s: LocalStatus, t: Translate): string {
+  const states = engineStateSentenceWords(t);
+  switch (s.status) {
+    case 'connected': {
+      let where = s.region ?? s.node?.region ?? t('tui.connection.aNode');
+      if (s.node)
+        where = s.node.entry
+          ? t('tui.connection.nodeEntering', {
+              where,
+              node: s.node.id,
+              entry: s.node.entry.id,
+              entryRegion: s.node.entry.region,
+            })
+          : t('tui.connection.node', { where, node: s.node.id });
+      if (s.protocol) {
+        const protocol = protocolWords(s.protocol, t);
+        where =
+          s.transport && s.transport !== 'udp'
+            ? t('tui.connection.overTransport', {
+                where,
+                protocol,
+                transport: transportNames(t)[s.transport],
+              })
+            : t('tui.connection.over', { where, protocol });
+      }
+      if (s.cipher) where = t('tui.connection.cipher', { where, cipher: s.cipher });
+      return t('tui.connection.connected', { where });
+    }
+    case 'connecting':
+    case 'reconnecting':
+      return s.region
+        ? t('tui.connection.to', { state: states[s.status], region: s.region })
+        : states[s.status];
+    case 'error':
+      return t('tui.connection.error', {
+        message: s.error?.message ?? t('tui.connection.failed'),
+      });
+    default:
+      return states[s.status];
+  }
+}
 
 export class TuiController {
   #state: TuiState = INITIAL_STATE;
@@ -132,10 +187,26 @@ export class TuiController {
   #reads = { config: 0, regions: 0, splitRules: 0 };
   /** The status of the stream open now (null: none yet): what the next one is compared with. */
   #last: LocalStatus | null = null;
+  /** The configuration read again every configPollMs. */
+  #poll: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: TuiDeps) {}
 
   readonly getState = (): TuiState => this.#state;
+
+  /** The language the UI speaks in `state`: the `language` setting, else the system's. */
+  language(state: TuiState = this.#state): Language {
+    return tuiLanguage(state.config, this.deps.system ?? 'en');
+  }
+
+  /** The words of the UI's language now. */
+  words(state: TuiState = this.#state): TuiWords {
+    return wordsOf(this.language(state));
+  }
+
+  private get t(): Translate {
+    return this.words().t;
+  }
 
   readonly subscribe = (listener: () => void): (() => void) => {
     this.#listeners.add(listener);
@@ -149,12 +220,18 @@ export class TuiController {
 
   /** Starts following the engine (idempotent). */
   start(): void {
-    this.#following ??= this.follow(this.#stop.signal);
+    if (this.#following) return;
+    this.#following = this.follow(this.#stop.signal);
+    this.#poll = setInterval(() => {
+      if (this.#state.link.state === 'up') void this.reloadConfig();
+    }, this.deps.configPollMs ?? CONFIG_POLL_MS);
+    this.#poll.unref();
   }
 
   /** Stops following; calls under way end on their own. */
   async stop(): Promise<void> {
     this.#stop.abort();
+    if (this.#poll) clearInterval(this.#poll);
     await this.#following;
     this.#listeners.clear();
   }
@@ -174,7 +251,10 @@ export class TuiController {
           // The host ended the stream (it stops): the next attempt says whether it is gone.
           this.dispatch({ type: 'link', link: { state: 'opening' } });
         } else {
-          this.dispatch({ type: 'link', link: { state: 'down', failure: describe(link.error) } });
+          this.dispatch({
+            type: 'link',
+            link: { state: 'down', failure: describe(link.error, this.t) },
+          });
         }
       },
       onEvent: (e) => {
@@ -208,7 +288,7 @@ export class TuiController {
       if (read === this.#reads.regions) this.dispatch({ type: 'regions', answer });
     } catch (e) {
       if (read === this.#reads.regions)
-        this.dispatch({ type: 'regions-failed', failure: this.deps.describe(e) });
+        this.dispatch({ type: 'regions-failed', failure: this.deps.describe(e, this.t) });
     }
   }
 
@@ -220,7 +300,7 @@ export class TuiController {
       if (read === this.#reads.splitRules) this.dispatch({ type: 'split-rules', rules, select });
     } catch (e) {
       if (read === this.#reads.splitRules)
-        this.dispatch({ type: 'split-rules-failed', failure: this.deps.describe(e) });
+        this.dispatch({ type: 'split-rules-failed', failure: this.deps.describe(e, this.t) });
     }
   }
 
@@ -232,7 +312,7 @@ export class TuiController {
     try {
       outcome = await work();
     } catch (e) {
-      const f = this.deps.describe(e);
+      const f = this.deps.describe(e, this.t);
       outcome = { kind: 'error', text: f.message, hints: f.hints };
     }
     this.dispatch({ type: 'finished', op, outcome });
@@ -255,14 +335,14 @@ export class TuiController {
         return Promise.resolve();
       case 'connect':
         if (this.#state.status?.status === 'connected')
-          return this.say('Connected already: ⏎ switches to the selected region, d disconnects');
+          return this.say(this.t('tui.ops.connectedAlready'));
         return this.connect();
       case 'switch': {
         const row = selectedRow(this.#state);
         if (!row) return Promise.resolve();
         const s = this.#state.status;
         if (s?.status === 'connected' && s.region === row.id)
-          return this.say(`Connected to ${row.name} already`);
+          return this.say(this.t('tui.ops.connectedTo', { where: row.name }));
         return this.connect(row.id, row.name);
       }
       case 'disconnect':
@@ -289,20 +369,33 @@ export class TuiController {
   /** Connects (to `region`, else as configured); while connected, switches there. */
   connect(region?: string, name = region): Promise<void> {
     const s = this.#state.status?.status;
-    const verb = s === 'connected' || s === 'reconnecting' ? 'Switching' : 'Connecting';
-    return this.run(name ? `${verb} to ${name}` : verb, async () => {
+    const t = this.t;
+    const switching = s === 'connected' || s === 'reconnecting';
+    const label = switching
+      ? name
+        ? t('tui.ops.switchingTo', { region: name })
+        : t('tui.ops.switching')
+      : name
+        ? t('tui.ops.connectingTo', { region: name })
+        : t('tui.ops.connecting');
+    return this.run(label, async () => {
       const answer = await this.deps.client.connect({ body: region ? { region } : {} });
       void this.reloadRegions();
       // The latency is the header's; where the tunnel goes and the exit address, here.
-      const [text = '', , ...more] = formatConnect(answer, false);
-      return { kind: 'info', text, more, hints: [] };
+      const t = this.t;
+      const ip = (address: string | null) => address ?? t('tui.connection.notMeasured');
+      const exit = t('tui.connection.exitIp', {
+        before: ip(answer.exit_ip.before),
+        after: ip(answer.exit_ip.after),
+      });
+      return { kind: 'info', text: connectionHeadline(answer, t), more: [exit], hints: [] };
     });
   }
 
   disconnect(): Promise<void> {
-    return this.run('Disconnecting', async () => {
+    return this.run(this.t('tui.ops.disconnecting'), async () => {
       const status = await this.deps.client.disconnect();
-      return { kind: 'info', text: statusHeadline(status), hints: [] };
+      return { kind: 'info', text: connectionHeadline(status, this.t), hints: [] };
     });
   }
 
@@ -310,9 +403,11 @@ export class TuiController {
   private async setConfig(key: 'kill_switch' | 'split' | 'dns', value: string): Promise<Outcome> {
     const result = await this.deps.client.setConfigKey({ params: { key }, body: { value } });
     this.dispatch({ type: 'config', config: result.config });
-    const now = settingWords(result.config, key);
-    const effect = EFFECT_WORDS[result.changed.length > 0 ? result.effect : 'unchanged'];
-    return { kind: 'info', text: `${now}: ${effect}`, hints: [] };
+    const t = this.t;
+    const setting = settingWords(result.config, key, t);
+    const effect =
+      configEffectWords(t).tui[result.changed.length > 0 ? result.effect : 'unchanged'];
+    return { kind: 'info', text: t('tui.ops.setting', { setting, effect }), hints: [] };
   }
 
   /**
@@ -320,8 +415,11 @@ export class TuiController {
    * changed elsewhere, or not have been read yet) to the other one.
    */
   toggle(key: 'kill_switch' | 'split'): Promise<void> {
-    const what = key === 'kill_switch' ? 'the kill switch' : 'split tunneling';
-    return this.run(`Applying ${what}`, async () => {
+    const label =
+      key === 'kill_switch'
+        ? this.t('tui.ops.applyingKillSwitch')
+        : this.t('tui.ops.applyingSplit');
+    return this.run(label, async () => {
       const config = await this.deps.client.getConfig();
       this.dispatch({ type: 'config', config });
       if (key === 'kill_switch') return this.setConfig(key, config.kill_switch ? 'off' : 'on');
@@ -345,13 +443,15 @@ export class TuiController {
         return Promise.resolve();
       case 'submit': {
         const value = edit.text.trim().toLowerCase();
-        const problem = dnsProblem(value);
+        const problem = dnsProblem(value, this.t);
         if (problem) {
           this.dispatch({ type: 'dns-edit', text: edit.text, problem });
           return Promise.resolve();
         }
         this.dispatch({ type: 'dns-edit', text: null });
-        return this.run(`Applying DNS ${value}`, () => this.setConfig('dns', value));
+        return this.run(this.t('tui.ops.applyingDns', { value }), () =>
+          this.setConfig('dns', value),
+        );
       }
     }
   }
@@ -388,7 +488,7 @@ export class TuiController {
         break;
       case 'submit': {
         if (!typing) break;
-        const checked = ruleTarget(typing.text);
+        const checked = ruleTarget(typing.text, this.t);
         this.dispatch({
           type: 'rule-draft',
           draft:
@@ -413,13 +513,15 @@ export class TuiController {
   /** Adds a rule (checked already); the engine's answer says what holds now. */
   addSplitRule(body: SplitRuleRequest): Promise<void> {
     const target = 'domain' in body ? { domain: body.domain } : { app: body.app };
-    return this.run(`Adding the split rule for ${nameOf(target)}`, async () => {
+    return this.run(this.t('tui.rules.adding', { target: nameOf(target) }), async () => {
       const rule = await this.deps.client.addSplitRule({ body });
       await this.reloadSplitRules(targetOf(rule));
-      const verb = 'domain' in rule ? 'go' : 'goes';
+      const t = this.t;
+      const words = { rule: ruleWords(rule, t), way: t(`tui.rules.ways.${rule.via}`) };
       return {
         kind: 'info',
-        text: `Split rule added: ${ruleWords(rule)} ${verb} ${WAY_WORDS[rule.via]}`,
+        text:
+          'domain' in rule ? t('tui.rules.addedDomain', words) : t('tui.rules.addedProgram', words),
         hints: [],
       };
     });
@@ -428,40 +530,46 @@ export class TuiController {
   /** Removes the selected rule; the list is read again either way (it may have changed elsewhere). */
   removeSplitRule(): Promise<void> {
     const rule = selectedRule(this.#state);
-    if (!rule) return this.say('No split rule to remove: a adds one');
+    if (!rule) return this.say(this.t('tui.rules.noneToRemove'));
     const target = targetOf(rule);
-    return this.run(`Removing the split rule for ${nameOf(target)}`, async () => {
+    return this.run(this.t('tui.rules.removing', { target: nameOf(target) }), async () => {
       try {
         await this.deps.client.removeSplitRule({ query: target });
       } finally {
         await this.reloadSplitRules();
       }
-      return { kind: 'info', text: `Split rule for ${nameOf(target)} removed`, hints: [] };
-    });
-  }
-
-  /** Measures every node the plan allows, then shows the regions' latencies again. */
-  measure(): Promise<void> {
-    return this.run('Measuring the latency of every node', async () => {
-      const r = await this.deps.client.latencyCheck({
-        body: { all: true, count: LATENCY_CHECK_COUNT },
-      });
-      await this.reloadRegions();
-      const methods = [...new Set(r.results.map((x) => x.method))].join(', ');
-      const nodes = r.results.length === 1 ? '1 node' : `${r.results.length} nodes`;
-      const how = methods ? `, ${LATENCY_CHECK_COUNT} samples each by ${methods}` : '';
       return {
         kind: 'info',
-        text: `Measured ${nodes} in ${(r.duration_ms / 1000).toFixed(1)} s${how}`,
+        text: this.t('tui.rules.removed', { target: nameOf(target) }),
         hints: [],
       };
     });
   }
 
+  /** Measures every node the plan allows, then shows the regions' latencies again. */
+  measure(): Promise<void> {
+    return this.run(this.t('tui.ops.measuring'), async () => {
+      const r = await this.deps.client.latencyCheck({
+        body: { all: true, count: LATENCY_CHECK_COUNT },
+      });
+      await this.reloadRegions();
+      const t = this.t;
+      const methods = [...new Set(r.results.map((x) => x.method))].join(', ');
+      const seconds = t('tui.units.seconds', {
+        value: formatNumber(r.duration_ms / 1000, this.language(), { minimumFractionDigits: 1 }),
+      });
+      const measured = t('tui.ops.measured', { count: r.results.length, seconds });
+      const text = methods
+        ? t('tui.ops.samples', { measured, count: LATENCY_CHECK_COUNT, methods })
+        : measured;
+      return { kind: 'info', text, hints: [] };
+    });
+  }
+
   graphical(): Promise<void> {
-    return this.run('Opening the graphical mode', async () => {
+    return this.run(this.t('tui.ops.opening'), async () => {
       const opened = await this.deps.openGraphical();
-      const [text = 'The graphical mode is open.', ...more] = opened.lines
+      const [text = this.t('tui.ops.opened'), ...more] = opened.lines
         .map((l) => l.trim())
         .filter(Boolean);
       return { kind: 'info', text, more, hints: [] };
@@ -470,13 +578,19 @@ export class TuiController {
 }
 
 /** "Kill switch on", "Split auto", "DNS 9.9.9.9": a setting as the engine holds it. */
-export function settingWords(config: ClientConfig, key: 'kill_switch' | 'split' | 'dns'): string {
+export function settingWords(
+  config: ClientConfig,
+  key: 'kill_switch' | 'split' | 'dns',
+  t: Translate = english,
+): string {
   switch (key) {
     case 'kill_switch':
-      return `Kill switch ${config.kill_switch ? 'on' : 'off'}`;
+      return config.kill_switch
+        ? t('tui.protection.killSwitchOn')
+        : t('tui.protection.killSwitchOff');
     case 'split':
-      return `Split ${config.split}`;
+      return config.split === 'auto' ? t('tui.protection.splitAuto') : t('tui.protection.splitOff');
     case 'dns':
-      return `DNS ${config.dns}`;
+      return t('tui.protection.dns', { value: config.dns });
   }
 }

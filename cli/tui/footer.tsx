@@ -2,16 +2,20 @@
 // last key is doing or did, the engine's notices, the DNS input, and the help line (the keys of
 // the split rules while they are open).
 import { Box } from 'ink';
+import { noticeText } from '../../contracts/words/notices.js';
 import { Text } from './text.js';
-import { DNS_HELP, HELP, RULES_HELP, helpText } from './keymap.js';
+import { dnsHelp, helpText, mainHelp, rulesHelp } from './keymap.js';
+import type { TuiWords } from './language.js';
 import { rulesStep, visibleNotices, type TuiState } from './state.js';
+import { useWords } from './words.js';
 
 function Hints({ hints }: { hints: readonly string[] }) {
+  const { t } = useWords();
   return (
     <>
       {hints.map((h) => (
         <Text key={h} color="gray">
-          hint: {h}
+          {t('tui.messages.hint', { hint: h })}
         </Text>
       ))}
     </>
@@ -19,20 +23,27 @@ function Hints({ hints }: { hints: readonly string[] }) {
 }
 
 export function Messages({ state }: { state: TuiState }) {
+  const { t } = useWords();
   const { link, pending, outcome } = state;
   return (
     <Box flexDirection="column" marginTop={1}>
       {link.state === 'down' ? (
         <>
-          <Text color="red">The engine does not answer: {link.failure.message}</Text>
+          <Text color="red">
+            {t('tui.messages.engineSilent', { message: link.failure.message })}
+          </Text>
           <Hints hints={link.failure.hints} />
         </>
       ) : null}
-      {pending ? <Text color="yellow">{pending.label}…</Text> : null}
+      {pending ? (
+        <Text color="yellow">{t('tui.messages.pending', { label: pending.label })}</Text>
+      ) : null}
       {outcome ? (
         <>
           <Text color={outcome.kind === 'error' ? 'red' : undefined}>
-            {outcome.kind === 'error' ? `Error: ${outcome.text}` : outcome.text}
+            {outcome.kind === 'error'
+              ? t('tui.messages.error', { message: outcome.text })
+              : outcome.text}
           </Text>
           {(outcome.more ?? []).map((line) => (
             <Text key={line} bold>
@@ -45,7 +56,7 @@ export function Messages({ state }: { state: TuiState }) {
       ) : null}
       {visibleNotices(state).map((n) => (
         <Text key={`${n.code}:${n.message}`} color="yellow">
-          Note: {n.message}
+          {t('tui.messages.note', { message: noticeText(n, t) })}
         </Text>
       ))}
     </Box>
@@ -53,12 +64,14 @@ export function Messages({ state }: { state: TuiState }) {
 }
 
 export function DnsInput({ state }: { state: TuiState }) {
+  const { t } = useWords();
   const edit = state.dnsEdit;
   if (!edit) return null;
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text>
-        DNS resolver (now {state.config?.dns ?? '?'}): <Text bold>{edit.text}</Text>
+        {t('tui.messages.dnsPrompt', { value: state.config?.dns ?? '?' })}{' '}
+        <Text bold>{edit.text}</Text>
         <Text inverse> </Text>
       </Text>
       {edit.problem ? <Text color="red">{edit.problem}</Text> : null}
@@ -66,17 +79,19 @@ export function DnsInput({ state }: { state: TuiState }) {
   );
 }
 
-function help(state: TuiState) {
-  if (state.dnsEdit) return DNS_HELP;
+/** The keys of the help line now: the DNS input's, the split rules', or the screen's. */
+export function helpOf(state: TuiState, { t }: TuiWords) {
+  if (state.dnsEdit) return dnsHelp(t);
   const step = rulesStep(state);
-  return step ? RULES_HELP[step] : HELP;
+  return step ? rulesHelp(t, step) : mainHelp(t);
 }
 
 export function HelpLine({ state }: { state: TuiState }) {
+  const words = useWords();
   return (
     <Box marginTop={1}>
       <Text color="gray" wrap="truncate-end">
-        {helpText(help(state))}
+        {helpText(helpOf(state, words))}
       </Text>
     </Box>
   );

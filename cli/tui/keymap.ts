@@ -1,5 +1,6 @@
 // The terminal UI's keys: what each key asks for, and the help line that lists them. Pure, so
 // that the keys are tested without a terminal (ink's key events have this shape).
+import type { Translate } from '../../contracts/i18n/translator.js';
 
 /** What a key asks the UI to do. */
 export type Intent =
@@ -121,46 +122,58 @@ export function rulesKeyOf(input: string, key: KeyPress, step: RulesStep): Rules
   return null;
 }
 
+/** A key and what it does ('' : the entry is the words alone). */
+export type HelpEntry = readonly [string, string];
+
 /** The help line: each key and what it does. */
-export const HELP: readonly (readonly [string, string])[] = [
-  ['c', 'connect'],
-  ['d', 'disconnect'],
-  ['↑↓', 'region'],
-  ['⏎', 'switch'],
-  ['k', 'kill switch'],
-  ['s', 'split'],
-  ['u', 'rules'],
-  ['n', 'dns'],
-  ['r', 'latency'],
-  ['g', 'graphical'],
-  ['q', 'quit'],
-];
+export function mainHelp(t: Translate): readonly HelpEntry[] {
+  return [
+    ['c', t('tui.keys.connect')],
+    ['d', t('tui.keys.disconnect')],
+    ['↑↓', t('tui.keys.region')],
+    ['⏎', t('tui.keys.switch')],
+    ['k', t('tui.keys.killSwitch')],
+    ['s', t('tui.keys.split')],
+    ['u', t('tui.keys.rules')],
+    ['n', t('tui.keys.dns')],
+    ['r', t('tui.keys.latency')],
+    ['g', t('tui.keys.graphical')],
+    ['q', t('tui.keys.quit')],
+  ];
+}
 
-export const DNS_HELP: readonly (readonly [string, string])[] = [
-  ['auto or an address', ''],
-  ['⏎', 'apply'],
-  ['esc', 'cancel'],
-];
+export function dnsHelp(t: Translate): readonly HelpEntry[] {
+  return [
+    [t('tui.keys.dnsValue'), ''],
+    ['⏎', t('tui.keys.apply')],
+    ['esc', t('tui.keys.cancel')],
+  ];
+}
 
-export const RULES_HELP: Readonly<Record<RulesStep, readonly (readonly [string, string])[]>> = {
-  list: [
-    ['a', 'add'],
-    ['↑↓', 'rule'],
-    ['x', 'remove'],
-    ['esc', 'close'],
-  ],
-  target: [
-    ['a domain, or a program’s path from /', ''],
-    ['⏎', 'next'],
-    ['esc', 'cancel'],
-  ],
-  via: [
-    ['d', 'direct'],
-    ['t', 'tunnel'],
-    ['esc', 'cancel'],
-  ],
-};
+export function rulesHelp(t: Translate, step: RulesStep): readonly HelpEntry[] {
+  switch (step) {
+    case 'list':
+      return [
+        ['a', t('tui.keys.add')],
+        ['↑↓', t('tui.keys.rule')],
+        ['x', t('tui.keys.remove')],
+        ['esc', t('tui.keys.close')],
+      ];
+    case 'target':
+      return [
+        [t('tui.keys.ruleTarget'), ''],
+        ['⏎', t('tui.keys.next')],
+        ['esc', t('tui.keys.cancel')],
+      ];
+    case 'via':
+      return [
+        ['d', t('tui.keys.direct')],
+        ['t', t('tui.keys.tunnel')],
+        ['esc', t('tui.keys.cancel')],
+      ];
+  }
+}
 
-export function helpText(entries: readonly (readonly [string, string])[]): string {
+export function helpText(entries: readonly HelpEntry[]): string {
   return entries.map(([key, what]) => (what ? `${key} ${what}` : key)).join('  ');
 }

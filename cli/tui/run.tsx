@@ -3,9 +3,11 @@
 // It runs from its own modules beside netcli's bundle (scripts/build-netcli.ts keeps it out):
 // whatever holds a class that must be one in the process (the engine's client and its
 // ApiError, netcli's words for failures) comes in through TuiDeps, never by importing it here.
-// Besides ink and react, it imports at run time only its own modules, netcli's words for a
-// connection (cli/format/connection.ts), its screen for text from outside
-// (cli/terminal-text.ts) and Node's; of contracts/, types only.
+// Besides ink and react, it imports at run time only its own modules, its screen for text from
+// outside (cli/terminal-text.ts), Node's, and of contracts/ what holds no class of the process:
+// the event follower, the checks of typed values, and the words (contracts/i18n's translator
+// over the catalogs, contracts/words): the UI speaks the `language` setting, else the system's
+// (TuiDeps.system), and switches when the setting changes.
 import { render, type Instance } from 'ink';
 import { App } from './app.js';
 import { TuiController, type TuiDeps } from './controller.js';

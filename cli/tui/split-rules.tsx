@@ -4,33 +4,46 @@
 import { Box } from 'ink';
 import type { SplitRule } from '../../contracts/index.js';
 import { plainLine } from '../terminal-text.js';
-import { LIST_ROWS, windowStart } from './region-list.js';
+import { fitEnd, padEnd, textWidth, wordsOf, type TuiWords } from './language.js';
+import { LIST_ROWS, rangeWords, windowStart } from './region-list.js';
 import { Text } from './text.js';
 import { ruleWords, type TuiState } from './state.js';
+import { useWords } from './words.js';
+
+export { fitEnd } from './language.js';
 
 /** How wide the column of what a rule is for is. */
 const TARGET_WIDTH = 48;
 
-const WAY_REMARKS = { direct: 'around the tunnel', tunnel: 'through the tunnel only' } as const;
-
-/** A cell of `width`: a longer text keeps its end (a path's program), marked as cut. */
-export function fitEnd(text: string, width: number): string {
-  return text.length > width ? `…${text.slice(text.length - width + 1)}` : text.padEnd(width);
+/** The widths of the kind and way columns: their longest words in the language, 7 at least. */
+function columns({ t }: TuiWords): { kind: number; via: number } {
+  const widest = (...words: string[]) => Math.max(7, ...words.map(textWidth));
+  return {
+    kind: widest(t('tui.rules.domain'), t('tui.rules.program')),
+    via: widest(t('tui.rules.via.direct'), t('tui.rules.via.tunnel')),
+  };
 }
 
 /** The words of one rule, columns padded: kind, what it is for, way, remark. */
-export function ruleCells(rule: SplitRule): [string, string, string, string] {
+export function ruleCells(
+  rule: SplitRule,
+  words: TuiWords = wordsOf('en'),
+): [string, string, string, string] {
+  const { t } = words;
+  const width = columns(words);
   const isDomain = 'domain' in rule;
   return [
-    (isDomain ? 'domain' : 'program').padEnd(7),
+    padEnd(isDomain ? t('tui.rules.domain') : t('tui.rules.program'), width.kind),
     // Measured as drawn: the controls a name may hold are gone before the columns are padded.
     fitEnd(plainLine(isDomain ? rule.domain : rule.app), TARGET_WIDTH),
-    rule.via.padEnd(7),
-    WAY_REMARKS[rule.via],
+    padEnd(t(`tui.rules.via.${rule.via}`), width.via),
+    t(`tui.rules.remarks.${rule.via}`),
   ];
 }
 
 export function SplitRulesPanel({ state }: { state: TuiState }) {
+  const words = useWords();
+  const { t } = words;
   const panel = state.splitRules;
   if (!panel) return null;
   const rules = panel.rules ?? [];
@@ -40,27 +53,31 @@ export function SplitRulesPanel({ state }: { state: TuiState }) {
     <Box flexDirection="column" marginTop={1}>
       <Text bold>
         {'  '}
-        {'Split rules'.padEnd(7 + 1 + TARGET_WIDTH)} WAY
+        {padEnd(t('tui.rules.title'), columns(words).kind + 1 + TARGET_WIDTH)} {t('tui.rules.way')}
       </Text>
       {panel.failure ? (
         <>
-          <Text color="red">Split rules unavailable: {panel.failure.message}</Text>
+          <Text color="red">{t('tui.rules.unavailable', { message: panel.failure.message })}</Text>
           {panel.failure.hints.map((h) => (
             <Text key={h} color="gray">
-              hint: {h}
+              {t('tui.messages.hint', { hint: h })}
             </Text>
           ))}
         </>
       ) : panel.rules === null ? (
-        <Text color="gray">{'  '}Reading the split rules…</Text>
+        <Text color="gray">
+          {'  '}
+          {t('tui.rules.reading')}
+        </Text>
       ) : rules.length === 0 ? (
         <Text color="gray">
-          {'  '}No split rules: only the split by country decides (a adds one)
+          {'  '}
+          {t('tui.rules.none')}
         </Text>
       ) : null}
       {shown.map((rule, i) => {
         const selected = start + i === panel.cursor;
-        const [kind, target, via, remark] = ruleCells(rule);
+        const [kind, target, via, remark] = ruleCells(rule, words);
         return (
           <Text
             key={'domain' in rule ? `domain:${rule.domain}` : `app:${rule.app}`}
@@ -76,7 +93,7 @@ export function SplitRulesPanel({ state }: { state: TuiState }) {
       {rules.length > shown.length ? (
         <Text color="gray">
           {'  '}
-          {start + 1}-{start + shown.length} of {rules.length}
+          {rangeWords(start, shown.length, rules.length, words)}
         </Text>
       ) : null}
     </Box>
@@ -85,14 +102,14 @@ export function SplitRulesPanel({ state }: { state: TuiState }) {
 
 /** The prompts of a rule being added. */
 export function RuleInput({ state }: { state: TuiState }) {
+  const { t } = useWords();
   const draft = state.splitRules?.draft;
   if (!draft) return null;
   if (draft.step === 'via') {
     return (
       <Box marginTop={1}>
         <Text wrap="truncate-start">
-          <Text bold>{ruleWords(draft.target)}</Text>: d direct (around the tunnel) or t tunnel
-          (through it only)
+          {t('tui.rules.viaPrompt', { rule: ruleWords(draft.target, t) })}
         </Text>
       </Box>
     );
@@ -100,7 +117,7 @@ export function RuleInput({ state }: { state: TuiState }) {
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text wrap="truncate-start">
-        Split rule for (a domain, or a program’s path from /): <Text bold>{draft.text}</Text>
+        {t('tui.rules.targetPrompt')} <Text bold>{draft.text}</Text>
         <Text inverse> </Text>
       </Text>
       {draft.problem ? <Text color="red">{draft.problem}</Text> : null}

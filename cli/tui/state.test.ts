@@ -2,7 +2,8 @@
 // arrows and an operation's end do to what the screen shows.
 import { describe, expect, it } from 'vitest';
 import { CLIENT_CONFIG_DEFAULTS, idleStatus, type LocalStatus } from '../../contracts/index.js';
-import { dnsKeyOf, helpText, HELP, intentOf, keysOf, rulesKeyOf, RULES_HELP } from './keymap.js';
+import { translator } from '../../contracts/i18n/translator.js';
+import { dnsKeyOf, helpText, intentOf, keysOf, mainHelp, rulesHelp, rulesKeyOf } from './keymap.js';
 import { windowStart } from './region-list.js';
 import { fitEnd, ruleCells } from './split-rules.js';
 import {
@@ -82,7 +83,7 @@ describe('terminal UI state', () => {
       ['us-west', 'region', null, false],
       ['work', 'rule', null, true],
     ]);
-    expect(s.regions?.[3]?.detail).toBe('rule: lowest-latency in asia');
+    expect(s.regions?.[3]).toMatchObject({ strategy: 'lowest-latency', area: 'asia' });
   });
 
   it('puts the cursor on the current region once, then leaves it to the arrows', () => {
@@ -301,10 +302,11 @@ describe('terminal UI keys', () => {
   });
 
   it('lists every key on the help line', () => {
-    expect(helpText(HELP)).toBe(
+    const t = translator('en');
+    expect(helpText(mainHelp(t))).toBe(
       'c connect  d disconnect  ↑↓ region  ⏎ switch  k kill switch  s split  u rules  n dns  r latency  g graphical  q quit',
     );
-    expect(helpText(RULES_HELP.list)).toBe('a add  ↑↓ rule  x remove  esc close');
-    expect(helpText(RULES_HELP.via)).toBe('d direct  t tunnel  esc cancel');
+    expect(helpText(rulesHelp(t, 'list'))).toBe('a add  ↑↓ rule  x remove  esc close');
+    expect(helpText(rulesHelp(t, 'via'))).toBe('d direct  t tunnel  esc cancel');
   });
 });

@@ -10,6 +10,7 @@ import type {
   SplitRule,
   SplitRuleTarget,
 } from '../../contracts/index.js';
+import type { Translate } from '../../contracts/i18n/translator.js';
 import type { RulesStep } from './keymap.js';
 
 /** A failure in words: what went wrong and what to do (netcli's errors.ts makes them). */
@@ -26,8 +27,12 @@ export interface RegionRow {
   id: string;
   name: string;
   kind: 'region' | 'rule';
-  /** The region's id and area, or the rule's strategy and area. */
+  /** The region's id and area (a rule's are its strategy and area, in words as drawn). */
   detail: string;
+  /** The region's or the rule's area. */
+  area: string;
+  /** The rule's strategy (null for a region). */
+  strategy: string | null;
   /** "<n>ms" as the engine measured it, null: not measured. */
   latency: string | null;
   /** Mean load of the healthy nodes, 0..1 (null for a rule). */
@@ -134,6 +139,8 @@ function rowsOf(answer: RegionsAnswer): RegionRow[] {
       name: r.name,
       kind: 'region' as const,
       detail: `${r.id}, ${r.area}`,
+      area: r.area,
+      strategy: null,
       latency: r.latency,
       load: r.load,
       allowed: r.allowed,
@@ -143,7 +150,9 @@ function rowsOf(answer: RegionsAnswer): RegionRow[] {
       id: r.name,
       name: r.name,
       kind: 'rule' as const,
-      detail: `rule: ${r.strategy} in ${r.area}`,
+      detail: '',
+      area: r.area,
+      strategy: r.strategy,
       latency: null,
       load: null,
       allowed: true,
@@ -265,10 +274,10 @@ export function rulesStep(state: TuiState): RulesStep | null {
 }
 
 /** "example.com and its subdomains", "/usr/bin/firefox (and what it starts)". */
-export function ruleWords(target: SplitRuleTarget): string {
+export function ruleWords(target: SplitRuleTarget, t: Translate): string {
   return 'domain' in target
-    ? `${target.domain} and its subdomains`
-    : `${target.app} (and what it starts)`;
+    ? t('tui.rules.domainWords', { domain: target.domain })
+    : t('tui.rules.programWords', { app: target.app });
 }
 
 /** The selected split rule, if there is one. */

@@ -6,6 +6,9 @@
 // `netcli` alone open the graphical mode instead, and `netcli ui terminal` the terminal UI again;
 // `u` shows the engine's split rules, where `a` adds a domain rule with its way (the engine then
 // lists it to `netcli split list`) and `x` removes it, the engine's refusal said in words.
+// In Chinese (LANG=zh_CN.UTF-8): the state, the settings, the regions and the keys in Chinese,
+// `d` and `c` said in it; `netcli config set language ru` switches the open screen to Russian,
+// `auto` back to the system's.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETCLI, NetcliHost } from './netcli-host.js';
@@ -38,6 +41,24 @@ describe('netcli tui in a terminal, against the real engine', () => {
     NETCLI,
     ...args,
   ];
+
+  /** The same, in a system of `locale` (LANG; the other locale variables unset). */
+  const netcliArgvIn = (locale: string, ...args: string[]) => {
+    const argv = netcliArgv(...args);
+    const env = argv.indexOf('env');
+    argv.splice(
+      env + 1,
+      0,
+      '-u',
+      'LC_ALL',
+      '-u',
+      'LC_MESSAGES',
+      '-u',
+      'LANGUAGE',
+      `LANG=${locale}`,
+    );
+    return argv;
+  };
 
   /** The relay the laptop's tunnel goes to now, as the engine says. */
   const currentRelay = (): RelayHandle => {
@@ -291,4 +312,56 @@ describe('netcli tui in a terminal, against the real engine', () => {
     tui.send('q');
     expect(await tui.exited()).toBe(0);
   }, 90_000);
+  it('speaks the system’s language: in Chinese (LANG=zh_CN.UTF-8) the state, settings, regions and keys; the language setting switches it live', async () => {
+    const HELP_ZH =
+      'c 连接  d 断开  ↑↓ 地区  ⏎ 切换  k 网络锁  s 分流  u 规则  n dns  r 测延迟  g 图形界面  q 退出';
+    const CONNECTED_ZH = /^Ferry +● 已连接 {2}(.+)$/m;
+    expect(laptop.json('config', 'get', 'language')).toEqual({ language: 'auto' });
+    const tui = tmux.open(netcliArgvIn('zh_CN.UTF-8', 'tui'));
+    // The regions, the settings (read once the engine's status came) and the keys.
+    const screen = await tui.waitUntil('the Chinese screen', (s) =>
+      s.includes('Asia East (Tokyo)') && s.includes('网络锁：') && s.includes(HELP_ZH)
+        ? s
+        : undefined,
+    );
+    // Left connected by the first case: the state, where, and the settings in Chinese.
+    const [, where] = CONNECTED_ZH.exec(screen) ?? [];
+    expect(where).toMatch(/ · 节点 \S+ · WireGuard$/);
+    expect(screen).toMatch(/^延迟 \d+(\.\d+)? 毫秒 {2}\S+$/m);
+    expect(screen).toMatch(
+      /^网络锁：开（正在拦截隧道外的流量） · 分流：自动(?:（[^）]+）)? · DNS auto/m,
+    );
+    expect(screen).toMatch(/^ {2}地区 +ID、区域 +延迟 +负载$/m);
+    expect(row(screen, 'Asia Southeast (Singapore)')).toContain('不在你的套餐内');
+    expect(screen).toMatch(/● 已连接$/m);
+
+    // d: disconnected, said in Chinese; c: connected again.
+    tui.send('d');
+    await tui.waitFor('Disconnected in Chinese', /^Ferry +● 未连接$/m, 30_000);
+    await tui.waitFor('the headline of the disconnect', /^未连接$/m);
+    expect(laptop.json('status').status).toBe('disconnected');
+    tui.send('c');
+    await tui.waitFor('Connected in Chinese', CONNECTED_ZH, 60_000);
+    await tui.waitFor('the exit address in Chinese', /^ {2}出口 IP \S+ -> \S+$/m);
+
+    // The language setting, changed by netcli, switches the open screen: Russian, then auto.
+    expect(laptop.json('config', 'set', 'language', 'ru')).toMatchObject({
+      config: { language: 'ru' },
+    });
+    await tui.waitFor('the Russian screen', /^Ferry +● Подключено {2}/m);
+    await tui.waitUntil('the Russian keys', (s) =>
+      s.includes('c подключить  d отключить  ↑↓ регион') ? s : undefined,
+    );
+    expect(laptop.json('config', 'set', 'language', 'auto')).toMatchObject({
+      config: { language: 'auto' },
+    });
+    await tui.waitFor('Chinese again', CONNECTED_ZH);
+    const shown = await tui.waitUntil('the Chinese keys again', (s) =>
+      s.includes(HELP_ZH) ? s : undefined,
+    );
+    // What a person saw (the test's log).
+    process.stdout.write(`netcli tui in Chinese:\n${shown}\n`);
+    tui.send('q');
+    expect(await tui.exited()).toBe(0);
+  }, 150_000);
 });

@@ -1,10 +1,13 @@
 // Builds the desktop app's renderer (renderer/main.tsx) for Electron and for the web graphical
 // mode: dist/renderer/app.js (minified, its source map beside it), app.css and index.html.
 // The page runs under a strict CSP (script-src 'self'; style-src 'self'), so index.html holds
-// no inline script or style: only links to the two files.
+// no inline script or style: only links to the two files. Beside them, the countries' flags
+// (flag-icons' 4:3 SVGs, as flag-<code>.svg): images from the page's own origin ('self'), kept
+// out of the script so that it stays small.
 import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
-import { mkdir, realpath, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, realpath, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RENDERER_CSP_META } from '../contracts/renderer-policy.js';
@@ -77,7 +80,21 @@ export async function buildRenderer(outDir?: string): Promise<RendererBuild> {
   const files: Record<string, number> = { 'index.html': Buffer.byteLength(INDEX_HTML) };
   for (const [file, meta] of Object.entries(result.metafile.outputs))
     files[path.relative(out, path.resolve(root, file))] = meta.bytes;
+  const flags = await copyFlags(root, out);
+  files[`flag-*.svg (${flags})`] = 0;
   return { outDir: out, files };
+}
+
+/**
+ * Copies every 4:3 flag of flag-icons into `out` as flag-<code>.svg (renderer/ui/places/flag.tsx
+ * names them so); a flat folder, as the engine host serves only the files at its top.
+ */
+async function copyFlags(root: string, out: string): Promise<number> {
+  const require = createRequire(path.join(root, 'package.json'));
+  const dir = path.join(path.dirname(require.resolve('flag-icons/package.json')), 'flags', '4x3');
+  const names = (await readdir(dir)).filter((n) => /^[a-z]{2}\.svg$/.test(n));
+  await Promise.all(names.map((n) => copyFile(path.join(dir, n), path.join(out, `flag-${n}`))));
+  return names.length;
 }
 
 async function runsAsMain(): Promise<boolean> {

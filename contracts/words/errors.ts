@@ -77,3 +77,23 @@ export function wordsFor<Table extends Partial<Record<FaceCode, unknown>>>(
 ): Table[keyof Table] | undefined {
   return Object.hasOwn(table, code) ? table[code as keyof Table] : undefined;
 }
+
+/** The connection's own failures that have words of their own; any other is "the connection failed". */
+const CONNECT_FAILURES = [
+  'node-unreachable',
+  'tunnel-timeout',
+  'no-node-available',
+  'region-not-in-plan',
+  'data-cap-reached',
+  'platform-unverified',
+] as const;
+
+/**
+ * Why the connection is in error, in words (the status's error, by its code): what happened and
+ * what to do in the face's own controls, never the engine's message (English, naming servers).
+ */
+export function connectFailureWords(code: string, t: Translate = english): string {
+  return (CONNECT_FAILURES as readonly string[]).includes(code)
+    ? t(`errors.connect.${code as (typeof CONNECT_FAILURES)[number]}`)
+    : t('errors.connect.other');
+}

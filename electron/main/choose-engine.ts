@@ -3,8 +3,13 @@
 // socket already; otherwise attached to the socket, which answers `engine-unavailable` with how
 // to start the engine until one runs. Two engines on one machine would fight over routes and
 // the firewall, so a live socket always wins.
-import { DEFAULT_ENGINE_SOCKET } from '../../contracts/index.js';
+import { DEFAULT_ENGINE_SOCKET, type Translate } from '../../contracts/index.js';
 import type { EnginePort } from './engine-port.js';
+import { mainWords } from './main-words.js';
+
+// The choice's `why` and the log lines are the journal's (for whoever reads the log), not words
+// of the app: they stay English, as the engine's log does.
+/* eslint-disable i18next/no-literal-string -- the journal's words (why, log lines), not the app's */
 
 /** What the decision reads of this process and machine (tests pass their own). */
 export interface EngineFacts {
@@ -48,32 +53,28 @@ export async function chooseEngine(facts: EngineFacts): Promise<EngineChoice> {
     why: 'no privileges to host the engine: waiting for an engine host on the socket',
   };
 }
+/* eslint-enable i18next/no-literal-string */
 
 /** What a face is told when there is no engine: how to start one, or how to be let in. */
 export function engineUnavailableMessage(
   socketPath: string,
   reason: 'not-running' | 'permission-denied' | { hostingFailed: string },
   platform: NodeJS.Platform = process.platform,
+  t: Translate = mainWords(),
 ): string {
   // The engine (routes, firewall, TUN, the data plane) is Linux's so far.
-  if (platform !== 'linux') {
-    return 'The Ferry engine runs on Linux only so far: there is none on this system to connect to.';
-  }
-  if (reason === 'permission-denied') {
-    return (
-      `The Ferry engine is running, but this user may not use its socket (${socketPath}). ` +
-      'Add yourself to the ferry group (sudo usermod -aG ferry $USER), then log out and in again.'
-    );
-  }
+  if (platform !== 'linux') return t('home.engine.linuxOnly');
+  if (reason === 'permission-denied')
+    return t('home.engine.permissionDenied', { socket: socketPath });
   const start =
     socketPath === DEFAULT_ENGINE_SOCKET
-      ? 'sudo systemctl start ferry-engine (or run sudo netcli daemon)'
-      : `sudo netcli daemon --socket ${socketPath}`;
+      ? t('home.engine.startService')
+      : t('home.engine.startDaemon', { socket: socketPath });
   const why =
     reason === 'not-running'
-      ? 'The Ferry engine is not running.'
-      : `The app could not start the Ferry engine itself (${reason.hostingFailed}), and none is running.`;
-  return `${why} Start it with: ${start}.`;
+      ? t('home.engine.notRunning')
+      : t('home.engine.hostingFailed', { reason: reason.hostingFailed });
+  return t('home.engine.startWith', { why, start });
 }
 
 export interface OpenEngineDeps {
@@ -99,12 +100,14 @@ export async function openEngine(choice: EngineChoice, deps: OpenEngineDeps): Pr
   } catch (e) {
     const code = (e as { code?: unknown } | null)?.code;
     if (code === 'engine-already-running') {
+      // eslint-disable-next-line i18next/no-literal-string -- a line of the journal, not the app's words
       deps.log.info({ mode: 'attached' }, 'an engine host started meanwhile: attaching to it');
       return deps.attach(choice.socketPath);
     }
-    const reason = deps.describe(e) ?? 'see the log';
+    const reason = deps.describe(e) ?? mainWords()('home.engine.seeLog');
     deps.log.warn(
       { code: typeof code === 'string' ? code : undefined },
+      // eslint-disable-next-line i18next/no-literal-string -- a line of the journal, not the app's words
       'hosting the engine failed',
     );
     return deps.attach(

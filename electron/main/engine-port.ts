@@ -61,6 +61,7 @@ export function hostedPort(engine: EngineApi, options: HostedPortOptions = {}): 
     mode: 'hosted',
     async call(id, payload, signal) {
       if (closing.signal.aborted)
+        // eslint-disable-next-line i18next/no-literal-string -- said only while the app quits: no face is left to show it
         throw new FaceFailure('engine-unavailable', 'the app is quitting');
       const handler = handlers[id];
       if (typeof handler !== 'function') throw new Error(`the route ${id} has no handler`);
@@ -168,6 +169,7 @@ export function attachedPort(client: LocalClient, options: AttachedPortOptions):
     mode: 'attached',
     async call(id, payload, signal) {
       if (closing.signal.aborted)
+        // eslint-disable-next-line i18next/no-literal-string -- said only while the app quits: no face is left to show it
         throw new FaceFailure('engine-unavailable', 'the app is quitting');
       const method = (client as unknown as Record<FaceRouteId, ClientMethod>)[id];
       if (typeof method !== 'function') throw new Error(`the local client has no call ${id}`);

@@ -27,6 +27,7 @@ export class FaceFailure extends Error {
     opts: { errors?: FieldError[]; cause?: unknown } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    // eslint-disable-next-line i18next/no-literal-string -- a class's name, not words
     this.name = 'FaceFailure';
     this.code = code;
     this.errors = opts.errors;

@@ -63,6 +63,7 @@ async function answer(
     const value = await port.call(id, checked, signal);
     const parsed = ipcSchema.calls[id].response.safeParse(value);
     if (!parsed.success) {
+      // eslint-disable-next-line i18next/no-literal-string -- a contract mismatch (a bug): for the developer and the log
       throw new FaceFailure('internal', 'the engine’s answer does not match the contract', {
         cause: new Error(
           `the answer to ${id} does not match its schema at ${mismatchAt(parsed.error)}`,
@@ -94,6 +95,7 @@ export function registerIpcHandlers(
     const { channel } = ipcSchema.calls[id];
     seam.ipcMain.handle(channel, (event, payload) => {
       if (!isTrustedSender(event, seam)) {
+        // eslint-disable-next-line i18next/no-literal-string -- a line of the journal
         log.warn({ call: id }, 'refused a call from outside the app’s window');
         return { ok: false, error: FORBIDDEN } satisfies FaceResult<never>;
       }
@@ -105,6 +107,7 @@ export function registerIpcHandlers(
   const unsubscribe = port.subscribe((event: FaceEvent) => {
     const checked = ipcSchema.event.schema.safeParse(event);
     if (!checked.success) {
+      // eslint-disable-next-line i18next/no-literal-string -- a line of the journal
       log.warn({ at: mismatchAt(checked.error) }, 'dropped an engine event outside the contract');
       return;
     }

@@ -30,6 +30,7 @@ const app = {
   requestSingleInstanceLock: () => true,
   on: (name, l) => (appEvents.on(name, l), app),
   whenReady: () => ready,
+  getLocale: () => 'en-US',
   quit() {
     const event = { prevented: false, preventDefault() { this.prevented = true; } };
     appEvents.emit('before-quit', event);
@@ -71,9 +72,22 @@ class BrowserWindow extends EventEmitter {
   }
   isDestroyed() { return false; } show() {} hide() {} focus() {} isMinimized() { return false; } restore() {}
 }
-class Tray { setToolTip(text) { report({ type: 'tooltip', text }); } setContextMenu() {} on() {} destroy() {} }
+class Tray {
+  constructor(image) { report({ type: 'tray-image', sizes: image.sizes }); }
+  setToolTip(text) { report({ type: 'tooltip', text }); }
+  setImage(image) { report({ type: 'tray-image', sizes: image.sizes }); }
+  setContextMenu() {} on() {} destroy() {}
+}
 const Menu = { buildFromTemplate: (t) => t };
-const nativeImage = { createFromPath: (p) => ({ p }) };
+const nativeImage = {
+  createFromPath: (p) => ({ p }),
+  createEmpty: () => {
+    const image = { sizes: [] };
+    image.addRepresentation = ({ scaleFactor, buffer }) =>
+      image.sizes.push([scaleFactor, buffer.readUInt32BE(16), buffer.subarray(1, 4).toString()]);
+    return image;
+  },
+};
 async function drive(win) {
   const trusted = { sender: { id: 1 }, senderFrame: { url: win.url, parent: null } };
   report({ type: 'channels', channels: [...handlers.keys()].sort() });
@@ -230,6 +244,11 @@ describe('the bundled main process', () => {
       args: [{ type: 'status', status: { status: 'disconnected' } }],
     });
     expect(reports.filter((r) => r.type === 'tooltip').at(-1)?.text).toBe('Ferry: Disconnected');
+    // The tray's icon drawn for the state (disconnected), at 32 px and 64 px, as PNGs.
+    expect(reports.filter((r) => r.type === 'tray-image')[0]?.sizes).toEqual([
+      [1, 32, 'PNG'],
+      [2, 64, 'PNG'],
+    ]);
   });
 
   it('let go of the engine host’s event stream when it quit', () => {

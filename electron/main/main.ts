@@ -17,6 +17,7 @@ import {
   protocol,
   session,
   type MenuItemConstructorOptions,
+  type NativeImage,
 } from 'electron';
 import { destination, pino } from 'pino';
 import { FerryError } from '../../engine/errors.js';
@@ -34,7 +35,9 @@ import {
   isAppUrl,
   serveRendererFile,
 } from './renderer-protocol.js';
+import { mainLanguageOf, setMainLanguage } from './main-words.js';
 import { startTray, type TrayController, type TrayItem, type TraySeam } from './tray.js';
+import { trayIconPng, type TrayLook } from './tray-icons.js';
 import {
   claimSingleInstance,
   createMainWindow,
@@ -47,7 +50,6 @@ import {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RENDERER_DIR = path.join(here, '..', 'renderer');
 const PRELOAD = path.join(here, 'preload.cjs');
-const TRAY_ICON = path.join(here, 'tray.png');
 const WINDOW_ICON = path.join(here, 'icon.png');
 /** How long the engine gets to disconnect at quit before the app goes anyway. */
 const SHUTDOWN_LIMIT_MS = 15_000;
@@ -92,6 +94,14 @@ function openPort(): Promise<EnginePort> {
   );
 }
 
+/** The tray's image for a look: drawn at 32 px and at 64 px for screens at twice the scale. */
+function trayImage(look: TrayLook): NativeImage {
+  const image = nativeImage.createEmpty();
+  image.addRepresentation({ scaleFactor: 1, buffer: trayIconPng(look, 32) });
+  image.addRepresentation({ scaleFactor: 2, buffer: trayIconPng(look, 64) });
+  return image;
+}
+
 function traySeamOf(tray: Tray): TraySeam {
   const menuItem = (item: TrayItem): MenuItemConstructorOptions =>
     item.type === 'separator'
@@ -100,6 +110,7 @@ function traySeamOf(tray: Tray): TraySeam {
   return {
     setToolTip: (text) => tray.setToolTip(text),
     setMenu: (items) => tray.setContextMenu(Menu.buildFromTemplate(items.map(menuItem))),
+    setLook: (look) => tray.setImage(trayImage(look)),
     destroy: () => tray.destroy(),
   };
 }
@@ -116,9 +127,12 @@ let opening: Promise<EnginePort> | undefined;
 
 async function start(): Promise<void> {
   await app.whenReady();
+  // Main's words in the app's locale until the tray reads the language setting.
+  setMainLanguage(mainLanguageOf('auto', app.getLocale()));
   protocol.handle(APP_SCHEME, (request) => serveRendererFile(RENDERER_DIR, request.url));
   hardenSession(session.defaultSession);
   if (!existsSync(path.join(RENDERER_DIR, 'index.html')))
+    // eslint-disable-next-line i18next/no-literal-string -- a line of the journal
     log.warn({ dir: RENDERER_DIR }, 'the renderer is not built (dist/renderer/index.html)');
 
   opening = openPort();
@@ -138,12 +152,14 @@ async function start(): Promise<void> {
     iconPath: existsSync(WINDOW_ICON) ? WINDOW_ICON : undefined,
     quitting: () => quitting,
   });
-  const tray = new Tray(nativeImage.createFromPath(TRAY_ICON));
+  const tray = new Tray(trayImage('disconnected'));
   tray.on('click', () => showWindow(window));
-  trayController = startTray(traySeamOf(tray), opened, {
-    showWindow: () => showWindow(window),
-    quit: () => app.quit(),
-  });
+  trayController = startTray(
+    traySeamOf(tray),
+    opened,
+    { showWindow: () => showWindow(window), quit: () => app.quit() },
+    { locale: app.getLocale() },
+  );
 }
 
 /** Everything main started, stopped in reverse; the engine port last (it may disconnect). */
@@ -156,6 +172,7 @@ function stopAll(): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const limit = new Promise<void>((resolve) => {
       timer = setTimeout(() => {
+        // eslint-disable-next-line i18next/no-literal-string -- a line of the journal
         log.warn({ ms: SHUTDOWN_LIMIT_MS }, 'the engine did not stop in time; quitting anyway');
         resolve();
       }, SHUTDOWN_LIMIT_MS);
@@ -165,6 +182,7 @@ function stopAll(): Promise<void> {
     } catch (e) {
       log.error(
         { err: { name: (e as Error)?.name, message: (e as Error)?.message } },
+        // eslint-disable-next-line i18next/no-literal-string -- a line of the journal
         'engine close failed',
       );
     } finally {
@@ -204,6 +222,7 @@ if (!claimSingleInstance(app, () => showWindow(window))) {
           stack: (e as Error)?.stack,
         },
       },
+      // eslint-disable-next-line i18next/no-literal-string -- a line of the journal
       'start failed',
     );
     app.exit(1);

@@ -77,15 +77,18 @@ const COMMON_HEADERS = {
   'cache-control': 'no-cache',
 };
 
+/** A 404's body: for a request of a file the app does not have (never shown to a person). */
+const NOT_FOUND = 'not found';
+
 /** The answer to one request of the app's scheme (protocol.handle's handler). */
 export async function serveRendererFile(root: string, url: string): Promise<Response> {
   const file = rendererFileFor(root, url);
-  if (!file) return new Response('not found', { status: 404, headers: COMMON_HEADERS });
+  if (!file) return new Response(NOT_FOUND, { status: 404, headers: COMMON_HEADERS });
   let body: Buffer;
   try {
     body = await readFile(file);
   } catch {
-    return new Response('not found', { status: 404, headers: COMMON_HEADERS });
+    return new Response(NOT_FOUND, { status: 404, headers: COMMON_HEADERS });
   }
   const type = CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
   return new Response(new Uint8Array(body), {

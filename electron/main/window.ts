@@ -9,6 +9,7 @@ import type {
   WebContents,
 } from 'electron';
 import { withContentSecurityPolicy } from './content-security.js';
+import { mainWords } from './main-words.js';
 import { APP_SCHEME } from './renderer-protocol.js';
 
 export interface MainWindowOptions {
@@ -23,7 +24,7 @@ export function mainWindowOptions(options: MainWindowOptions): BrowserWindowCons
     height: 720,
     minWidth: 360,
     minHeight: 560,
-    title: 'Ferry',
+    title: mainWords()('home.window.title'),
     show: false,
     autoHideMenuBar: true,
     ...(options.iconPath ? { icon: options.iconPath } : {}),

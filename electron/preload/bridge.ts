@@ -48,10 +48,12 @@ function payloadErrors(error: z.ZodError): NonNullable<FaceError['errors']> {
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) => ({
         field: base ? `${base}.${key}` : key,
+        // eslint-disable-next-line i18next/no-literal-string -- for the developer: the renderer words each code itself (contracts/words/errors.ts)
         message: 'unknown field',
       }));
     if (issue.code === 'invalid_value') {
       const allowed = issue.values.map(String);
+      // eslint-disable-next-line i18next/no-literal-string -- for the developer: the renderer words each code itself (contracts/words/errors.ts)
       return [{ field: base, message: `must be one of ${allowed.join(', ')}`, allowed }];
     }
     return [{ field: base, message: issue.message }];
@@ -60,6 +62,7 @@ function payloadErrors(error: z.ZodError): NonNullable<FaceError['errors']> {
 
 export function createFerryBridge(ipc: IpcRendererSeam): FerryBridge {
   async function invoke(id: string, payload: unknown): Promise<FaceResult<unknown>> {
+    // eslint-disable-next-line i18next/no-literal-string -- for the developer: the renderer words each code itself (contracts/words/errors.ts)
     if (typeof id !== 'string' || !KNOWN.has(id)) return refusal('not-found', 'no such call');
     const call = ipcSchema.calls[id as FaceRouteId];
     const sent = payload === undefined ? {} : payload;
@@ -67,6 +70,7 @@ export function createFerryBridge(ipc: IpcRendererSeam): FerryBridge {
     if (!checked.success) {
       return refusal(
         'validation-failed',
+        // eslint-disable-next-line i18next/no-literal-string -- for the developer: the renderer words each code itself (contracts/words/errors.ts)
         `invalid payload for ${id}`,
         payloadErrors(checked.error),
       );
@@ -76,10 +80,12 @@ export function createFerryBridge(ipc: IpcRendererSeam): FerryBridge {
       // The payload as given: main parses it with the route's schemas (and their transforms).
       result = await ipc.invoke(call.channel, sent);
     } catch {
+      // eslint-disable-next-line i18next/no-literal-string -- for the developer: the renderer words each code itself (contracts/words/errors.ts)
       return refusal('unavailable', 'the app’s main process did not answer');
     }
     const wire = WireResult.safeParse(result);
     if (!wire.success)
+      // eslint-disable-next-line i18next/no-literal-string -- for the developer: the renderer words each code itself (contracts/words/errors.ts)
       return refusal('bad-response', 'the answer from the app’s main process is malformed');
     return wire.data as FaceResult<unknown>;
   }

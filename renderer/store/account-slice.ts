@@ -7,6 +7,7 @@ import type { ADDED_DEVICE_KINDS, LocalAddDeviceResponse } from '../../contracts
 import { sentence, type ShownError } from './error-words.js';
 import { validateAccountNumber, validateDeviceName } from './input-checks.js';
 import type { EngineSlice, SliceDeps } from './slice.js';
+import { storeWords } from './store-words.js';
 
 export type Account = FaceValue<'account'>;
 
@@ -72,7 +73,7 @@ export const createAccountSlice =
       },
 
       async login(accountNumber, password) {
-        const checked = validateAccountNumber(accountNumber);
+        const checked = validateAccountNumber(accountNumber, storeWords(get()));
         if (!checked.ok) {
           set({ fieldErrors: [checked.error] });
           return false;
@@ -126,12 +127,12 @@ export const createAccountSlice =
       },
 
       async addDevice(input) {
-        const name = validateDeviceName(input.name);
+        const name = validateDeviceName(input.name, storeWords(get()));
         if (!name.ok) {
           set({
             addDeviceError: {
               code: 'validation-failed',
-              words: sentence(name.error.message),
+              words: sentence(name.error.message, storeWords(get())),
               action: null,
               errors: [name.error],
             },

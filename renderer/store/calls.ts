@@ -4,6 +4,7 @@ import type { FieldError } from '../../contracts/problem.js';
 import { toFaceCallError } from '../transport/face-call-error.js';
 import { describeError, type ShownError } from './error-words.js';
 import type { EngineSlice, GetEngine, SetEngine } from './slice.js';
+import { storeWords } from './store-words.js';
 
 /** Calls under way that a screen shows (and that are not started twice). */
 export type BusyKey =
@@ -60,7 +61,8 @@ export function createCalls(set: SetEngine, get: GetEngine): Calls {
       return { busy };
     });
 
-  const describe = (e: unknown) => describeError(toFaceCallError(e).toFaceError(), get().link);
+  const describe = (e: unknown) =>
+    describeError(toFaceCallError(e).toFaceError(), get().link, storeWords(get()));
 
   const fail = (e: unknown) => set({ error: describe(e) });
 

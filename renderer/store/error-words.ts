@@ -4,13 +4,16 @@
 import type { FaceCode, NewerCode } from '../../contracts/face-codes.js';
 import type { FaceError } from '../../contracts/ipc.js';
 import type { FieldError } from '../../contracts/problem.js';
+import { translator, type Translate } from '../../contracts/i18n/translator.js';
 import {
-  APP_ERROR_WORDS,
-  ENGINE_DOWN_WORDS,
   NO_ANSWER_CODES,
-  OFFLINE_WORDS,
+  appErrorWords,
+  engineDownWords,
+  offlineWords,
   wordsFor,
 } from '../../contracts/words/errors.js';
+
+const english = translator('en');
 
 /** What the screen offers beside the words. */
 export type ErrorAction = 'sign-in' | 'setup' | null;
@@ -36,11 +39,13 @@ const ACTIONS = {
 const AS_TYPED = /^(netcli|sudo)\b/;
 
 /** A message as a sentence: capital first letter (not of a command), a full stop at the end. */
-export function sentence(text: string): string {
-  const t = text.trim();
-  if (!t) return 'Something went wrong.';
-  const first = AS_TYPED.test(t) ? t : t[0]!.toUpperCase() + t.slice(1);
-  return /[.!?…]$/.test(first) ? first : `${first}.`;
+export function sentence(text: string, t: Translate = english): string {
+  const trimmed = text.trim();
+  if (!trimmed) return t('app.errors.somethingWrong');
+  const first = AS_TYPED.test(trimmed) ? trimmed : trimmed[0]!.toUpperCase() + trimmed.slice(1);
+  // The app's own sentences end as their language's do (Chinese: 。); the engine's, in English,
+  // get a full stop.
+  return /[.!?…。！？؟]$/.test(first) ? first : `${first}.`;
 }
 
 /**
@@ -50,14 +55,15 @@ export function sentence(text: string): string {
 export function describeError(
   error: FaceError,
   engineLink: 'unknown' | 'up' | 'down' | 'signed-out' = 'up',
+  t: Translate = english,
 ): ShownError {
   const errors = error.errors ?? [];
   if (NO_ANSWER_CODES.has(error.code)) {
-    const words = engineLink === 'down' ? ENGINE_DOWN_WORDS : OFFLINE_WORDS;
+    const words = engineLink === 'down' ? engineDownWords(t) : offlineWords(t);
     return { code: error.code, words, action: null, errors };
   }
-  const own = wordsFor(APP_ERROR_WORDS, error.code);
+  const own = wordsFor(appErrorWords(t), error.code);
   if (own)
     return { code: error.code, words: own, action: wordsFor(ACTIONS, error.code) ?? null, errors };
-  return { code: error.code, words: sentence(error.message), action: null, errors };
+  return { code: error.code, words: sentence(error.message, t), action: null, errors };
 }

@@ -23,6 +23,12 @@ export interface LinkActions {
 
 export const EMPTY_LINK: LinkReplica = { link: 'unknown' };
 
+/**
+ * How often the configuration is read again while the link is up: the engine sends no event
+ * when another face changes it (`netcli config set language zh-CN` switches this window too).
+ */
+export const CONFIG_FOLLOW_MS = 2_000;
+
 export interface LinkDeps extends SliceDeps {
   feed: StatusFeed;
 }
@@ -33,7 +39,19 @@ export const createLinkSlice =
     ...EMPTY_LINK,
     actions: {
       start() {
-        return transport.subscribe({
+        // Another face's change of a setting, followed; never over a change of ours in flight.
+        const ours = () => get().busy.config === true || get().configPending !== null;
+        const follow = setInterval(() => {
+          if (get().link !== 'up' || ours()) return;
+          transport
+            .call('getConfig', {})
+            .then((config) => {
+              if (ours() || JSON.stringify(config) === JSON.stringify(get().config)) return;
+              set({ config });
+            })
+            .catch(() => undefined);
+        }, CONFIG_FOLLOW_MS);
+        const stop = transport.subscribe({
           event(e) {
             feed.event(e);
           },
@@ -43,6 +61,10 @@ export const createLinkSlice =
             if (state === 'up') void get().actions.refresh();
           },
         });
+        return () => {
+          clearInterval(follow);
+          stop();
+        };
       },
 
       async refresh() {

@@ -5,6 +5,7 @@ import type { ClientConfig, ClientConfigPatch, ConfigKey } from '../../contracts
 import type { EngineTransport } from '../transport/engine-transport.js';
 import { validateDns, validateServiceUrl } from './input-checks.js';
 import type { EngineSlice, SetEngine, SliceDeps } from './slice.js';
+import { storeWords } from './store-words.js';
 
 export interface ConfigFeedback {
   changed: ConfigKey[];
@@ -117,7 +118,7 @@ export const createSettingsSlice =
         },
 
         async setDns(text) {
-          const checked = validateDns(text);
+          const checked = validateDns(text, storeWords(get()));
           if (!checked.ok) {
             set({ fieldErrors: [checked.error], configChange: null });
             return false;
@@ -126,7 +127,7 @@ export const createSettingsSlice =
         },
 
         async init(endpoint) {
-          const checked = validateServiceUrl(endpoint);
+          const checked = validateServiceUrl(endpoint, storeWords(get()));
           if (!checked.ok) {
             set({ fieldErrors: [checked.error] });
             return false;

@@ -12,6 +12,8 @@ import {
 import type { ShownError } from './error-words.js';
 import { validateSplitAppPath, validateSplitDomain } from './input-checks.js';
 import type { EngineSlice, SliceDeps } from './slice.js';
+import { storeWords } from './store-words.js';
+import { translator, type Translate } from '../../contracts/i18n/translator.js';
 
 /** What a rule is for: a domain (a website) or a program; also the name of its form's field. */
 export type SplitRuleKind = 'domain' | 'app';
@@ -20,8 +22,9 @@ export type SplitRuleKind = 'domain' | 'app';
 export const SPLIT_RULE_FIELDS: readonly string[] = ['domain', 'app', 'via'];
 
 /** Said at the program's field when the engine cannot put programs on a way here. */
-export const PROGRAM_RULES_UNSUPPORTED =
-  'This computer cannot send a program its own way (that needs cgroup v2). Rules for websites still work.';
+export const programRulesUnsupported = (t: Translate = translator('en')) =>
+  t('app.splitRules.programsUnsupported');
+export const PROGRAM_RULES_UNSUPPORTED = programRulesUnsupported();
 
 export interface SplitRulesReplica {
   /** The rules as the engine last listed them (domains first, then programs); null until read. */
@@ -41,9 +44,9 @@ export interface SplitRulesActions {
 export const EMPTY_SPLIT_RULES: SplitRulesReplica = { splitRules: null };
 
 /** The engine's refusal of a rule as the refusal of the field it was typed in. */
-function refusalAt(kind: SplitRuleKind, shown: ShownError): FieldError {
+function refusalAt(kind: SplitRuleKind, shown: ShownError, t: Translate): FieldError {
   if (kind === 'app' && shown.code === 'not-supported')
-    return { field: kind, message: PROGRAM_RULES_UNSUPPORTED };
+    return { field: kind, message: programRulesUnsupported(t) };
   // A request the engine's schema refused: its own words per field say more than the summary.
   if (shown.code === 'validation-failed' && shown.errors.length > 0)
     return { field: kind, message: shown.errors.map((e) => e.message).join('; ') };
@@ -55,7 +58,7 @@ export const createSplitRulesSlice =
     transport,
     calls,
   }: SliceDeps): EngineSlice<SplitRulesReplica & { actions: SplitRulesActions }> =>
-  (set) => {
+  (set, get) => {
     const load = async () => {
       const { rules } = await transport.call('listSplitRules', {});
       set({ splitRules: rules });
@@ -79,7 +82,9 @@ export const createSplitRulesSlice =
 
         async addSplitRule(kind, text, via) {
           const checked =
-            kind === 'domain' ? validateSplitDomain(text) : validateSplitAppPath(text);
+            kind === 'domain'
+              ? validateSplitDomain(text, storeWords(get()))
+              : validateSplitAppPath(text, storeWords(get()));
           if (!checked.ok) {
             setOwnError(checked.error);
             return false;
@@ -94,7 +99,7 @@ export const createSplitRulesSlice =
                   kind === 'domain' ? { domain: checked.value, via } : { app: checked.value, via },
               });
             } catch (e) {
-              setOwnError(refusalAt(kind, calls.describe(e)));
+              setOwnError(refusalAt(kind, calls.describe(e), storeWords(get())));
               return;
             }
             done = true;

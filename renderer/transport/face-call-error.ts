@@ -11,6 +11,7 @@ export class FaceCallError extends Error implements FaceError {
 
   constructor(error: FaceError, options?: { cause?: unknown }) {
     super(error.message, options);
+    // eslint-disable-next-line i18next/no-literal-string -- the class's name, for stacks and logs.
     this.name = 'FaceCallError';
     this.code = error.code;
     this.errors = error.errors;
@@ -40,6 +41,7 @@ export function toFaceCallError(e: unknown): FaceCallError {
   }
   const message = e instanceof Error ? e.message : String(e);
   return new FaceCallError(
+    // eslint-disable-next-line i18next/no-literal-string -- a developer's detail, not the words shown.
     { code: 'internal', message: `unexpected error: ${message}` },
     { cause: e },
   );

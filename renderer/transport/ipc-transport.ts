@@ -28,6 +28,8 @@ export class IpcTransport implements EngineTransport {
       // The bridge itself failed (main gone, a payload the preload refused): no engine answer.
       const message = e instanceof Error ? e.message : String(e);
       throw new FaceCallError(
+        // The app shows its own words for `unreachable` (describeError); this is the detail.
+        // eslint-disable-next-line i18next/no-literal-string -- a developer's detail, not shown.
         { code: 'unreachable', message: `the app's engine did not answer (${message})` },
         { cause: e },
       );

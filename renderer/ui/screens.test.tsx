@@ -26,13 +26,18 @@ import { DiagnosticsScreen } from './diagnostics/diagnostics-screen.js';
 import { HomeScreen } from './home/home-screen.js';
 import { SettingsScreen } from './settings/settings-screen.js';
 import { InsecureServiceBanner } from './shell/insecure-service-banner.js';
+import { LanguageProvider } from './i18n/language-provider.js';
 import { EngineStoreProvider } from './store-context.js';
 
 function render(screen: ReactNode, replica: Partial<EngineReplica>): string {
   const store = createEngineStore(new FakeTransport(), {
     initial: { link: 'up', config: CONFIG, regions: REGIONS, ...replica },
   });
-  return renderToStaticMarkup(<EngineStoreProvider store={store}>{screen}</EngineStoreProvider>);
+  return renderToStaticMarkup(
+    <EngineStoreProvider store={store}>
+      <LanguageProvider>{screen}</LanguageProvider>
+    </EngineStoreProvider>,
+  );
 }
 
 /** The opening tag of the control a <label> with exactly `text` names. */
@@ -62,12 +67,14 @@ describe('Home', () => {
     expect(html).toMatch(
       /<section aria-label="Connection"[^>]*><p role="status"[^>]*>Connected<\/p>/,
     );
-    expect(html).toContain('Asia East · server tyo-1');
+    // The exit by its place; the server's id only in Details.
+    expect(html).toContain('<span class="place__name">Asia East, Japan</span>');
+    expect(html.indexOf('tyo-1')).toBeGreaterThan(html.indexOf('<details'));
     expect(buttons(html)).toContain('Disconnect');
     expect(buttons(html)).not.toContain('Connect');
     expect(html).toContain('>42 ms<');
     expect(html).toMatch(/role="img" aria-label="Latency history: 3 samples, from 40 to 44 ms"/);
-    expect(html.match(/<circle/g)).toHaveLength(3);
+    expect(html.match(/class="latency-chart__point"/g)).toHaveLength(3);
     expect(html).toContain('198.51.100.7');
     expect(html).toContain('Why this server?');
   });
@@ -87,7 +94,7 @@ describe('Home', () => {
     });
     expect(html).toContain('Ferry · ChaCha20-Poly1305 · TLS');
     expect(html).toContain(
-      '<p class="connection__transport" aria-label="Transport">UDP looks blocked on this network: using TLS.</p>',
+      '<p role="note" class="connection__transport" aria-label="Transport">UDP looks blocked on this network: using TLS.</p>',
     );
     expect(render(<HomeScreen />, { status: statusOf() })).not.toContain('connection__transport');
   });
@@ -99,7 +106,7 @@ describe('Home', () => {
     });
     expect(labelled(html, 'Region')).toMatch(/^<select/);
     expect(html).toContain('<option value="auto">Automatic (best for you)</option>');
-    expect(html).toContain('<option value="asia-east">Asia East (42 ms, load 35%)</option>');
+    expect(html).toContain('<option value="asia-east">Asia East, Japan (42 ms, load 35%)</option>');
     expect(html).toMatch(/<option value="eu-west" disabled="">[^<]*not in your plan/);
     expect(html).toMatch(/<option value="work-asia" selected="">/);
   });
@@ -107,7 +114,7 @@ describe('Home', () => {
   it('beside the region picker, a button measures the latency to every region', () => {
     const idle = render(<HomeScreen />, { status: statusOf() });
     const button =
-      /<button[^>]*>Measure latency<span class="visually-hidden"> to every region<\/span><\/button>/;
+      /<button[^>]*aria-label="Measure latency to every region"[^>]*>Measure latency<\/button>/;
     expect(idle).toMatch(button);
     expect(idle.match(button)![0]).toContain('aria-disabled="false"');
     expect(idle).not.toContain('Measuring…');
@@ -131,7 +138,7 @@ describe('Home', () => {
     const idle = render(<HomeScreen />, { status: statusOf() });
     expect(buttons(idle)).toContain('Connect');
     expect(idle).toContain('Not measured');
-    expect(idle).not.toContain('role="img"');
+    expect(idle).not.toContain('class="latency-chart"');
   });
 
   it('shows the notices of the connection and those announced since, once each', () => {
@@ -155,7 +162,10 @@ describe('Home', () => {
       }),
     });
     expect(html).toContain('>Error<');
-    expect(html).toContain('The node did not answer.');
+    // In words of its code, not the engine's message (English, naming servers).
+    expect(html).toContain(
+      'The server did not answer. Try again, or choose another place to exit.',
+    );
     expect(html).toContain('The kill switch is blocking traffic');
     expect(buttons(html)).toEqual(expect.arrayContaining(['Connect', 'Disconnect']));
   });
@@ -417,7 +427,14 @@ describe('Account and Diagnostics', () => {
     expect(html).toContain('<caption>Diagnostic results</caption>');
     expect(html.match(/<tr role="row"/g)).toHaveLength(REPORT.checks.length + 1);
     expect(html).toMatch(/Node over UDP<\/th><td role="cell"><span[^>]*>Problem<\/span>/);
-    expect(html).toContain('Set obfuscation to on.');
+    // The app's own words for what was found and what to do, with a button to the setting;
+    // the engine's (English, naming commands) only in its closed disclosure.
+    expect(html).toContain('The server does not answer well over UDP.');
+    expect(html).toContain('On Settings, set Obfuscation to Automatic or TLS.');
+    expect(buttons(html)).toContain('Open Settings');
+    expect(html).toMatch(
+      /<details[^>]*><summary>What the engine found<\/summary><p lang="en" dir="ltr">[^<]*Set obfuscation to on\./,
+    );
     expect(html).toContain('1 problem, 0 warnings.');
   });
 });

@@ -1,6 +1,7 @@
 // Account: the number, plan and devices, adding a phone or tablet, and signing out; signed
 // out, signing in.
 import { useEffect } from 'react';
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
 import { AccountDetails } from './account-details.js';
 import { AddDevicePanel } from './add-device-panel.js';
@@ -12,6 +13,7 @@ import { SignInPanel } from './sign-in-panel.js';
 export const DEVICE_STATES_REFRESH_MS = 10_000;
 
 export function AccountScreen() {
+  const { t } = useWords();
   const signedIn = useEngine((s) => s.status?.signed_in === true);
   const busy = useEngine((s) => s.busy.session === true);
   const { loadAccount, logout } = useActions();
@@ -28,31 +30,31 @@ export function AccountScreen() {
     <div className="account">
       <section aria-labelledby="account-title" className="card">
         <h2 className="card__title" id="account-title">
-          Your account
+          {t('app.account.title')}
         </h2>
         <AccountDetails />
       </section>
       <section aria-labelledby="devices-title" className="card">
         <h2 className="card__title" id="devices-title">
-          Devices
+          {t('app.account.devices')}
         </h2>
         <DeviceList />
       </section>
       <section aria-labelledby="add-device-title" className="card">
         <h2 className="card__title" id="add-device-title">
-          Phones and tablets
+          {t('app.account.phones')}
         </h2>
         <AddDevicePanel />
       </section>
       <section aria-labelledby="sign-out-title" className="card">
         <h2 className="card__title" id="sign-out-title">
-          Sign out
+          {t('app.account.signOut')}
         </h2>
-        <p>Signing out disconnects and removes this device from your account.</p>
+        <p>{t('app.account.signOutText')}</p>
         <ConfirmButton
-          label="Sign out"
-          question="Sign out? This device disconnects and leaves your account."
-          confirmText="Yes, sign out"
+          label={t('app.account.signOut')}
+          question={t('app.account.signOutQuestion')}
+          confirmText={t('app.account.signOutYes')}
           busy={busy}
           onConfirm={() => void logout()}
         />

@@ -6,21 +6,20 @@ import type { AddDeviceInput } from '../../store/engine-store.js';
 import { sentence } from '../../store/error-words.js';
 import { RadioChoices } from '../forms/radio-choices.js';
 import { FieldError } from '../forms/field-error.js';
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
 import { regionOptions } from '../words/region-options.js';
 import { RegionOptions } from '../forms/region-options.js';
 
 type Kind = AddDeviceInput['kind'];
 
-const KINDS: readonly { value: Kind; label: string }[] = [
-  { value: 'phone', label: 'Phone' },
-  { value: 'tablet', label: 'Tablet' },
-];
+const KINDS: readonly Kind[] = ['phone', 'tablet'];
 
 /** The fields of this form, by the engine's names for them. */
 const FIELDS = ['kind', 'name', 'region', 'allow_lan'] as const;
 
 export function AddDeviceForm(props: { onCancel: () => void }) {
+  const { t } = useWords();
   const id = useId();
   const [kind, setKind] = useState<Kind>('phone');
   const [name, setName] = useState('');
@@ -36,7 +35,12 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
   const fieldError = (field: (typeof FIELDS)[number]): string | null => {
     const e = error?.errors.find((x) => x.field === field);
     if (!e) return null;
-    return sentence(e.message) + (e.allowed ? ` Choose one of: ${e.allowed.join(', ')}.` : '');
+    return (
+      sentence(e.message, t) +
+      (e.allowed
+        ? ` ${t('app.errors.chooseOneOf', { values: e.allowed.join(t('app.comma')) })}`
+        : '')
+    );
   };
   const nameError = fieldError('name');
   const regionError = fieldError('region');
@@ -49,11 +53,11 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
     : error.errors.length === 0
       ? error.words
       : others && others.length > 0
-        ? others.map((e) => sentence(e.message)).join(' ')
+        ? others.map((e) => sentence(e.message, t)).join(' ')
         : null;
 
   const shownRegion = region ?? ownRegion ?? 'auto';
-  const groups = regionOptions(regions, shownRegion);
+  const groups = regionOptions(regions, shownRegion, t);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -69,18 +73,18 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
   return (
     <form className="add-device" aria-labelledby={`${id}-title`} onSubmit={submit} noValidate>
       <h3 id={`${id}-title`} className="add-device__title">
-        Add a phone or tablet
+        {t('app.addDevice.title')}
       </h3>
       <RadioChoices
         id={`${id}-kind`}
-        legend="Kind of device"
-        choices={KINDS}
+        legend={t('app.addDevice.kind')}
+        choices={KINDS.map((value) => ({ value, label: t(`app.addDevice.${value}`) }))}
         value={kind}
         onChange={setKind}
         error={kindError}
       />
 
-      <label htmlFor={`${id}-name`}>Device name</label>
+      <label htmlFor={`${id}-name`}>{t('app.addDevice.name')}</label>
       <input
         id={`${id}-name`}
         className="text-input"
@@ -93,11 +97,11 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
         onChange={(e) => setName(e.target.value)}
       />
       <p id={`${id}-name-hint`} className="hint">
-        How it shows in your list of devices, such as “Anna’s phone”.
+        {t('app.addDevice.nameHint')}
       </p>
       <FieldError id={`${id}-name-error`} message={nameError} />
 
-      <label htmlFor={`${id}-region`}>Region</label>
+      <label htmlFor={`${id}-region`}>{t('app.addDevice.region')}</label>
       <select
         id={`${id}-region`}
         className="select"
@@ -109,7 +113,7 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
         <RegionOptions groups={groups} />
       </select>
       <p id={`${id}-region-hint`} className="hint">
-        Where it connects. This device’s region to begin with; to move it later, add it again.
+        {t('app.addDevice.regionHint')}
       </p>
       <FieldError id={`${id}-region-error`} message={regionError} />
 
@@ -125,10 +129,10 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
         />
         <div>
           <label htmlFor={`${id}-lan`} className="setting__label">
-            Allow local network
+            {t('app.addDevice.allowLan')}
           </label>
           <p id={`${id}-lan-hint`} className="hint">
-            It still reaches printers and other devices on its own Wi-Fi, outside the tunnel.
+            {t('app.addDevice.lanHint')}
           </p>
           <FieldError id={`${id}-lan-error`} message={lanError} />
         </div>
@@ -141,7 +145,7 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
       ) : null}
       <div className="add-device__actions">
         <button type="submit" className="button button--primary" aria-disabled={busy}>
-          {busy ? 'Adding…' : 'Add'}
+          {busy ? t('app.addDevice.adding') : t('app.addDevice.add')}
         </button>
         <button
           type="button"
@@ -149,7 +153,7 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
           aria-disabled={busy}
           onClick={() => !busy && props.onCancel()}
         >
-          Cancel
+          {t('app.addDevice.cancel')}
         </button>
       </div>
     </form>

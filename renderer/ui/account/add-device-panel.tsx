@@ -2,11 +2,13 @@
 // code of the device just added, until Done. The keyboard focus follows: into the form, to the
 // result, and back to the button.
 import { useEffect, useRef, useState } from 'react';
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
 import { AddDeviceForm } from './add-device-form.js';
 import { AddedDevice } from './added-device.js';
 
 export function AddDevicePanel() {
+  const { t } = useWords();
   const added = useEngine((s) => s.addedDevice);
   const { finishAddDevice } = useActions();
   const [open, setOpen] = useState(false);
@@ -39,12 +41,9 @@ export function AddDevicePanel() {
     );
   return (
     <>
-      <p>
-        Use Ferry on a phone or tablet with the official WireGuard app. Its key is made on this
-        computer and shown to you once, as a QR code to scan.
-      </p>
+      <p>{t('app.addDevice.intro')}</p>
       <button ref={opener} type="button" className="button" onClick={() => setOpen(true)}>
-        Add a phone or tablet
+        {t('app.addDevice.open')}
       </button>
     </>
   );

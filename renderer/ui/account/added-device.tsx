@@ -3,12 +3,15 @@
 // is gone once the person presses Done.
 import { useEffect, useId, useRef } from 'react';
 import type { LocalAddDeviceResponse } from '../../../contracts/local-api.js';
+import { useWords } from '../i18n/use-words.js';
+import { richText } from '../forms/rich-text.js';
 import { useActions, useEngine } from '../store-context.js';
 import { configFileName, qrAltText } from '../words/added-device.js';
 import { regionName } from '../words/region-options.js';
 import { useFileUrl, useQrCode } from './config-files.js';
 
 export function AddedDevice(props: { added: LocalAddDeviceResponse }) {
+  const { t } = useWords();
   const id = useId();
   const { device, config, region } = props.added;
   const regions = useEngine((s) => s.regions);
@@ -16,6 +19,8 @@ export function AddedDevice(props: { added: LocalAddDeviceResponse }) {
   const qr = useQrCode(config);
   const fileUrl = useFileUrl(config);
   const fileName = configFileName(device.name);
+  const kind = t(`app.account.kinds.${device.kind}`);
+  const name = device.name;
   const title = useRef<HTMLHeadingElement>(null);
   // Where the keyboard was (the Add button) is gone: the focus goes to what replaced it.
   useEffect(() => title.current?.focus(), []);
@@ -23,43 +28,34 @@ export function AddedDevice(props: { added: LocalAddDeviceResponse }) {
   return (
     <div className="added-device" role="group" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`} ref={title} tabIndex={-1} className="added-device__title">
-        Scan {device.name} with the WireGuard app
+        {t('app.addDevice.scanTitle', { name })}
       </h3>
-      <p>
-        {device.name} is added to your account; it connects to{' '}
-        {regionName(regions, region) ?? region}.
-      </p>
+      <p>{t('app.addDevice.added', { name, region: regionName(regions, region) ?? region })}</p>
       <div className="added-device__scan">
         {qr.state === 'made' ? (
-          <img className="qr" src={qr.src} alt={qrAltText(device.name)} />
+          <img className="qr" src={qr.src} alt={qrAltText(name, t)} />
         ) : (
           <p role="status" className="qr qr--placeholder">
-            {qr.state === 'making'
-              ? 'Making the QR code…'
-              : 'The QR code could not be made: save the configuration as a file instead.'}
+            {qr.state === 'making' ? t('app.addDevice.qrMaking') : t('app.addDevice.qrFailed')}
           </p>
         )}
         <ol className="added-device__steps">
-          <li>Install the official WireGuard app on the {device.kind}.</li>
-          <li>
-            In the WireGuard app: <strong>+</strong> → <strong>Scan from QR code</strong>.
-          </li>
-          <li>Point the {device.kind}’s camera at this code, then name the tunnel.</li>
+          <li>{t('app.addDevice.step1', { device: kind })}</li>
+          <li>{richText(t('app.addDevice.step2'))}</li>
+          <li>{t('app.addDevice.step3', { device: kind })}</li>
         </ol>
       </div>
-      <p className="added-device__secret">
-        The code holds the {device.kind}’s private key: anyone who scans it can use your account.
-        Ferry keeps no copy. After Done it is gone (add the {device.kind} again if you need it).
-      </p>
+      <p className="added-device__secret">{t('app.addDevice.secret', { device: kind })}</p>
       <details className="added-device__config">
-        <summary>Show configuration</summary>
+        <summary>{t('app.addDevice.showConfig')}</summary>
         <p id={`${id}-config-note`} className="hint">
-          The configuration contains the private key of {device.name}: keep it to yourself.
+          {t('app.addDevice.configNote', { name })}
         </p>
         <pre
           className="config-text"
           tabIndex={0}
-          aria-label={`WireGuard configuration for ${device.name}, private key included`}
+          aria-label={t('app.addDevice.configLabel', { name })}
+          dir="ltr"
           aria-describedby={`${id}-config-note`}
         >
           {config}
@@ -68,18 +64,15 @@ export function AddedDevice(props: { added: LocalAddDeviceResponse }) {
       <div className="added-device__actions">
         {fileUrl ? (
           <a className="button" href={fileUrl} download={fileName}>
-            Save as file
+            {t('app.addDevice.saveFile')}
           </a>
         ) : null}
         <button type="button" className="button button--primary" onClick={finishAddDevice}>
-          Done
+          {t('app.addDevice.done')}
         </button>
       </div>
       {fileUrl ? (
-        <p className="hint">
-          The file, {fileName}, holds the private key too. Import it in the WireGuard app with{' '}
-          <strong>+</strong> → <strong>Import from file</strong>, then delete it.
-        </p>
+        <p className="hint">{richText(t('app.addDevice.fileHint', { file: fileName }))}</p>
       ) : null}
     </div>
   );

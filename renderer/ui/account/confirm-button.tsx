@@ -1,6 +1,7 @@
 // A button for something that cannot be undone: it asks first, in place, and keeps the
 // keyboard focus on the question and back on the button.
 import { useEffect, useRef, useState } from 'react';
+import { useWords } from '../i18n/use-words.js';
 
 export function ConfirmButton(props: {
   /** The button's accessible name, e.g. "Revoke Phone". */
@@ -12,6 +13,7 @@ export function ConfirmButton(props: {
   busy?: boolean;
   onConfirm: () => void;
 }) {
+  const { t } = useWords();
   const [asking, setAsking] = useState(false);
   const yes = useRef<HTMLButtonElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
@@ -50,7 +52,7 @@ export function ConfirmButton(props: {
         {props.confirmText}
       </button>
       <button type="button" className="button button--quiet" onClick={() => setAsking(false)}>
-        Cancel
+        {t('app.account.cancel')}
       </button>
     </div>
   );

@@ -1,7 +1,9 @@
 // Copies a text to the clipboard and says whether it worked.
 import { useState } from 'react';
+import { useWords } from '../i18n/use-words.js';
 
 export function CopyButton(props: { text: string; label: string }) {
+  const { t } = useWords();
   const [result, setResult] = useState<'copied' | 'failed' | null>(null);
   const copy = async () => {
     try {
@@ -18,9 +20,9 @@ export function CopyButton(props: { text: string; label: string }) {
       </button>
       <span role="status" className="copy-result">
         {result === 'copied'
-          ? 'Copied.'
+          ? t('app.account.copied')
           : result === 'failed'
-            ? 'Could not copy: select it and copy it yourself.'
+            ? t('app.account.copyFailed')
             : ''}
       </span>
     </>

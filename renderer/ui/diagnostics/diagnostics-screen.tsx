@@ -1,34 +1,36 @@
 // Diagnostics: one click runs every check in the engine (about ten seconds).
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
 import { CheckTable } from './check-table.js';
 import { tally } from './verdict-words.js';
 
 export function DiagnosticsScreen() {
+  const { t, language } = useWords();
   const report = useEngine((s) => s.diagnostics);
   const running = useEngine((s) => s.busy.diagnose === true);
   const { runDiagnostics } = useActions();
+  const checkedAt = report
+    ? new Intl.DateTimeFormat(language, { timeStyle: 'medium' }).format(new Date(report.checked_at))
+    : '';
   return (
     <section aria-labelledby="diagnostics-title" className="card diagnostics">
       <h2 className="card__title" id="diagnostics-title">
-        Diagnostics
+        {t('app.diagnostics.title')}
       </h2>
-      <p>
-        Checks the engine, the service, your clock, the server over UDP and TCP, DNS and IPv6 leaks,
-        the MTU, the kill switch and split tunneling, and says what to do about each problem.
-      </p>
+      <p>{t('app.diagnostics.intro')}</p>
       <button
         type="button"
         className="button button--primary"
         aria-disabled={running}
         onClick={() => !running && void runDiagnostics()}
       >
-        Run diagnostics
+        {t('app.diagnostics.run')}
       </button>
       <p role="status" className="diagnostics__progress">
         {running
-          ? 'Running the checks… this takes about ten seconds.'
+          ? t('app.diagnostics.running')
           : report
-            ? `${tally(report)} Checked at ${new Date(report.checked_at).toLocaleTimeString()}.`
+            ? t('app.diagnostics.done', { tally: tally(report, t), time: checkedAt })
             : ''}
       </p>
       {report ? <CheckTable report={report} /> : null}

@@ -1,9 +1,11 @@
 // First run: where Ferry's service is (the control plane's address).
 import { useId, useState, type FormEvent } from 'react';
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
 import { FieldError, useFieldError } from '../forms/field-error.js';
 
 export function ServiceSetup() {
+  const { t } = useWords();
   const id = useId();
   const [url, setUrl] = useState('');
   const busy = useEngine((s) => s.busy.session === true);
@@ -19,10 +21,10 @@ export function ServiceSetup() {
   return (
     <form aria-labelledby={`${id}-title`} className="card" onSubmit={submit} noValidate>
       <h2 className="card__title" id={`${id}-title`}>
-        Connect Ferry to its service
+        {t('app.firstRun.serviceTitle')}
       </h2>
-      <p>Enter the address your provider gave you.</p>
-      <label htmlFor={`${id}-url`}>Service address</label>
+      <p>{t('app.firstRun.serviceIntro')}</p>
+      <label htmlFor={`${id}-url`}>{t('app.firstRun.serviceLabel')}</label>
       <input
         id={`${id}-url`}
         className="text-input"
@@ -30,6 +32,7 @@ export function ServiceSetup() {
         inputMode="url"
         autoComplete="url"
         placeholder="https://ferry.example"
+        dir="ltr"
         value={url}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
@@ -37,7 +40,7 @@ export function ServiceSetup() {
       />
       <FieldError id={`${id}-error`} message={error} />
       <button type="submit" className="button button--primary" aria-disabled={busy}>
-        Continue
+        {t('app.firstRun.continue')}
       </button>
     </form>
   );

@@ -1,5 +1,6 @@
 // The options of a region <select>: automatic, the current choice when it is no longer offered,
 // the regions, and the user's rules (from ui/words/region-options.ts).
+import { useWords } from '../i18n/use-words.js';
 import type { RegionOption, regionOptions } from '../words/region-options.js';
 
 function Option(props: { option: RegionOption }) {
@@ -11,20 +12,21 @@ function Option(props: { option: RegionOption }) {
 }
 
 export function RegionOptions(props: { groups: ReturnType<typeof regionOptions> }) {
+  const { t } = useWords();
   const { groups } = props;
   return (
     <>
       <Option option={groups.auto} />
       {groups.other ? <Option option={groups.other} /> : null}
       {groups.regions.length > 0 ? (
-        <optgroup label="Regions">
+        <optgroup label={t('app.regions.group')}>
           {groups.regions.map((o) => (
             <Option key={o.value} option={o} />
           ))}
         </optgroup>
       ) : null}
       {groups.rules.length > 0 ? (
-        <optgroup label="Your rules">
+        <optgroup label={t('app.regions.rules')}>
           {groups.rules.map((o) => (
             <Option key={o.value} option={o} />
           ))}

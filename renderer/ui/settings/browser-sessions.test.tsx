@@ -8,6 +8,7 @@ import { CONFIG, REGIONS, statusOf } from '../../store/engine-answers.fake.js';
 import { createEngineStore, type EngineReplica } from '../../store/engine-store.js';
 import { FakeTransport } from '../../transport/transport.fake.js';
 import { App } from '../app.js';
+import { LanguageProvider } from '../i18n/language-provider.js';
 import { EngineStoreProvider } from '../store-context.js';
 import { timeOfDay } from '../words/browser-session-words.js';
 import { BrowserSessions } from './browser-sessions.js';
@@ -17,7 +18,11 @@ function render(screen: ReactNode, replica: Partial<EngineReplica>): string {
   const store = createEngineStore(new FakeTransport(), {
     initial: { link: 'up', config: CONFIG, regions: REGIONS, status: statusOf(), ...replica },
   });
-  return renderToStaticMarkup(<EngineStoreProvider store={store}>{screen}</EngineStoreProvider>);
+  return renderToStaticMarkup(
+    <EngineStoreProvider store={store}>
+      <LanguageProvider>{screen}</LanguageProvider>
+    </EngineStoreProvider>,
+  );
 }
 
 const session = (id: string, created: string, current: boolean) => ({
@@ -64,7 +69,8 @@ describe('Browsers signed in', () => {
   it('a browser signed out sees so, and how to open Ferry again, whatever it showed before', () => {
     const html = render(<App />, { link: 'signed-out' });
     expect(html).toContain('<p role="status">This browser is signed out of Ferry.</p>');
-    expect(html).toContain('<code>netcli gui</code>');
+    expect(html).toContain('open Ferry’s window from the computer it runs on');
+    expect(html).not.toContain('netcli');
     expect(html).not.toContain('Screens');
   });
 });

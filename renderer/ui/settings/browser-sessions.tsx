@@ -2,15 +2,17 @@
 // one marked, and a button to end each; ending this one signs the page out.
 import { useEffect } from 'react';
 import { ConfirmButton } from '../account/confirm-button.js';
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
 import {
-  SESSION_RULE_WORDS,
   browserSessionRows,
+  sessionRuleWords,
   timeOfDay,
   type TimeWords,
 } from '../words/browser-session-words.js';
 
 export function BrowserSessions(props: { time?: TimeWords }) {
+  const { t, language } = useWords();
   const offered = useEngine((s) => s.browserSessionsOffered);
   const sessions = useEngine((s) => s.browserSessions);
   const ending = useEngine((s) => s.busy.browserSessions === true);
@@ -19,17 +21,17 @@ export function BrowserSessions(props: { time?: TimeWords }) {
     if (offered) void loadBrowserSessions();
   }, [offered, loadBrowserSessions]);
   if (!offered) return null;
-  const rows = sessions ? browserSessionRows(sessions, props.time ?? timeOfDay()) : null;
+  const rows = sessions ? browserSessionRows(sessions, props.time ?? timeOfDay(language), t) : null;
   return (
     <section aria-labelledby="settings-browsers" className="card">
       <h2 className="card__title" id="settings-browsers">
-        Browsers signed in
+        {t('app.browsers.title')}
       </h2>
-      <p className="muted">{SESSION_RULE_WORDS}</p>
+      <p className="muted">{sessionRuleWords(t)}</p>
       {rows === null ? (
-        <p className="muted">Loading the browsers…</p>
+        <p className="muted">{t('app.browsers.loading')}</p>
       ) : (
-        <ul className="devices" aria-label="Browsers signed in">
+        <ul className="devices" aria-label={t('app.browsers.title')}>
           {rows.map((r) => (
             <li key={r.id} className="device">
               <div>
@@ -39,13 +41,11 @@ export function BrowserSessions(props: { time?: TimeWords }) {
               </div>
               <ConfirmButton
                 label={r.endLabel}
-                text={r.current ? 'Sign out' : 'End'}
+                text={r.current ? t('app.browsers.signOut') : t('app.browsers.end')}
                 question={
-                  r.current
-                    ? 'Sign this browser out? To open Ferry here again, run netcli gui.'
-                    : 'End that browser’s session? It is signed out at once.'
+                  r.current ? t('app.browsers.signOutQuestion') : t('app.browsers.endQuestion')
                 }
-                confirmText={r.current ? 'Yes, sign out' : 'Yes, end it'}
+                confirmText={r.current ? t('app.browsers.signOutYes') : t('app.browsers.endYes')}
                 busy={ending}
                 onConfirm={() => void endBrowserSession(r.id)}
               />

@@ -4,8 +4,10 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useActions } from '../store-context.js';
 import { useSetting } from './use-setting.js';
 import { FieldError, useFieldError } from '../forms/field-error.js';
+import { useWords } from '../i18n/use-words.js';
 
 export function DnsSetting() {
+  const { t } = useWords();
   const id = useId();
   const dns = useSetting('dns');
   const { setDns } = useActions();
@@ -26,7 +28,7 @@ export function DnsSetting() {
 
   return (
     <fieldset className="setting setting--choice">
-      <legend className="setting__label">DNS</legend>
+      <legend className="setting__label">{t('app.settings.dns')}</legend>
       <div className="choice">
         <input
           id={`${id}-auto`}
@@ -38,8 +40,8 @@ export function DnsSetting() {
             void setDns('auto');
           }}
         />
-        <label htmlFor={`${id}-auto`}>Automatic</label>
-        <p className="hint">Ferry’s resolver on the server, reached through the tunnel.</p>
+        <label htmlFor={`${id}-auto`}>{t('app.settings.automatic')}</label>
+        <p className="hint">{t('app.settings.dnsAutoHint')}</p>
       </div>
       <div className="choice">
         <input
@@ -49,11 +51,11 @@ export function DnsSetting() {
           checked={custom}
           onChange={() => setCustom(true)}
         />
-        <label htmlFor={`${id}-custom`}>Custom</label>
+        <label htmlFor={`${id}-custom`}>{t('app.settings.custom')}</label>
       </div>
       {custom ? (
         <form className="inline-form" onSubmit={submit} noValidate>
-          <label htmlFor={`${id}-server`}>DNS server</label>
+          <label htmlFor={`${id}-server`}>{t('app.settings.dnsServer')}</label>
           <input
             id={`${id}-server`}
             className="text-input"
@@ -68,10 +70,10 @@ export function DnsSetting() {
             onChange={(e) => setText(e.target.value)}
           />
           <button type="submit" className="button">
-            Save DNS server
+            {t('app.settings.saveDns')}
           </button>
           <p id={`${id}-hint`} className="hint">
-            An IPv4 or IPv6 address, reached through the tunnel.
+            {t('app.settings.dnsHint')}
           </p>
           <FieldError id={`${id}-error`} message={error} />
         </form>

@@ -1,14 +1,20 @@
 // Settings: each change goes to the engine at once, which says what it did with it.
-import { PROTOCOL_WORDS } from '../../../contracts/words/states.js';
+import { ENCRYPTIONS } from '../../../contracts/values.js';
+import { protocolWords } from '../../../contracts/words/states.js';
 import { SPLIT_RULE_FIELDS } from '../../store/split-rules-slice.js';
+import { useWords } from '../i18n/use-words.js';
 import { BrowserSessions } from './browser-sessions.js';
 import { ChangeFeedback } from './change-feedback.js';
 import { ChoiceSetting } from './choice-setting.js';
 import { DnsSetting } from './dns-setting.js';
+import { HomeCountrySetting, LanguageSetting } from './language-settings.js';
 import { OtherFieldErrors } from './other-field-errors.js';
 import { SplitRules } from './split-rules.js';
 import { StreamPlatform } from './stream-platform.js';
 import { ToggleSetting } from './toggle-setting.js';
+
+/** The ciphers, by their names (the same in every language). */
+const [AES, CHACHA] = ENCRYPTIONS;
 
 const SHOWN = [
   'kill_switch',
@@ -16,16 +22,19 @@ const SHOWN = [
   'allow_lan',
   'dns',
   'split',
+  'home_country',
   'obfuscation',
   'mode',
   'protocol',
   'encryption',
   'api_access',
+  'language',
   // The split rules' form says its own.
   ...SPLIT_RULE_FIELDS,
 ];
 
 export function SettingsScreen() {
+  const { t } = useWords();
   return (
     <>
       <ChangeFeedback />
@@ -33,54 +42,55 @@ export function SettingsScreen() {
       <div className="settings">
         <section aria-labelledby="settings-protection" className="card">
           <h2 className="card__title" id="settings-protection">
-            Protection
+            {t('app.settings.protection')}
           </h2>
           <ToggleSetting
             name="kill_switch"
-            label="Kill switch"
-            hint="Blocks all traffic outside the tunnel while connecting, connected, reconnecting and after an error."
+            label={t('app.settings.killSwitch')}
+            hint={t('app.settings.killSwitchHint')}
           />
           <ToggleSetting
             name="lockdown"
-            label="Lockdown mode"
-            hint="The kill switch also blocks traffic while disconnected."
+            label={t('app.settings.lockdown')}
+            hint={t('app.settings.lockdownHint')}
           />
           <ToggleSetting
             name="allow_lan"
-            label="Allow local network"
-            hint="Printers and other devices on your network stay reachable while the kill switch holds."
+            label={t('app.settings.allowLan')}
+            hint={t('app.settings.allowLanHint')}
           />
           <DnsSetting />
         </section>
         <section aria-labelledby="settings-routing" className="card">
           <h2 className="card__title" id="settings-routing">
-            Routing
+            {t('app.settings.routing')}
           </h2>
           <ChoiceSetting
             name="split"
-            legend="Split tunneling"
+            legend={t('app.settings.split')}
             choices={[
               {
                 value: 'auto',
-                label: 'Only cross-border traffic',
-                hint: 'Traffic to your home country leaves directly.',
+                label: t('app.settings.splitAuto'),
+                hint: t('app.settings.splitAutoHint'),
               },
-              { value: 'off', label: 'All traffic through the tunnel' },
+              { value: 'off', label: t('app.settings.splitOff') },
             ]}
           />
+          <HomeCountrySetting />
           <ChoiceSetting
             name="mode"
-            legend="Mode"
+            legend={t('app.settings.mode')}
             choices={[
               {
                 value: 'secure',
-                label: 'Secure',
-                hint: 'For office work: the best server for you.',
+                label: t('app.settings.secure'),
+                hint: t('app.settings.secureHint'),
               },
               {
                 value: 'stream',
-                label: 'Streaming',
-                hint: 'A server verified for your streaming platform.',
+                label: t('app.settings.streaming'),
+                hint: t('app.settings.streamingHint'),
               },
             ]}
           />
@@ -89,67 +99,69 @@ export function SettingsScreen() {
         <SplitRules />
         <section aria-labelledby="settings-tunnel" className="card">
           <h2 className="card__title" id="settings-tunnel">
-            Tunnel
+            {t('app.settings.tunnel')}
           </h2>
           <ChoiceSetting
             name="protocol"
-            legend="Protocol"
+            legend={t('app.settings.protocol')}
             choices={[
-              { value: 'wireguard', label: PROTOCOL_WORDS.wireguard },
+              { value: 'wireguard', label: protocolWords('wireguard', t) },
               {
                 value: 'ferry',
-                label: PROTOCOL_WORDS.ferry,
-                hint: 'Ferry’s own protocol, harder to detect.',
+                label: protocolWords('ferry', t),
+                hint: t('app.settings.ferryHint'),
               },
             ]}
           />
           <ChoiceSetting
             name="encryption"
-            legend="Encryption"
+            legend={t('app.settings.encryption')}
             choices={[
-              { value: 'ChaCha20-Poly1305', label: 'ChaCha20-Poly1305' },
-              {
-                value: 'AES-256-GCM',
-                label: 'AES-256-GCM',
-                hint: 'Ferry protocol only; WireGuard always uses ChaCha20-Poly1305.',
-              },
+              { value: CHACHA, label: CHACHA },
+              { value: AES, label: AES, hint: t('app.settings.aesHint') },
             ]}
           />
           <ChoiceSetting
             name="obfuscation"
-            legend="Obfuscation"
+            legend={t('app.settings.obfuscation')}
             choices={[
               {
                 value: 'auto',
-                label: 'Automatic',
-                hint: 'Finds the transport that gets through on this network, and remembers it.',
+                label: t('app.settings.automatic'),
+                hint: t('app.settings.obfuscationAutoHint'),
               },
               {
                 value: 'tls',
                 label: 'TLS',
-                hint: 'Looks like a browser visiting a web site.',
+                hint: t('app.settings.tlsHint'),
               },
               { value: 'tcp', label: 'TCP', aliases: ['on'] },
-              { value: 'off', label: 'UDP only' },
+              { value: 'off', label: t('app.settings.udpOnly') },
             ]}
           />
           <ChoiceSetting
             name="api_access"
-            legend="Reaching the service"
+            legend={t('app.settings.apiAccess')}
             choices={[
               {
                 value: 'auto',
-                label: 'Automatic',
-                hint: 'Directly, or through a Ferry server when the service is blocked on this network.',
+                label: t('app.settings.automatic'),
+                hint: t('app.settings.apiAutoHint'),
               },
-              { value: 'direct', label: 'Directly' },
+              { value: 'direct', label: t('app.settings.direct') },
               {
                 value: 'relays',
-                label: 'Through a Ferry server',
-                hint: 'Hidden like the tunnel; the server sees only encrypted traffic.',
+                label: t('app.settings.relays'),
+                hint: t('app.settings.relaysHint'),
               },
             ]}
           />
+        </section>
+        <section aria-labelledby="settings-language" className="card">
+          <h2 className="card__title" id="settings-language">
+            {t('app.settings.language')}
+          </h2>
+          <LanguageSetting />
         </section>
         <BrowserSessions />
       </div>

@@ -2,42 +2,43 @@
 // program and what it starts) with its way and a button to remove it, and a form to add one,
 // checked before it is sent; a refusal is said beside the field.
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import type { Translate } from '../../../contracts/i18n/translator.js';
 import { SPLIT_VIAS, type SplitVia } from '../../../contracts/split-rules.js';
 import type { SplitRuleKind } from '../../store/engine-store.js';
 import { RadioChoices } from '../forms/radio-choices.js';
 import { FieldError, useFieldError } from '../forms/field-error.js';
+import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
-import {
-  NO_SPLIT_RULES_WORDS,
-  SPLIT_VIA_HINTS,
-  SPLIT_VIA_WORDS,
-  splitRuleRows,
-} from '../words/split-rule-words.js';
+import { splitRuleRows, splitViaHint, splitViaWords } from '../words/split-rule-words.js';
 
-const KINDS: readonly {
+/** Each kind of rule: its choice, its field's name and hint, and an example as placeholder. */
+function kinds(t: Translate): readonly {
   value: SplitRuleKind;
   label: string;
   field: string;
   placeholder: string;
   hint: string;
-}[] = [
-  {
-    value: 'domain',
-    label: 'A website (domain)',
-    field: 'Domain',
-    placeholder: 'example.com',
-    hint: 'Such as example.com; its subdomains follow the rule too.',
-  },
-  {
-    value: 'app',
-    label: 'A program',
-    field: 'Program’s path',
-    placeholder: '/usr/bin/firefox',
-    hint: 'The full path of the program, such as /usr/bin/firefox; what it starts follows the rule too.',
-  },
-];
+}[] {
+  return [
+    {
+      value: 'domain',
+      label: t('app.splitRules.domainLabel'),
+      field: t('app.splitRules.domainField'),
+      placeholder: 'example.com',
+      hint: t('app.splitRules.domainHint'),
+    },
+    {
+      value: 'app',
+      label: t('app.splitRules.appLabel'),
+      field: t('app.splitRules.appField'),
+      placeholder: '/usr/bin/firefox',
+      hint: t('app.splitRules.appHint'),
+    },
+  ];
+}
 
 export function SplitRules() {
+  const { t } = useWords();
   const rules = useEngine((s) => s.splitRules);
   const busy = useEngine((s) => s.busy.splitRules === true);
   const { loadSplitRules, removeSplitRule } = useActions();
@@ -45,23 +46,20 @@ export function SplitRules() {
   useEffect(() => {
     void loadSplitRules();
   }, [loadSplitRules]);
-  const rows = rules ? splitRuleRows(rules) : null;
+  const rows = rules ? splitRuleRows(rules, t) : null;
 
   return (
     <section aria-labelledby="settings-split-rules" className="card">
       <h2 className="card__title" id="settings-split-rules">
-        Split rules
+        {t('app.splitRules.title')}
       </h2>
-      <p className="muted">
-        Send a website or a program around the tunnel, or through it only, whatever country it is
-        in. These rules come before the split by country.
-      </p>
+      <p className="muted">{t('app.splitRules.intro')}</p>
       {rows === null ? (
-        <p className="muted">Loading the split rules…</p>
+        <p className="muted">{t('app.splitRules.loading')}</p>
       ) : rows.length === 0 ? (
-        <p>{NO_SPLIT_RULES_WORDS}</p>
+        <p>{t('app.splitRules.none')}</p>
       ) : (
-        <ul className="devices" aria-label="Split rules">
+        <ul className="devices" aria-label={t('app.splitRules.title')}>
           {rows.map((r) => (
             <li key={r.key} className="device">
               <div className="split-rule">
@@ -78,7 +76,7 @@ export function SplitRules() {
                   if (!busy) void removeSplitRule(r.rule);
                 }}
               >
-                Remove
+                {t('app.splitRules.remove')}
               </button>
             </li>
           ))}
@@ -90,6 +88,8 @@ export function SplitRules() {
 }
 
 function AddSplitRuleForm(props: { busy: boolean }) {
+  const { t } = useWords();
+  const KINDS = kinds(t);
   const id = useId();
   const [kind, setKind] = useState<SplitRuleKind>('domain');
   const [via, setVia] = useState<SplitVia>('direct');
@@ -113,11 +113,11 @@ function AddSplitRuleForm(props: { busy: boolean }) {
       noValidate
     >
       <h3 id={`${id}-title`} className="split-rules__title">
-        Add a rule
+        {t('app.splitRules.addTitle')}
       </h3>
       <RadioChoices
         id={`${id}-kind`}
-        legend="Rule for"
+        legend={t('app.splitRules.ruleFor')}
         choices={KINDS.map(({ value, label }) => ({ value, label }))}
         value={kind}
         onChange={setKind}
@@ -146,11 +146,11 @@ function AddSplitRuleForm(props: { busy: boolean }) {
       <RadioChoices
         id={`${id}-via`}
         className="split-rules__way"
-        legend="Way"
+        legend={t('app.splitRules.way')}
         choices={SPLIT_VIAS.map((v) => ({
           value: v,
-          label: SPLIT_VIA_WORDS[v],
-          hint: SPLIT_VIA_HINTS[v],
+          label: splitViaWords(v, t),
+          hint: splitViaHint(v, t),
         }))}
         value={via}
         onChange={setVia}
@@ -158,7 +158,7 @@ function AddSplitRuleForm(props: { busy: boolean }) {
       />
 
       <button type="submit" className="button button--primary" aria-disabled={props.busy}>
-        Add rule
+        {t('app.splitRules.add')}
       </button>
     </form>
   );

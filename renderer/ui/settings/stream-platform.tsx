@@ -4,8 +4,10 @@ import { useId, useMemo, useState } from 'react';
 import { SHIPPED_PLATFORMS } from '../../../contracts/platforms.js';
 import { useActions, useEngine } from '../store-context.js';
 import { useSetting } from './use-setting.js';
+import { useWords } from '../i18n/use-words.js';
 
 export function StreamPlatform() {
+  const { t, language } = useWords();
   const id = useId();
   const mode = useSetting('mode');
   const current = useEngine((s) => s.status?.platform ?? null);
@@ -17,13 +19,13 @@ export function StreamPlatform() {
     for (const r of regions?.regions ?? []) for (const p of r.platforms_verified) ids.add(p);
     return [...ids]
       .map((p) => ({ id: p, name: SHIPPED_PLATFORMS[p]?.name ?? p }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-  }, [regions]);
+      .sort((a, b) => a.name.localeCompare(b.name, language));
+  }, [regions, language]);
   const [chosen, setChosen] = useState<string>(current ?? platforms[0]?.id ?? '');
   if (mode !== 'stream') return null;
   return (
     <div className="setting inline-form">
-      <label htmlFor={id}>Streaming platform</label>
+      <label htmlFor={id}>{t('app.settings.platform')}</label>
       <select id={id} className="select" value={chosen} onChange={(e) => setChosen(e.target.value)}>
         {platforms.map((p) => (
           <option key={p.id} value={p.id}>
@@ -37,12 +39,14 @@ export function StreamPlatform() {
         aria-disabled={connecting || !chosen}
         onClick={() => chosen && !connecting && void streamFor(chosen)}
       >
-        Connect for this platform
+        {t('app.settings.connectPlatform')}
       </button>
       <p className="hint">
         {current
-          ? `Streaming for ${SHIPPED_PLATFORMS[current]?.name ?? current} now.`
-          : 'Picks a server verified for the platform.'}
+          ? t('app.settings.streamingFor', {
+              platform: SHIPPED_PLATFORMS[current]?.name ?? current,
+            })
+          : t('app.settings.platformHint')}
       </p>
     </div>
   );

@@ -1,12 +1,16 @@
 // The screens as a tab list (WAI-ARIA tabs): Tab reaches the selected tab, arrow keys, Home
 // and End move between tabs and show each at once.
 import { useRef, type KeyboardEvent } from 'react';
-import { SCREENS, SCREEN_TITLES, type Screen } from './use-screen.js';
+import { useWords } from '../i18n/use-words.js';
+import { SCREENS, screenTitle, type Screen } from './use-screen.js';
 
 export const tabId = (s: Screen) => `tab-${s}`;
 export const panelId = (s: Screen) => `panel-${s}`;
 
 export function ScreenTabs(props: { current: Screen; onSelect: (s: Screen) => void }) {
+  const { t, dir } = useWords();
+  // Right to left (Persian) the tabs run the other way, and so do the arrow keys.
+  const ahead = dir === 'rtl' ? -1 : 1;
   const refs = useRef<Partial<Record<Screen, HTMLButtonElement | null>>>({});
 
   const move = (to: number) => {
@@ -18,8 +22,8 @@ export function ScreenTabs(props: { current: Screen; onSelect: (s: Screen) => vo
   const onKeyDown = (e: KeyboardEvent<HTMLButtonElement>) => {
     const at = SCREENS.indexOf(props.current);
     const keys: Record<string, number> = {
-      ArrowRight: at + 1,
-      ArrowLeft: at - 1,
+      ArrowRight: at + ahead,
+      ArrowLeft: at - ahead,
       Home: 0,
       End: SCREENS.length - 1,
     };
@@ -30,7 +34,7 @@ export function ScreenTabs(props: { current: Screen; onSelect: (s: Screen) => vo
   };
 
   return (
-    <div role="tablist" aria-label="Screens" className="tabs">
+    <div role="tablist" aria-label={t('app.shell.screensLabel')} className="tabs">
       {SCREENS.map((s) => (
         <button
           key={s}
@@ -47,7 +51,7 @@ export function ScreenTabs(props: { current: Screen; onSelect: (s: Screen) => vo
           onClick={() => props.onSelect(s)}
           onKeyDown={onKeyDown}
         >
-          {SCREEN_TITLES[s]}
+          {screenTitle(s, t)}
         </button>
       ))}
     </div>

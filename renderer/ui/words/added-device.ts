@@ -1,9 +1,11 @@
 // Words and names for a phone or tablet just added: its QR code's alternative text and the name
 // of its config file, which the WireGuard apps take as the tunnel's name.
+import type { Translate } from '../../../contracts/i18n/translator.js';
+import { english } from './english.js';
 
 /** The QR code's alternative text (the e2e page object finds the image by it). */
-export function qrAltText(name: string): string {
-  return `QR code of the WireGuard configuration for ${name}`;
+export function qrAltText(name: string, t: Translate = english): string {
+  return t('app.addDevice.qrAlt', { name });
 }
 
 /** The longest tunnel name the WireGuard apps and wg-quick take (an interface name). */

@@ -1,7 +1,7 @@
 // The browsers signed in, in words: this one first and named so, the others by when they signed
 // in, each with its times; the rule sessions follow.
 import { describe, expect, it } from 'vitest';
-import { SESSION_RULE_WORDS, browserSessionRows, timeOfDay } from './browser-session-words.js';
+import { browserSessionRows, sessionRuleWords, timeOfDay } from './browser-session-words.js';
 
 const session = (id: string, created: string, current: boolean) => ({
   id,
@@ -69,8 +69,8 @@ describe('browser session words', () => {
   });
 
   it('says how long a browser stays signed in', () => {
-    expect(SESSION_RULE_WORDS).toBe(
-      'A browser stays signed in until it goes unused for 30 minutes, and for 12 hours at most. Run netcli gui to sign one in.',
+    expect(sessionRuleWords()).toBe(
+      'A browser stays signed in until it goes unused for 30 minutes, and for 12 hours at most.',
     );
   });
 });

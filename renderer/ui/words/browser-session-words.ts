@@ -5,6 +5,8 @@ import {
   BROWSER_SESSION_LIFETIME_MS,
   type BrowserSession,
 } from '../../../contracts/browser-sessions.js';
+import type { Translate } from '../../../contracts/i18n/translator.js';
+import { english } from './english.js';
 
 export interface BrowserSessionRow {
   id: string;
@@ -39,6 +41,7 @@ export function timeOfDay(locale?: string, timeZone?: string): TimeWords {
 export function browserSessionRows(
   sessions: readonly BrowserSession[],
   time: TimeWords,
+  t: Translate = english,
 ): BrowserSessionRow[] {
   const count = (names: string[]) => {
     const n = new Map<string, number>();
@@ -68,19 +71,32 @@ export function browserSessionRows(
       return {
         id: s.id,
         current: s.current,
-        title: s.current ? 'This browser' : `Browser signed in at ${since}`,
-        detail: `Signed in ${at} · last used ${time(s.last_seen_at)} · ends by ${time(s.expires_at)}`,
-        endLabel: s.current ? 'Sign out this browser' : `End the browser signed in at ${since}`,
+        title: s.current
+          ? t('app.browsers.thisBrowser')
+          : t('app.browsers.signedInAt', { time: since }),
+        detail: t('app.browsers.detail', {
+          since: at,
+          seen: time(s.last_seen_at),
+          ends: time(s.expires_at),
+        }),
+        endLabel: s.current
+          ? t('app.browsers.signOutThis')
+          : t('app.browsers.endAt', { time: since }),
       };
     });
 }
 
-function duration(ms: number): string {
+function duration(ms: number, t: Translate): string {
   const minutes = Math.round(ms / 60_000);
-  return minutes % 60 === 0 ? `${minutes / 60} hours` : `${minutes} minutes`;
+  return minutes % 60 === 0
+    ? t('app.browsers.hours', { count: minutes / 60 })
+    : t('app.browsers.minutes', { count: minutes });
 }
 
 /** How long a browser stays signed in. */
-export const SESSION_RULE_WORDS = `A browser stays signed in until it goes unused for ${duration(
-  BROWSER_SESSION_IDLE_MS,
-)}, and for ${duration(BROWSER_SESSION_LIFETIME_MS)} at most. Run netcli gui to sign one in.`;
+export function sessionRuleWords(t: Translate = english): string {
+  return t('app.browsers.rule', {
+    idle: duration(BROWSER_SESSION_IDLE_MS, t),
+    lifetime: duration(BROWSER_SESSION_LIFETIME_MS, t),
+  });
+}

@@ -1,6 +1,9 @@
 // The region picker's options: automatic, each region with its latency and load (those the
 // plan leaves out shown but not choosable), the user's rules, and whatever the setting holds.
+import type { Translate } from '../../../contracts/i18n/translator.js';
 import type { Regions } from '../../store/engine-store.js';
+import { latencyWords } from './connection-words.js';
+import { english } from './english.js';
 
 export interface RegionOption {
   value: string;
@@ -16,26 +19,43 @@ export interface RegionGroups {
   other: RegionOption | null;
 }
 
-const STRATEGY_WORDS: Readonly<Record<string, string>> = {
-  'lowest-latency': 'lowest latency',
-  'least-load': 'least load',
-  fallback: 'fallback',
-};
+function strategyWords(strategy: string, t: Translate): string {
+  switch (strategy) {
+    case 'lowest-latency':
+    case 'least-load':
+    case 'fallback':
+      return t(`app.regions.strategies.${strategy}`);
+    default:
+      return strategy;
+  }
+}
 
-export function regionOptions(regions: Regions | null, current: string | null): RegionGroups {
+export function regionOptions(
+  regions: Regions | null,
+  current: string | null,
+  t: Translate = english,
+): RegionGroups {
   const list = regions?.regions ?? [];
   const rules = regions?.rules ?? [];
   const regionOpts = list.map((r) => {
     const facts = [
-      r.latency ? r.latency.replace('ms', ' ms') : 'not measured',
-      `load ${Math.round(r.load * 100)}%`,
-      ...(r.allowed ? [] : ['not in your plan']),
+      latencyWords(r.latency, t) ?? t('app.regions.notMeasured'),
+      t('app.regions.load', { load: r.load }),
+      ...(r.allowed ? [] : [t('app.regions.notInPlan')]),
     ];
-    return { value: r.id, label: `${r.name} (${facts.join(', ')})`, disabled: !r.allowed };
+    return {
+      value: r.id,
+      label: t('app.regions.label', { name: r.name, facts: facts.join(t('app.comma')) }),
+      disabled: !r.allowed,
+    };
   });
   const ruleOpts = rules.map((r) => ({
     value: r.name,
-    label: `${r.name} (${STRATEGY_WORDS[r.strategy] ?? r.strategy} in ${r.area})`,
+    label: t('app.regions.ruleLabel', {
+      name: r.name,
+      strategy: strategyWords(r.strategy, t),
+      area: r.area,
+    }),
     disabled: false,
   }));
   const known = new Set([
@@ -44,7 +64,7 @@ export function regionOptions(regions: Regions | null, current: string | null): 
     ...ruleOpts.map((o) => o.value),
   ]);
   return {
-    auto: { value: 'auto', label: 'Automatic (best for you)', disabled: false },
+    auto: { value: 'auto', label: t('app.regions.auto'), disabled: false },
     regions: regionOpts,
     rules: ruleOpts,
     other:

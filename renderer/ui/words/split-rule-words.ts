@@ -1,20 +1,17 @@
 // The split rules in words: each rule's way, what it is for, and its Remove button's name.
+import type { Translate } from '../../../contracts/i18n/translator.js';
 import { isDomainRule, type SplitRule, type SplitVia } from '../../../contracts/split-rules.js';
+import { english } from './english.js';
 
 /** A rule's way, at a glance. */
-export const SPLIT_VIA_WORDS: Readonly<Record<SplitVia, string>> = {
-  direct: 'Direct (around the tunnel)',
-  tunnel: 'Through the tunnel only',
-};
+export function splitViaWords(via: SplitVia, t: Translate = english): string {
+  return t(`app.splitRules.via.${via}`);
+}
 
 /** What each way does, beside its choice. */
-export const SPLIT_VIA_HINTS: Readonly<Record<SplitVia, string>> = {
-  direct: 'Straight out of this network, even where the split by country would use the tunnel.',
-  tunnel: 'Always through the tunnel, even to your home country.',
-};
-
-/** Said when there are no rules. */
-export const NO_SPLIT_RULES_WORDS = 'No split rules: only the split by country decides.';
+export function splitViaHint(via: SplitVia, t: Translate = english): string {
+  return t(`app.splitRules.viaHints.${via}`);
+}
 
 export interface SplitRuleRow {
   /** Unique among the rules (one rule per domain, one per program). */
@@ -28,16 +25,16 @@ export interface SplitRuleRow {
   rule: SplitRule;
 }
 
-export function splitRuleRows(rules: readonly SplitRule[]): SplitRuleRow[] {
+export function splitRuleRows(rules: readonly SplitRule[], t: Translate = english): SplitRuleRow[] {
   return rules.map((rule) => {
     const domain = isDomainRule(rule);
     const title = domain ? rule.domain : rule.app;
-    const what = domain ? 'Website and its subdomains' : 'Program and what it starts';
+    const what = t(domain ? 'app.splitRules.website' : 'app.splitRules.program');
     return {
       key: `${domain ? 'domain' : 'app'} ${title}`,
       title,
-      detail: `${what} · ${SPLIT_VIA_WORDS[rule.via]}`,
-      removeLabel: `Remove the rule for ${title}`,
+      detail: `${what}${t('app.dot')}${splitViaWords(rule.via, t)}`,
+      removeLabel: t('app.splitRules.removeLabel', { target: title }),
       rule,
     };
   });

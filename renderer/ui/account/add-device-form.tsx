@@ -8,7 +8,7 @@ import { RadioChoices } from '../forms/radio-choices.js';
 import { FieldError } from '../forms/field-error.js';
 import { useWords } from '../i18n/use-words.js';
 import { useActions, useEngine } from '../store-context.js';
-import { regionOptions } from '../words/region-options.js';
+import { regionGroups } from '../places/region-groups.js';
 import { RegionOptions } from '../forms/region-options.js';
 
 type Kind = AddDeviceInput['kind'];
@@ -19,7 +19,7 @@ const KINDS: readonly Kind[] = ['phone', 'tablet'];
 const FIELDS = ['kind', 'name', 'region', 'allow_lan'] as const;
 
 export function AddDeviceForm(props: { onCancel: () => void }) {
-  const { t } = useWords();
+  const { t, language } = useWords();
   const id = useId();
   const [kind, setKind] = useState<Kind>('phone');
   const [name, setName] = useState('');
@@ -57,7 +57,7 @@ export function AddDeviceForm(props: { onCancel: () => void }) {
         : null;
 
   const shownRegion = region ?? ownRegion ?? 'auto';
-  const groups = regionOptions(regions, shownRegion, t);
+  const groups = regionGroups(regions, shownRegion, t, language);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,7 +1,7 @@
 // The options of a region <select>: automatic, the current choice when it is no longer offered,
-// the regions, and the user's rules (from ui/words/region-options.ts).
+// the regions, and the user's rules (ui/places/region-groups.ts).
 import { useWords } from '../i18n/use-words.js';
-import type { RegionOption, regionOptions } from '../words/region-options.js';
+import type { RegionGroups, RegionOption } from '../places/region-groups.js';
 
 function Option(props: { option: RegionOption }) {
   return (
@@ -11,7 +11,7 @@ function Option(props: { option: RegionOption }) {
   );
 }
 
-export function RegionOptions(props: { groups: ReturnType<typeof regionOptions> }) {
+export function RegionOptions(props: { groups: RegionGroups }) {
   const { t } = useWords();
   const { groups } = props;
   return (

@@ -3,86 +3,12 @@
 // allows: the options then show each one's latency. Each region is named by its city and
 // country in the person's language.
 import { useId } from 'react';
-import type { Language } from '../../../contracts/i18n/languages.js';
-import type { Translate } from '../../../contracts/i18n/translator.js';
-import type { Regions } from '../../store/engine-store.js';
 import { sentence } from '../../store/error-words.js';
 import { useWords } from '../i18n/use-words.js';
-import { placeWords } from '../places/place-words.js';
-import { latencyText, loadText } from '../places/region-facts.js';
+import { RegionOptions } from '../forms/region-options.js';
+import { regionGroups } from '../places/region-groups.js';
 import { useSetting } from '../settings/use-setting.js';
 import { useActions, useEngine } from '../store-context.js';
-
-export interface RegionOption {
-  value: string;
-  label: string;
-  disabled: boolean;
-}
-
-export interface RegionGroups {
-  auto: RegionOption;
-  regions: RegionOption[];
-  rules: RegionOption[];
-  /** The current setting when it is none of the above (an `<area>:<strategy>`, say). */
-  other: RegionOption | null;
-}
-
-const STRATEGIES = ['lowest-latency', 'least-load', 'fallback'] as const;
-
-/** The picker's options: automatic, each region with its latency and load, the user's rules. */
-export function regionGroups(
-  regions: Regions | null,
-  current: string | null,
-  t: Translate,
-  language: Language,
-): RegionGroups {
-  const regionOpts = (regions?.regions ?? []).map((r) => {
-    const facts = [
-      latencyText(r.latency, t, language) ?? t('home.regions.notMeasured'),
-      t('home.regions.load', { load: loadText(r.load, language) }),
-      ...(r.allowed ? [] : [t('home.regions.notInPlan')]),
-    ];
-    return {
-      value: r.id,
-      label: t('home.regions.option', {
-        place: placeWords(r, language).label,
-        facts: facts.join(t('home.regions.factSeparator')),
-      }),
-      disabled: !r.allowed,
-    };
-  });
-  const ruleOpts = (regions?.rules ?? []).map((r) => ({
-    value: r.name,
-    label: t('home.regions.rule', {
-      name: r.name,
-      strategy: (STRATEGIES as readonly string[]).includes(r.strategy)
-        ? t(`home.regions.strategies.${r.strategy as (typeof STRATEGIES)[number]}`)
-        : r.strategy,
-      area: r.area,
-    }),
-    disabled: false,
-  }));
-  const known = new Set([
-    'auto',
-    ...regionOpts.map((o) => o.value),
-    ...ruleOpts.map((o) => o.value),
-  ]);
-  return {
-    auto: { value: 'auto', label: t('home.regions.auto'), disabled: false },
-    regions: regionOpts,
-    rules: ruleOpts,
-    other:
-      current && !known.has(current) ? { value: current, label: current, disabled: false } : null,
-  };
-}
-
-function Option(props: { option: RegionOption }) {
-  return (
-    <option value={props.option.value} disabled={props.option.disabled}>
-      {props.option.label}
-    </option>
-  );
-}
 
 export function RegionPicker() {
   const id = useId();
@@ -104,22 +30,7 @@ export function RegionPicker() {
           aria-describedby={regions === null ? `${id}-loading` : undefined}
           onChange={(e) => void chooseRegion(e.target.value)}
         >
-          <Option option={groups.auto} />
-          {groups.other ? <Option option={groups.other} /> : null}
-          {groups.regions.length > 0 ? (
-            <optgroup label={t('home.regions.regionsGroup')}>
-              {groups.regions.map((o) => (
-                <Option key={o.value} option={o} />
-              ))}
-            </optgroup>
-          ) : null}
-          {groups.rules.length > 0 ? (
-            <optgroup label={t('home.regions.rulesGroup')}>
-              {groups.rules.map((o) => (
-                <Option key={o.value} option={o} />
-              ))}
-            </optgroup>
-          ) : null}
+          <RegionOptions groups={groups} />
         </select>
         <MeasureLatencyButton />
       </div>

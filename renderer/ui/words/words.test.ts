@@ -1,11 +1,10 @@
 // The words and view models the screens show: pure functions of the engine's values.
 import { describe, expect, it } from 'vitest';
 import { IDLE_PROTECTION } from '../../../contracts/local-api.js';
-import { REGIONS, connectedStatus } from '../../store/engine-answers.fake.js';
+import { connectedStatus } from '../../store/engine-answers.fake.js';
 import { bytesWords, groupedAccountNumber } from './amounts.js';
 import { connectButton, latencyWords, tunnelFacts } from './connection-words.js';
 import { killSwitchWords, splitWords } from './protection-words.js';
-import { regionOptions } from './region-options.js';
 
 describe('connectButton', () => {
   it('connects when disconnected or after an error', () => {
@@ -23,33 +22,6 @@ describe('connectButton', () => {
     expect(connectButton('connected', true).label).toBe('Disconnect');
     expect(connectButton('reconnecting', false).label).toBe('Disconnect');
     expect(connectButton('disconnecting', false).action).toBeNull();
-  });
-});
-
-describe('region options', () => {
-  it('lists auto, each region with latency and load, and the rules', () => {
-    const g = regionOptions(REGIONS, 'auto');
-    expect(g.auto.value).toBe('auto');
-    expect(g.regions[0]).toEqual({
-      value: 'asia-east',
-      label: 'Asia East (42 ms, load 35%)',
-      disabled: false,
-    });
-    expect(g.regions[1]).toMatchObject({ value: 'eu-west', disabled: true });
-    expect(g.regions[1]!.label).toMatch(/not measured, load 80%, not in your plan/);
-    expect(g.rules).toEqual([
-      { value: 'work-asia', label: 'work-asia (lowest latency in asia)', disabled: false },
-    ]);
-    expect(g.other).toBeNull();
-  });
-
-  it('keeps a setting that is none of them choosable, so the picker never lies', () => {
-    expect(regionOptions(REGIONS, 'asia:least-load').other).toEqual({
-      value: 'asia:least-load',
-      label: 'asia:least-load',
-      disabled: false,
-    });
-    expect(regionOptions(null, 'asia-east').other?.value).toBe('asia-east');
   });
 });
 

@@ -59,3 +59,11 @@ export const TransportReason = z
   })
   .meta({ id: 'TransportReason' });
 export type TransportReason = z.infer<typeof TransportReason>;
+
+/** A value that came over a boundary (a notice's or a finding's facts), checked as a transport. */
+export const isTransport = (v: unknown): v is Transport =>
+  typeof v === 'string' && (TRANSPORTS as readonly string[]).includes(v);
+export const isBlockage = (v: unknown): v is Blockage =>
+  typeof v === 'string' && (BLOCKAGES as readonly string[]).includes(v);
+export const isTransportReasonCode = (v: unknown): v is TransportReasonCode =>
+  typeof v === 'string' && (TRANSPORT_REASON_CODES as readonly string[]).includes(v);

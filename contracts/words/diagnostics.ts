@@ -20,14 +20,7 @@ import {
   type Translate,
 } from '../i18n/translator.js';
 import { DEFAULT_ENGINE_SOCKET } from '../local-api.js';
-import {
-  BLOCKAGES,
-  TRANSPORT_REASON_CODES,
-  TRANSPORTS,
-  type Blockage,
-  type Transport,
-  type TransportReasonCode,
-} from '../transports.js';
+import { isBlockage, isTransport, isTransportReasonCode } from '../transports.js';
 import { transportNames, transportReasonText } from './transports.js';
 
 // Each takes the words' language as a translator (English when none is given: the engine's
@@ -94,8 +87,6 @@ function valueKey(fact: string, value: string): CatalogKey | null {
     : null;
 }
 
-const isTransport = (v: unknown): v is Transport => TRANSPORTS.includes(v as Transport);
-
 /**
  * The facts of a finding as its words use them: codes in words (a transport's name, an engine
  * state, why a list was refused, how a connect ended, the reason for a transport), a country by
@@ -112,12 +103,12 @@ function factsOf(
   const reason = params.reason;
   if (isTransport(transport)) {
     out.transport = transportNames(t)[transport];
-    if (TRANSPORT_REASON_CODES.includes(reason as TransportReasonCode)) {
+    if (isTransportReasonCode(reason)) {
       const blocked = String(params.blockages ?? '')
         .split(',')
-        .filter((b): b is Blockage => BLOCKAGES.includes(b as Blockage))
+        .filter(isBlockage)
         .map((blockage) => ({ transport, blockage }));
-      out.reason = transportReasonText(transport, reason as TransportReasonCode, blocked, t);
+      out.reason = transportReasonText(transport, reason, blocked, t);
     }
   }
   for (const fact of ['state', 'outcome', 'why', 'obfuscation']) {

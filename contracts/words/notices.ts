@@ -3,12 +3,11 @@
 import type { NoticeCode } from '../notice-codes.js';
 import { translator, type Translate } from '../i18n/translator.js';
 import {
-  BLOCKAGES,
-  TRANSPORT_REASON_CODES,
-  TRANSPORTS,
+  isBlockage,
+  isTransport,
+  isTransportReasonCode,
   type Blockage,
   type Transport,
-  type TransportReasonCode,
 } from '../transports.js';
 import { transportNames, transportReasonText } from './transports.js';
 
@@ -95,7 +94,7 @@ function transportNoticeText(
 ): string | undefined {
   const transport = p.transport;
   const reason = p.reason;
-  if (!isTransport(transport) || !isReasonCode(reason)) return undefined;
+  if (!isTransport(transport) || !isTransportReasonCode(reason)) return undefined;
   const blocked: { transport: Transport; blockage: Blockage }[] = [];
   for (const entry of typeof p.blocked === 'string' && p.blocked ? p.blocked.split(',') : []) {
     const [tr, blockage] = entry.split(':');
@@ -113,10 +112,3 @@ function transportNoticeText(
   });
   return standIn ? `${words} ${t('notices.messages.stand-in', { transport: name })}` : words;
 }
-
-const isTransport = (v: unknown): v is Transport =>
-  typeof v === 'string' && (TRANSPORTS as readonly string[]).includes(v);
-const isBlockage = (v: unknown): v is Blockage =>
-  typeof v === 'string' && (BLOCKAGES as readonly string[]).includes(v);
-const isReasonCode = (v: unknown): v is TransportReasonCode =>
-  typeof v === 'string' && (TRANSPORT_REASON_CODES as readonly string[]).includes(v);

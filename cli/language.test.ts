@@ -106,7 +106,7 @@ describe('netcli in the languages', () => {
     const connected = await inLocale('ru_RU.UTF-8', 'status');
     expect(connected.stdout).toMatch(/^Подключено к .+ по WireGuard/);
     expect(connected.stdout).toMatch(/^Задержка /m);
-    expect(connected.stdout).toMatch(/Kill switch (включён|выключен)/);
+    expect(connected.stdout).toMatch(/Аварийный выключатель (включён|выключен)/);
   });
 
   it('says commander’s usage errors in the language', async () => {

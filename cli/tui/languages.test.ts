@@ -70,7 +70,7 @@ describe('terminal UI in the person’s language', () => {
     await sees('c connect  d disconnect');
     await engine.setConfigKey('language', 'ru');
     await sees('● Отключено');
-    expect(screen()).toContain('Kill switch вкл. (сработает со следующего подключения)');
+    expect(screen()).toContain('Аварийный выключатель: вкл. (сработает со следующего подключения)');
     expect(screen()).toContain('c подключить  d отключить  ↑↓ регион');
     expect(screen()).not.toContain('Disconnected');
     await engine.setConfigKey('language', 'auto');

@@ -6,16 +6,17 @@
 import {
   engineStateWords,
   noStatusWords,
+  placeOfRegion,
   translator,
   type ClientConfig,
   type FaceError,
   type Language,
   type LocalStatus,
+  type RegionLike,
   type Translate,
 } from '../../contracts/index.js';
 import { faceErrorOf } from './face-error.js';
 import { mainLanguageOf, setMainLanguage } from './main-words.js';
-import { regionPlace, type RegionLike } from './tray-places.js';
 import type { EnginePort } from './engine-port.js';
 import { trayLook, type TrayLook } from './tray-icons.js';
 
@@ -82,7 +83,7 @@ export function stateLine(
     ];
   const parts = [engineStateWords(words.t)[status.status]];
   if (status.region && status.status !== 'disconnected')
-    parts.push(regionPlace(words.regions, status.region, words.language));
+    parts.push(placeOfRegion(words.regions, status.region, words.language)!.label);
   if (status.latency) parts.push(latencyWords(status.latency, words));
   return parts.join(' · ');
 }

@@ -14,6 +14,8 @@ import { ProtectionBed } from './protection-kit.js';
 
 describe('protection: no leak with API access through relays', () => {
   let p: ProtectionBed;
+  /** The relay the first case connected to directly (the laptop's address is its peer's last). */
+  let directRelay: string | undefined;
   beforeAll(async () => {
     p = await ProtectionBed.start({ tls: true });
     p.setUp();
@@ -36,6 +38,7 @@ describe('protection: no leak with API access through relays', () => {
     const up = laptop.json('connect', '--region', 'work') as LocalStatus;
     expect(up).toMatchObject({ status: 'connected', protection: { kill_switch: 'active' } });
     const relay = p.currentRelay();
+    directRelay = relay.address;
     expect(p.bed.echoFrom('laptop', 3)).toBe(relay.address);
     laptop.human('account');
     expect((laptop.json('status') as LocalStatus).api_access.in_use).toBe('relays');
@@ -82,10 +85,15 @@ describe('protection: no leak with API access through relays', () => {
       }),
     );
     expect(leaks).toEqual([]);
-    // Not one packet between the laptop and the exit itself.
-    expect(result.packets.filter((x) => x.dst === exit.address || x.src === exit.address)).toEqual(
-      [],
-    );
+    // Not one packet from the laptop to the exit itself, and none from the exit but one thing:
+    // when the exit is the relay the first case used directly, it still holds the laptop's
+    // address as its peer's last endpoint, and late replies to that session's traffic make it
+    // try a WireGuard handshake there (an initiation: 148 bytes of UDP payload from its port),
+    // which the laptop drops. Anything else from the exit is the exit knowing the laptop anew.
+    const staleInitiation = (x: (typeof result.packets)[number]) =>
+      x.src === directRelay && x.protocol === 'udp' && x.sport === 51820 && x.length === 156;
+    expect(result.packets.filter((x) => x.dst === exit.address)).toEqual([]);
+    expect(result.packets.filter((x) => x.src === exit.address && !staleInitiation(x))).toEqual([]);
     expect(result.probes.tcp?.successes).toBeGreaterThan(0);
   }, 120_000);
 });
